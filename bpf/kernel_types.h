@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel types stk's BPF programs touch, and nothing else.
+ *
+ * Hand-kept instead of a generated vmlinux.h: it is reproducible, does not
+ * depend on the build host's kernel, and documents every field we rely on.
+ * All structs carry preserve_access_index, so field offsets are CO-RE
+ * relocated against the running kernel's BTF at load time; only the names
+ * and types here matter, never the layout.
+ *
+ * UAPI types (struct pt_regs for x86_64, struct bpf_perf_event_data, the BPF
+ * enums) come from linux-libc-dev's headers, which are stable ABI.
+ */
+#ifndef STK_KERNEL_TYPES_H
+#define STK_KERNEL_TYPES_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/ptrace.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+typedef _Bool bool;
+enum { false = 0, true = 1 };
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct task_struct {
+	int pid;
+	int tgid;
+	char comm[16];
+};
+
+struct seq_file;
+
+struct bpf_iter_meta {
+	struct seq_file *seq;
+	u64 session_id;
+	u64 seq_num;
+};
+
+/* Context of SEC("iter/task") programs (5.8+). */
+struct bpf_iter__task {
+	struct bpf_iter_meta *meta;
+	struct task_struct *task;
+};
+
+#pragma clang attribute pop
+
+#endif

@@ -1,0 +1,118 @@
+#!/bin/bash
+# Builds the static musl libraries stk links against (zlib, libelf, libbpf,
+# libiberty) from Debian *source* packages into $DEPS (default build/deps).
+# Sources come from `apt-get source` through a private apt list dir, so the
+# host's apt configuration is never touched. A stamp file makes reruns free.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+deps=${DEPS:-$build/deps}
+src=$build/src
+apt_dir=$build/apt
+uapi=$build/uapi-include
+stamp=$deps/.stamp
+# Which suite each source package comes from. libbpf is taken from trixie:
+# 1.5 has the kprobe attach modes (PMU vs legacy tracefs) stk forces per probe.
+sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie")
+want="$(printf '%s\n' "${sources[@]}")"
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    exit 0
+fi
+start=$(date +%s)
+rm -rf "$deps" && mkdir -p "$deps/lib/pkgconfig" "$deps/include" "$src"
+
+# musl-gcc sees no kernel UAPI headers; give it linux/, asm/, asm-generic/ only.
+mkdir -p "$uapi"
+ln -sfn /usr/include/linux "$uapi/linux"
+ln -sfn "/usr/include/$(gcc -print-multiarch)/asm" "$uapi/asm"
+ln -sfn /usr/include/asm-generic "$uapi/asm-generic"
+
+fetch() { # fetch SRCPKG SUITE -> prints the unpacked directory
+    local pkg=$1 suite=$2 d=$apt_dir/$2
+    if [ ! -d "$d/lists" ]; then
+        mkdir -p "$d/lists/partial"
+        echo "deb-src http://deb.debian.org/debian $suite main" > "$d/sources.list"
+        apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+            -o Dir::State::Lists="$d/lists" update >/dev/null
+    fi
+    local existing
+    existing=$(find "$src/$pkg" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" 2>/dev/null | head -1 || true)
+    if [ -z "$existing" ]; then
+        mkdir -p "$src/$pkg"
+        (cd "$src/$pkg" && apt-get -q -o Dir::Etc::SourceList="$d/sources.list" \
+            -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists" \
+            -o APT::Sandbox::User=root source "$pkg" >/dev/null 2>"$src/$pkg.log") ||
+            { cat "$src/$pkg.log" >&2; exit 1; }
+        existing=$(find "$src/$pkg" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -1)
+    fi
+    echo "$existing"
+}
+
+for s in "${sources[@]}"; do
+    set -- $s
+    fetch "$1" "$2" > "$src/$1.dir"
+done
+
+work=$build/deps-work
+rm -rf "$work" && mkdir -p "$work"
+log=$work/build.log
+cflags="-O2 -fPIC"
+
+echo "  DEPS     zlib" >&2
+cp -a "$(cat "$src/zlib.dir")" "$work/zlib"
+(cd "$work/zlib" && CC=musl-gcc CFLAGS="$cflags" ./configure --static --prefix="$deps" &&
+    make -j2 libz.a && make install) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+
+echo "  DEPS     libelf" >&2
+# elfutils' configure insists on argp/fts/obstack, which libelf never uses:
+# pre-seed those checks and build only libelf.a.
+cp -a "$(cat "$src/elfutils.dir")" "$work/elfutils"
+(cd "$work/elfutils" && ./configure CC=musl-gcc \
+    CFLAGS="$cflags -Wno-error -I$deps/include -isystem $uapi" LDFLAGS="-L$deps/lib" \
+    --disable-debuginfod --disable-libdebuginfod --without-bzlib --without-lzma \
+    --without-zstd --disable-nls --disable-symbol-versioning \
+    ac_cv_search_argp_parse="none required" ac_cv_search_fts_close="none required" \
+    ac_cv_search__obstack_free="none required" ac_cv_header_argp_h=yes &&
+    make -C libelf libelf.a) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+cp "$work/elfutils/libelf/libelf.a" "$deps/lib/"
+cp "$work/elfutils/libelf/libelf.h" "$work/elfutils/libelf/gelf.h" "$work/elfutils/libelf/nlist.h" "$deps/include/"
+ver=$(basename "$(cat "$src/elfutils.dir")" | sed 's/elfutils-//')
+cat > "$deps/lib/pkgconfig/libelf.pc" <<PC
+prefix=$deps
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+Name: libelf
+Description: ELF access library (elfutils, static musl build)
+Version: $ver
+Libs: -L\${libdir} -lelf
+Requires.private: zlib
+Cflags: -I\${includedir}
+PC
+
+echo "  DEPS     libbpf" >&2
+cp -a "$(cat "$src/libbpf.dir")" "$work/libbpf"
+# -Wno-error: musl's limits.h and linux/limits.h both define NGROUPS_MAX.
+(cd "$work/libbpf/src" && PKG_CONFIG_LIBDIR="$deps/lib/pkgconfig" make -j2 BUILD_STATIC_ONLY=1 \
+    CC=musl-gcc PREFIX="$deps" LIBDIR="$deps/lib" \
+    EXTRA_CFLAGS="$cflags -Wno-error -I$deps/include -isystem $uapi" install) >>"$log" 2>&1 ||
+    { tail -30 "$log" >&2; exit 1; }
+
+echo "  DEPS     libiberty" >&2
+cp -a "$(cat "$src/libiberty.dir")" "$work/libiberty"
+mkdir -p "$work/libiberty/build"
+(cd "$work/libiberty/build" && ../libiberty/configure --disable-multilib --prefix="$deps" \
+    CC=musl-gcc CFLAGS="$cflags" && make -j2) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+cp "$work/libiberty/build/libiberty.a" "$deps/lib/"
+mkdir -p "$deps/include/libiberty"
+cp "$work/libiberty/include/demangle.h" "$work/libiberty/include/libiberty.h" \
+   "$work/libiberty/include/ansidecl.h" "$deps/include/libiberty/"
+
+for s in "${sources[@]}"; do
+    set -- $s
+    basename "$(cat "$src/$1.dir")"
+done > "$deps/VERSIONS"
+rm -rf "$work"
+echo "$want" > "$stamp"
+echo "  DEPS     built in $(( $(date +%s) - start ))s: $(tr '\n' ' ' < "$deps/VERSIONS")" >&2

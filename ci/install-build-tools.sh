@@ -1,0 +1,23 @@
+#!/bin/bash
+# Installs the Debian packages that building and testing stk need.
+# Idempotent: does nothing when every tool is already present.
+set -euo pipefail
+
+packages=(clang llvm libclang-rt-14-dev bpftool musl-tools make gcc linux-libc-dev dpkg-dev
+          busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev xz-utils
+          python3 util-linux procps file binutils)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-build-tools: missing packages: ${missing[*]} (run as root or install them)" >&2
+    exit 1
+fi
+echo "install-build-tools: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

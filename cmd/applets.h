@@ -1,0 +1,7 @@
+/* Entry points of the applets, one file each in cmd/. */
+#ifndef STK_APPLETS_H
+#define STK_APPLETS_H
+
+int info_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * stk info: what the running kernel offers, found by loading and attaching
+ * a tiny program per mechanism, and which mechanism each applet would use.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "applets.h"
+#include "../core/btf_source.h"
+#include "../core/caps.h"
+#include "../core/features.h"
+#include "../core/kernel_release.h"
+#include "../core/log.h"
+#include "../core/mechanism.h"
+#include "../core/sysfs_read.h"
+#include "../core/tracefs.h"
+
+struct info_config {
+	int verbose;
+	const char *btf_file;
+};
+
+static void print_help(void)
+{
+	printf("usage: stk info [-v] [--btf FILE]\n\n"
+	       "Probes the running kernel by loading and attaching one tiny BPF program per\n"
+	       "mechanism and prints one 'name: value' line each, then the mechanism every\n"
+	       "applet would use here (first available in its fallback order).\n\n"
+	       "  --btf FILE   use this kernel BTF (raw BTF or an ELF with .BTF) for CO-RE\n"
+	       "  -v           also print libbpf's messages\n"
+	       "  -h, --help   this help\n");
+}
+
+static int parse_args(int argc, char **argv, struct info_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "btf", required_argument, NULL, 'B' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': cfg->verbose = 1; break;
+		case 'B': cfg->btf_file = optarg; break;
+		case 'h': print_help(); return 1;
+		case ':':
+			stk_error("info", "option %s needs an argument", argv[optind - 1]);
+			return -1;
+		default:
+			stk_error("info", "unknown option '%s' (see 'stk info --help')", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		stk_error("info", "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_sysctl(const char *name, const char *path)
+{
+	long v;
+
+	if (stk_read_long(path, &v) == 0)
+		printf("%s: %ld\n", name, v);
+	else
+		printf("%s: unknown (%s unreadable)\n", name, path);
+}
+
+static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE_COUNT])
+{
+	for (int c = 0; c < STK_ATTACH_CLASS_COUNT; c++) {
+		size_t n;
+		const struct stk_mechanism *list = stk_mechanisms_for(c, &n);
+		const struct stk_mechanism *m = stk_mechanism_choose(c, results);
+		char order[128] = "";
+		size_t used = 0;
+
+		for (size_t i = 0; i < n && used < sizeof(order); i++)
+			used += (size_t)snprintf(order + used, sizeof(order) - used, "%s%s",
+						 i ? " > " : "", list[i].name);
+		printf("%s %s: %s (order: %s)\n", stk_attach_class_users(c), stk_attach_class_name(c),
+		       m ? m->name : "none", order);
+	}
+}
+
+int info_main(int argc, char **argv)
+{
+	struct info_config cfg = { 0 };
+	struct stk_caps caps;
+	char release[256], capsbuf[256], tracefs_err[256];
+	struct stk_btf_source btf;
+	struct utsname uts;
+	const char *tracefs_how = "";
+	int ret = parse_args(argc, argv, &cfg);
+
+	if (ret)
+		return ret > 0 ? 0 : STK_EXIT_USAGE;
+	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
+		stk_error("info", "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) to load BPF "
+				  "probes; running as uid %d without them", (int)geteuid());
+		return STK_EXIT_USAGE;
+	}
+	stk_libbpf_set_verbose(cfg.verbose);
+	uname(&uts);
+	stk_kernel_release(release, sizeof(release));
+	if (stk_btf_resolve(cfg.btf_file, release, "", &btf)) {
+		stk_error("info", "--btf %s: file not readable", cfg.btf_file);
+		return STK_EXIT_USAGE;
+	}
+	if (btf.kind == STK_BTF_FILE) {
+		struct btf *parsed = btf__parse(btf.path, NULL);
+		if (!parsed) {
+			stk_error("info", "--btf %s: not a BTF file or an ELF file with a .BTF section",
+				  btf.path);
+			return STK_EXIT_USAGE;
+		}
+		btf__free(parsed);
+	}
+	int tracefs_failed = stk_tracefs_ensure(&tracefs_how, tracefs_err, sizeof(tracefs_err));
+
+	printf("kernel release: %s\n", release);
+	printf("machine: %s\n", uts.machine);
+	printf("btf: %s%s%s\n", stk_btf_kind_name(btf.kind), btf.path[0] ? " " : "", btf.path);
+	printf("tracefs: %s\n", tracefs_failed ? tracefs_err : tracefs_how);
+	char lockdown[32] = "unknown";
+	stk_lockdown_mode(lockdown, sizeof(lockdown));
+	bool locked_down = strcmp(lockdown, "none") != 0 && strcmp(lockdown, "unknown") != 0;
+	printf("lockdown: %s\n", lockdown);
+
+	struct stk_feature_env env = {
+		.btf_custom_path = stk_btf_custom_path(&btf),
+		.tracefs_error = tracefs_failed ? tracefs_err : NULL,
+	};
+	struct stk_feature_result results[STK_FEATURE_COUNT];
+	for (int f = 0; f < STK_FEATURE_COUNT; f++) {
+		stk_feature_probe(&env, f, &results[f]);
+		/* Lockdown refuses some program types with a bare EPERM: say why. */
+		if (!results[f].available && locked_down && strstr(results[f].detail, "not permitted"))
+			snprintf(results[f].detail + strlen(results[f].detail),
+				 sizeof(results[f].detail) - strlen(results[f].detail),
+				 "; kernel lockdown is %s", lockdown);
+		printf("%s: %s (%s)\n", stk_feature_name(f), results[f].available ? "yes" : "no",
+		       results[f].detail);
+		fflush(stdout);
+	}
+	print_sysctl("kernel.perf_event_max_stack", "/proc/sys/kernel/perf_event_max_stack");
+	print_sysctl("kernel.perf_event_max_sample_rate", "/proc/sys/kernel/perf_event_max_sample_rate");
+	print_sysctl("kernel.unprivileged_bpf_disabled", "/proc/sys/kernel/unprivileged_bpf_disabled");
+	print_sysctl("kernel.kptr_restrict", "/proc/sys/kernel/kptr_restrict");
+	stk_caps_describe(&caps, capsbuf, sizeof(capsbuf));
+	printf("capabilities: %s (euid %d)\n", capsbuf, (int)geteuid());
+	print_mechanisms(results);
+	return 0;
+}

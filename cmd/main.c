@@ -1,0 +1,123 @@
+/*
+ * stk: one static binary, several applets. Dispatches on argv[0]'s basename
+ * (profile, stk-profile, ...) or on the first argument (stk profile ...).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <bpf/libbpf.h>
+
+#include "applets.h"
+#include "build_info.h"
+#include "../core/dispatch.h"
+#include "../core/install.h"
+#include "../core/log.h"
+
+static const struct stk_applet applets[] = {
+	{ "profile", "where do threads spend CPU? (timed stack sampling)", NULL, true },
+	{ "stackcount", "which code paths reach this function, tracepoint or USDT probe?", NULL, true },
+	{ "offcputime", "where and how long do threads block?", NULL, true },
+	{ "threadstate", "what is every thread doing, sampled over time?", NULL, true },
+	{ "info", "what this kernel offers and which mechanism each applet uses", info_main, false },
+};
+#define N_APPLETS (sizeof(applets) / sizeof(applets[0]))
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: stk APPLET [ARGS...]   (or run through a link named APPLET or stk-APPLET)\n"
+		"       stk --list | --help | --version | --install [-s] DIR\n\n"
+		"applets:\n");
+	for (size_t i = 0; i < N_APPLETS; i++)
+		fprintf(out, "  %-12s %s%s\n", applets[i].name, applets[i].summary,
+			applets[i].main ? "" : " [not implemented yet]");
+	fprintf(out, "\n'stk APPLET --help' describes an applet's options.\n");
+}
+
+static void print_version(void)
+{
+	printf("stk %s (%s)\n", STK_VERSION, STK_GIT_DESCRIBE);
+	printf("libbpf %d.%d, %s, zlib %s\n", libbpf_major_version(), libbpf_minor_version(),
+	       STK_LIBELF_VERSION, zlibVersion());
+	printf("built %s with %s, statically linked against musl\n", STK_BUILD_DATE, STK_CC_VERSION);
+	printf("embedded BTF: none\n");
+}
+
+static int run_install(int argc, char **argv)
+{
+	char self[PATH_MAX], err[PATH_MAX + 128];
+	int symbolic = 0, i = 1;
+	ssize_t n;
+
+	if (i < argc && strcmp(argv[i], "-s") == 0) {
+		symbolic = 1;
+		i++;
+	}
+	if (i != argc - 1) {
+		stk_error(NULL, "--install: usage: stk --install [-s] DIR");
+		return STK_EXIT_USAGE;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
+		stk_error(NULL, "--install: cannot find stk's own path: %s", strerror(errno));
+		return STK_EXIT_USAGE;
+	}
+	self[n] = '\0';
+	if (stk_install_links(self, argv[i], symbolic, applets, N_APPLETS, stdout, err, sizeof(err))) {
+		stk_error(NULL, "--install: %s", err);
+		return STK_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_applet(const struct stk_applet *a, int argc, char **argv)
+{
+	if (!a->main) {
+		stk_error(a->name, "not implemented yet (%s); see 'stk --list'", a->summary);
+		return STK_EXIT_USAGE;
+	}
+	return a->main(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	const struct stk_applet *a = stk_applet_from_argv0(applets, N_APPLETS, argv[0]);
+
+	if (a)
+		return run_applet(a, argc, argv);
+	if (argc < 2) {
+		print_usage(stderr);
+		return STK_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		print_version();
+		return 0;
+	}
+	if (strcmp(cmd, "--list") == 0) {
+		for (size_t i = 0; i < N_APPLETS; i++)
+			printf("%s\n", applets[i].name);
+		return 0;
+	}
+	if (strcmp(cmd, "--install") == 0)
+		return run_install(argc - 1, argv + 1);
+	a = stk_applet_find(applets, N_APPLETS, cmd);
+	if (!a) {
+		fprintf(stderr, "stk: unknown applet '%s'; applets:", cmd);
+		for (size_t i = 0; i < N_APPLETS; i++)
+			fprintf(stderr, " %s", applets[i].name);
+		fputc('\n', stderr);
+		return STK_EXIT_USAGE;
+	}
+	/* The applet sees itself as argv[0], as if run through its link. */
+	return run_applet(a, argc - 1, argv + 1);
+}

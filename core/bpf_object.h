@@ -1,0 +1,23 @@
+/*
+ * Opening the one linked BPF object (embedded as the stk_bpf skeleton) with
+ * only the programs and maps an applet asks for. Everything else is neither
+ * loaded nor created, so one applet's needs never break another's load on
+ * an older kernel.
+ */
+#ifndef STK_BPF_OBJECT_H
+#define STK_BPF_OBJECT_H
+
+#include <stddef.h>
+
+struct stk_bpf;
+
+struct stk_bpf_selection {
+	const char *const *programs; /* NULL-terminated program names */
+	const char *const *maps;     /* NULL-terminated map names */
+	const char *btf_custom_path; /* NULL: let libbpf find the kernel's BTF */
+};
+
+/* Opens (does not load) the skeleton. NULL with err set on failure. */
+struct stk_bpf *stk_bpf_open_selected(const struct stk_bpf_selection *sel, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,24 @@
+/* Busybox-style applet lookup: from argv[0] or from the first argument. */
+#ifndef STK_DISPATCH_H
+#define STK_DISPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct stk_applet {
+	const char *name;
+	const char *summary;
+	int (*main)(int argc, char **argv); /* NULL: not implemented yet */
+	bool bare_link;                     /* --install also creates the unprefixed name */
+};
+
+/* The applet named exactly name, or NULL. */
+const struct stk_applet *stk_applet_find(const struct stk_applet *table, size_t n, const char *name);
+/*
+ * The applet that argv[0] names: its basename, with an optional "stk-"
+ * prefix. NULL when argv[0] is stk itself (or anything else): multi-call mode.
+ */
+const struct stk_applet *stk_applet_from_argv0(const struct stk_applet *table, size_t n,
+					       const char *argv0);
+
+#endif

@@ -1,0 +1,34 @@
+#include "log.h"
+
+#include <stdio.h>
+#include <bpf/libbpf.h>
+
+void stk_error(const char *applet, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "stk%s%s: ", applet ? " " : "", applet ? applet : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int print_libbpf_verbose(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int print_libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+void stk_libbpf_set_verbose(int verbose)
+{
+	libbpf_set_print(verbose ? print_libbpf_verbose : print_libbpf_quiet);
+}

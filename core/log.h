@@ -1,0 +1,16 @@
+/* Error and diagnostic printing shared by all applets. */
+#ifndef STK_LOG_H
+#define STK_LOG_H
+
+#include <stdarg.h>
+
+/* Exit status for bad input, unsupported kernels and missing privileges. */
+#define STK_EXIT_USAGE 2
+
+/* Prints "stk APPLET: message" as one line on stderr. */
+void stk_error(const char *applet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Route libbpf's own messages: silent unless verbose (then to stderr). */
+void stk_libbpf_set_verbose(int verbose);
+
+#endif

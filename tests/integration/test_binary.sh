@@ -1,0 +1,84 @@
+#!/bin/bash
+# The static multi-call binary: linkage, dispatch, --install, errors.
+SUITE=binary
+. "$(dirname "$0")/../lib.sh"
+
+# Static: no program interpreter, no needed libraries.
+interp=$(readelf -l "$STK" | grep -c INTERP)
+expect_eq static_no_interp "$interp" 0
+needed=$(readelf -d "$STK" 2>/dev/null | grep -c NEEDED)
+expect_eq static_no_needed "$needed" 0
+run_capture ldd "$STK"
+expect_contains ldd_not_dynamic "$OUT$ERR" "not a dynamic executable"
+run_capture file "$STK"
+expect_contains file_says_static "$OUT" "statically linked"
+expect_contains file_says_stripped "$OUT" "stripped"
+
+run_capture "$STK" --version
+expect_contains version_names_stk "$OUT" "stk $(cat "$(dirname "$0")/../../VERSION")"
+expect_contains version_names_libbpf "$OUT" "libbpf 1."
+expect_contains version_names_libelf "$OUT" "libelf 0."
+
+run_capture "$STK" --list
+expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime threadstate info"
+
+run_capture "$STK" --help
+if [ $RC -eq 0 ]; then expect_contains help_lists_info "$OUT" "info"; else fail help_lists_info "rc=$RC"; fi
+
+run_capture "$STK"
+expect_eq no_args_exit_2 "$RC" 2
+
+run_capture "$STK" frobnicate
+expect_eq unknown_applet_exit_2 "$RC" 2
+expect_eq unknown_applet_one_line "$(printf '%s\n' "$ERR" | wc -l)" 1
+expect_contains unknown_applet_lists_applets "$ERR" "profile stackcount offcputime threadstate info"
+
+run_capture "$STK" info --frobnicate
+expect_eq unknown_option_exit_2 "$RC" 2
+expect_contains unknown_option_named "$ERR" "--frobnicate"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# argv[0] dispatch through symlinks, bare and stk- prefixed.
+for name in profile stk-profile; do
+    ln -s "$(readlink -f "$STK")" "$tmp/$name"
+    run_capture "$tmp/$name" --help
+    if [ $RC -eq 2 ] && printf '%s' "$ERR" | grep -q "^stk profile: not implemented yet"; then
+        pass "argv0_dispatch_$name"
+    else
+        fail "argv0_dispatch_$name" "rc=$RC err=$ERR"
+    fi
+done
+ln -s "$(readlink -f "$STK")" "$tmp/stk-info"
+run_capture "$tmp/stk-info" --help
+expect_contains argv0_dispatch_stk_info "$OUT" "usage: stk info"
+
+for a in stackcount offcputime threadstate; do
+    run_capture "$STK" "$a"
+    if [ $RC -eq 2 ] && printf '%s' "$ERR" | grep -q "not implemented yet"; then
+        pass "pending_applet_$a"
+    else
+        fail "pending_applet_$a" "rc=$RC err=$ERR"
+    fi
+done
+
+# --install: symlinks, idempotent, refuses foreign files.
+mkdir "$tmp/bin"
+run_capture "$STK" --install -s "$tmp/bin"
+expect_eq install_rc "$RC" 0
+links=$(cd "$tmp/bin" && ls | tr '\n' ' ')
+expect_eq install_links "$links" "offcputime profile stackcount stk-info stk-offcputime stk-profile stk-stackcount stk-threadstate threadstate "
+target=$(readlink "$tmp/bin/stackcount")
+expect_eq install_link_target "$target" "$(readlink -f "$STK")"
+run_capture "$tmp/bin/stk-info" --help
+expect_contains install_link_works "$OUT" "usage: stk info"
+run_capture "$STK" --install -s "$tmp/bin"
+expect_eq install_idempotent "$RC" 0
+rm "$tmp/bin/profile" && echo "#!/bin/sh" > "$tmp/bin/profile"
+run_capture "$STK" --install -s "$tmp/bin"
+expect_eq install_refuses_foreign_rc "$RC" 2
+expect_contains install_refuses_foreign_msg "$ERR" "profile exists and is not a link to stk"
+expect_eq install_foreign_untouched "$(cat "$tmp/bin/profile")" "#!/bin/sh"
+run_capture "$STK" --install
+expect_eq install_usage_rc "$RC" 2

@@ -1,0 +1,112 @@
+#!/bin/bash
+# needs: root (loads and attaches BPF programs)
+# `stk info` against facts read independently of stk: the kernel config,
+# sysctls, sysfs, and Debian's bpftool loading the same kind of program.
+SUITE=info
+. "$(dirname "$0")/../lib.sh"
+
+run_capture "$STK" info
+if [ $RC -ne 0 ]; then
+    fail info_runs "rc=$RC err=$ERR"
+    exit 0
+fi
+pass info_runs
+INFO=$OUT
+
+field() { printf '%s\n' "$INFO" | sed -n "s/^$1: \([a-z_.]*\).*/\1/p" | head -1; }
+line() { printf '%s\n' "$INFO" | sed -n "s/^$1: //p" | head -1; }
+
+expect_eq kernel_release "$(line 'kernel release')" "$(uname -r)"
+
+if [ -r /sys/kernel/btf/vmlinux ]; then want_btf=sysfs; else want_btf=none; fi
+expect_eq btf_source "$(field btf)" "$want_btf"
+
+for s in perf_event_max_stack perf_event_max_sample_rate unprivileged_bpf_disabled kptr_restrict; do
+    expect_eq "sysctl_$s" "$(line "kernel.$s")" "$(cat /proc/sys/kernel/$s)"
+done
+expect_contains capabilities "$(line capabilities)" "CAP_SYS_ADMIN"
+
+if [ "$(kernel_config BPF_EVENTS)" = "?" ]; then
+    fail kernel_config "no /proc/config.gz or /boot/config-$(uname -r): cannot verify features"
+    exit 0
+fi
+cfg_y() { [ "$(kernel_config "$1")" = y ]; }
+have_btf() { [ -r /sys/kernel/btf/vmlinux ]; }
+
+# fentry: the independent witness is Debian's bpftool loading a two-instruction
+# fentry program (BTF + trampoline support + whatever lockdown allows), inside
+# a private mount namespace so its bpffs pin vanishes with it.
+fentry_by_bpftool() {
+    local d
+    d=$(mktemp -d)
+    printf '%s\n' '#include <linux/bpf.h>' '#include <bpf/bpf_helpers.h>' \
+        'SEC("fentry/vfs_read") int f(void *ctx) { return 0; }' \
+        'char LICENSE[] SEC("license") = "GPL";' > "$d/f.bpf.c"
+    clang -target bpf -O2 -g -I"$BUILD/deps/include" -isystem "$BUILD/uapi-include" \
+        -c "$d/f.bpf.c" -o "$d/f.o" || { rm -rf "$d"; return 2; }
+    mkdir "$d/fs"
+    unshare -m sh -c "mount -t bpf bpf '$d/fs' && bpftool prog load '$d/f.o' '$d/fs/f'" >/dev/null 2>&1
+    local rc=$?
+    rm -rf "$d"
+    return $rc
+}
+fentry_by_bpftool; frc=$?
+if [ $frc -eq 2 ]; then fail fentry_witness "could not build the bpftool witness program"; fi
+want_fentry=$([ $frc -eq 0 ] && echo yes || echo no)
+
+expect_eq perf_event "$(field perf_event)" "$(yesno cfg_y PERF_EVENTS)"
+expect_eq kprobe "$(field kprobe)" "$(yesno eval 'cfg_y KPROBES && [ -e /sys/bus/event_source/devices/kprobe ]')"
+expect_eq kprobe_legacy "$(field kprobe_legacy)" "$(yesno eval 'cfg_y KPROBES && cfg_y KPROBE_EVENTS')"
+expect_eq kprobe_multi "$(field kprobe.multi)" "$(yesno eval 'cfg_y FPROBE && kernel_at_least 5 18 && [ $want_fentry = yes ]')"
+expect_eq fentry "$(field fentry)" "$want_fentry"
+expect_eq tp_btf "$(field tp_btf)" "$(yesno eval 'have_btf && kernel_at_least 5 5')"
+expect_eq raw_tp "$(field raw_tp)" "$(yesno eval 'cfg_y BPF_EVENTS && kernel_at_least 4 17')"
+expect_eq tracepoint "$(field tracepoint)" "$(yesno eval 'cfg_y BPF_EVENTS && cfg_y TRACEPOINTS')"
+expect_eq uprobe "$(field uprobe)" "$(yesno eval 'cfg_y UPROBE_EVENTS && [ -e /sys/bus/event_source/devices/uprobe ]')"
+expect_eq usdt "$(field usdt)" "$(yesno eval 'cfg_y UPROBE_EVENTS')"
+expect_eq ringbuf "$(field ringbuf)" "$(yesno kernel_at_least 5 8)"
+expect_eq task_iter "$(field task_iter)" "$(yesno eval 'have_btf && kernel_at_least 5 8')"
+expect_eq bpf_get_stack "$(field bpf_get_stack)" "$(yesno kernel_at_least 4 18)"
+expect_eq global_data "$(field global_data)" "$(yesno kernel_at_least 5 2)"
+
+# Mechanism choice follows the documented order from the probed features.
+if [ "$(field tp_btf)" = yes ]; then want=tp_btf; elif [ "$(field raw_tp)" = yes ]; then want=raw_tp; else want=tracepoint; fi
+expect_eq offcputime_mechanism "$(field 'offcputime sched_switch')" "$want"
+if [ "$(field task_iter)" = yes ]; then want=task_iter; else want=tracepoint_state; fi
+expect_eq threadstate_mechanism "$(field 'threadstate thread sampling')" "$want"
+want=none
+for m in fentry kprobe.multi kprobe kprobe_legacy; do
+    if [ "$(field "$m")" = yes ]; then want=$m; break; fi
+done
+expect_eq stackcount_kernel_mechanism "$(field 'stackcount kernel function')" "$want"
+
+# Nothing left behind: programs, links, probe events, or a tracefs mount on the host.
+progs=$(bpftool prog list 2>/dev/null | grep -c stk_feat)
+expect_eq no_programs_left "$progs" 0
+links=$(bpftool link list 2>/dev/null | grep -c stk_feat)
+expect_eq no_links_left "$links" 0
+for f in /sys/kernel/tracing/kprobe_events /sys/kernel/tracing/uprobe_events; do
+    if [ -r "$f" ]; then
+        expect_eq "no_probe_events_$(basename "$f")" "$(grep -c . "$f")" 0
+    fi
+done
+mounts_before=$(wc -l < /proc/self/mountinfo)
+"$STK" info >/dev/null 2>&1
+expect_eq host_mounts_unchanged "$(wc -l < /proc/self/mountinfo)" "$mounts_before"
+
+# Explicit BTF file: accepted when valid, one-line error and exit 2 when not.
+if [ -r /sys/kernel/btf/vmlinux ]; then
+    run_capture "$STK" info --btf /sys/kernel/btf/vmlinux
+    expect_contains btf_file_used "$OUT" "btf: file /sys/kernel/btf/vmlinux"
+fi
+run_capture "$STK" info --btf /nonexistent.btf
+expect_eq btf_missing_rc "$RC" 2
+expect_contains btf_missing_msg "$ERR" "--btf /nonexistent.btf: file not readable"
+run_capture "$STK" info --btf /etc/hostname
+expect_eq btf_invalid_rc "$RC" 2
+expect_contains btf_invalid_msg "$ERR" "not a BTF file"
+
+# Without privileges: a clear message and exit 2.
+run_capture setpriv --reuid=65534 --regid=65534 --clear-groups "$STK" info
+expect_eq unprivileged_rc "$RC" 2
+expect_contains unprivileged_msg "$ERR" "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"

@@ -1,0 +1,59 @@
+# Shared helpers for integration tests. Each test prints exactly one line,
+# "PASS suite/name" or "FAIL suite/name: why", which tests/run.sh counts.
+# Sourced by tests/integration/*.sh with SUITE set.
+
+STK=${STK:-$BUILD/stk}
+
+pass() { echo "PASS $SUITE/$1"; }
+fail() { echo "FAIL $SUITE/$1: $2"; }
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+    if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
+}
+
+# expect_contains NAME TEXT NEEDLE
+expect_contains() {
+    case "$2" in
+        *"$3"*) pass "$1" ;;
+        *) fail "$1" "'$3' not found in: $(printf '%s' "$2" | head -c 400)" ;;
+    esac
+}
+
+# run_capture CMD... : sets OUT, ERR, RC
+run_capture() {
+    local o e
+    o=$(mktemp) e=$(mktemp)
+    "$@" >"$o" 2>"$e"
+    RC=$?
+    OUT=$(cat "$o") ERR=$(cat "$e")
+    rm -f "$o" "$e"
+}
+
+# kernel_config NAME: prints y/m/n for CONFIG_NAME, or "?" when no config is readable
+kernel_config() {
+    local cfg
+    if [ -r /proc/config.gz ]; then
+        cfg=$(zcat /proc/config.gz)
+    elif [ -r "/boot/config-$(uname -r)" ]; then
+        cfg=$(cat "/boot/config-$(uname -r)")
+    else
+        echo "?"
+        return
+    fi
+    local v
+    v=$(printf '%s\n' "$cfg" | sed -n "s/^CONFIG_$1=\(.*\)/\1/p")
+    echo "${v:-n}"
+}
+
+# kernel_at_least MAJOR MINOR
+kernel_at_least() {
+    local r maj min
+    r=$(uname -r)
+    maj=${r%%.*}
+    min=${r#*.}
+    min=${min%%[!0-9]*}
+    [ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
+}
+
+yesno() { if "$@"; then echo yes; else echo no; fi; }

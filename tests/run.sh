@@ -1,0 +1,54 @@
+#!/bin/bash
+# The test runner `make check` calls. Runs the unit tests (plain and under
+# ASan+UBSan), then every tests/integration/*.sh. Each test prints one
+# "PASS name" or "FAIL name: why" line; this script counts them and closes
+# with "N passed, N failed" (", N skipped" when a root-only suite could not run).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+export BUILD=${BUILD:-$root/build}
+export STK=${STK:-$BUILD/stk}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+skipped=0
+
+run_suite() { # LABEL CMD...
+    local out rc
+    out=$(mktemp)
+    echo "== $1"
+    "${@:2}" >"$out" 2>&1
+    rc=$?
+    # A suite that dies (crash, sanitizer abort) without a FAIL line of its own still fails.
+    if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
+        echo "FAIL $1: exited with status $rc; last output: $(tail -3 "$out" | tr '\n' ' ')" >>"$out"
+    fi
+    grep -E '^(FAIL|  )' "$out"
+    cat "$out" >>"$log"
+    rm -f "$out"
+}
+
+run_suite "unit tests (musl static)" "$BUILD/tests/unit" unit
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    run_suite "unit tests (ASan+UBSan)" "$BUILD/tests/unit-asan" unit-asan
+for t in "$root"/tests/integration/*.sh; do
+    name=$(basename "$t" .sh)
+    if grep -q '^# needs: root' "$t" && [ "$(id -u)" -ne 0 ]; then
+        echo "== $name: SKIPPED (needs root; CI runs it as root)"
+        skipped=$((skipped + 1))
+        continue
+    fi
+    run_suite "$name" bash "$t"
+done
+
+passed=$(grep -c '^PASS ' "$log")
+failed=$(grep -c '^FAIL ' "$log")
+echo
+if [ "$failed" -gt 0 ]; then
+    echo "failures:"
+    grep '^FAIL ' "$log"
+fi
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
