@@ -18,7 +18,7 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-STK_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(GEN) -I$(DEPS)/include \
+STK_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(GEN) -I$(DEPS)/include -I$(DEPS)/include/libiberty \
 	      -isystem $(UAPI) -isystem $(SDTINC)
 BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter -Wno-sign-compare -I$(DEPS)/include -isystem $(UAPI)
 
@@ -29,9 +29,14 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
-UNIT_CORE := core/caps.c core/sysfs_read.c core/kernel_release.c core/btf_source.c \
-	     core/proc_maps.c core/dispatch.c core/install.c core/mechanism.c
+# Every other core file is one; list here the ones that use libbpf.
+CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c
+UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
+# The suite table is generated from the "const struct test_case NAME[]" in each test file.
+UNIT_SUITES_H := $(GEN)/unit_suites.h
+UNIT_LIBS_MUSL := -L$(DEPS)/lib -lelf -liberty -lz
+UNIT_LIBS_ASAN := -lelf -liberty -lz
 ASAN_CC   ?= clang
 ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 	      -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -92,20 +97,28 @@ $(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SDTINC)/sys/sdt.h $(wild
 
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -lz
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz
 	@strip -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
 # --- tests ---
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP)
+$(UNIT_SUITES_H): $(UNIT_SRCS)
+	@mkdir -p $(@D)
+	@sed -n 's/^const struct test_case \([a-z0-9_]*\)\[\] = {/\1/p' $(UNIT_SRCS) | sort > $@.names
+	@{ sed 's/.*/extern const struct test_case &[];/' $@.names; \
+	   echo '#define STK_UNIT_SUITES \'; sed 's/.*/\t&, \\/' $@.names; echo; } > $@.tmp
+	@rm -f $@.names
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
-	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $(UNIT_SRCS) $(UNIT_CORE)
+	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
 
-$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(wildcard tests/unit/*.h core/*.h)
+$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC       $@ (ASan+UBSan)"
-	@$(ASAN_CC) $(ASAN_FLAGS) -o $@ $(UNIT_SRCS) $(UNIT_CORE)
+	@$(ASAN_CC) $(ASAN_FLAGS) -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
 
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/workloads/%,$(wildcard tests/workloads/*.c))
 $(BUILD)/tests/workloads/%: tests/workloads/%.c

@@ -3,7 +3,7 @@
 # Idempotent: does nothing when every tool is already present.
 set -euo pipefail
 
-packages=(clang llvm libclang-rt-14-dev bpftool musl-tools make gcc linux-libc-dev dpkg-dev
+packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc linux-libc-dev dpkg-dev
           busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev xz-utils
           python3 util-linux procps file binutils)
 

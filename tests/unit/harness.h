@@ -32,14 +32,11 @@ struct test_case {
 		}                                                                                 \
 	} while (0)
 
-/* Each test file exports a table terminated by { NULL, NULL }. */
-extern const struct test_case caps_tests[];
-extern const struct test_case kernel_release_tests[];
-extern const struct test_case btf_source_tests[];
-extern const struct test_case proc_maps_tests[];
-extern const struct test_case dispatch_tests[];
-extern const struct test_case install_tests[];
-extern const struct test_case mechanism_tests[];
+/*
+ * Each test file exports "const struct test_case NAME_tests[] = {" (that
+ * exact line shape: the Makefile collects the suites from it), terminated
+ * by { NULL, NULL }.
+ */
 
 /* A scratch directory under $TMPDIR, removed by the caller with remove_tree(). */
 int make_scratch_dir(char *buf, size_t len);

@@ -1,0 +1,56 @@
+/*
+ * The resolved-stack model every stack applet hands to core/output: unique
+ * (task, kernel stack, user stack) tuples with a weight. Produced by the
+ * applets from BPF maps + core/symbolize, consumed by core/output*.
+ */
+#ifndef STK_STACK_H
+#define STK_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One frame, already symbolized. All strings are owned by the producer. */
+struct stk_frame {
+	const char *symbol;     /* demangled name; NULL when there is no symbol ("[unknown]") */
+	const char *module;     /* user: path of the mapped file ("[vdso]", "[perf-map]" too);
+				   kernel: NULL for vmlinux, module name (e.g. "ext4") otherwise */
+	const char *build_id;   /* hex GNU build ID of module's file, or NULL */
+	uint64_t address;       /* runtime address */
+	uint64_t symbol_offset; /* address - symbol start, when symbol != NULL */
+	uint64_t map_start;     /* user frames: the mapping holding address (for pprof) */
+	uint64_t map_end;
+	uint64_t map_offset;    /* file offset of map_start */
+	bool kernel;
+};
+
+/* One unique stack with its weight. Frame arrays are leaf first. */
+struct stk_stack {
+	uint32_t pid; /* thread group id, as the user knows "PID" */
+	uint32_t tid;
+	char comm[16];
+	uint64_t value; /* samples, events or microseconds, per stk_report.value_unit */
+	const struct stk_frame *kernel;
+	size_t n_kernel;
+	const struct stk_frame *user;
+	size_t n_user;
+	/* The stack was requested but could not be captured (stack map full,
+	 * collision, fault): printed as "[Missed Kernel Stack]" / "[Missed User Stack]". */
+	bool kernel_missing;
+	bool user_missing;
+};
+
+struct stk_report {
+	const struct stk_stack *stacks;
+	size_t n_stacks;
+	const char *value_type; /* pprof sample type, e.g. "samples", "count", "offcpu" */
+	const char *value_unit; /* "count" or "microseconds" */
+	const char *period_type; /* e.g. "cpu"; NULL when the report has no period */
+	const char *period_unit; /* e.g. "nanoseconds" */
+	int64_t period;          /* e.g. 1e9 / sampling frequency */
+	int64_t time_nanos;      /* capture start, Unix epoch nanoseconds */
+	int64_t duration_nanos;  /* capture length */
+	const char *title;       /* flame graph title, e.g. "stk profile -F 49" */
+};
+
+#endif
