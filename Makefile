@@ -30,13 +30,14 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
-CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c
+CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
+		     core/stack_resolve.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
-UNIT_LIBS_MUSL := -L$(DEPS)/lib -lelf -liberty -lz
-UNIT_LIBS_ASAN := -lelf -liberty -lz
+UNIT_LIBS_MUSL := -L$(DEPS)/lib -lelf -liberty -lz -lm
+UNIT_LIBS_ASAN := -lelf -liberty -lz -lm
 ASAN_CC   ?= clang
 ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 	      -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -44,7 +45,7 @@ ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 TOOLS_STAMP := $(BUILD)/.tools-stamp
 DEPS_STAMP  := $(DEPS)/.stamp
 
-.PHONY: all deps check unit clean distclean FORCE
+.PHONY: all deps check unit workloads bench clean distclean FORCE
 all: $(BUILD)/stk
 
 $(TOOLS_STAMP): ci/install-build-tools.sh
@@ -97,7 +98,7 @@ $(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SDTINC)/sys/sdt.h $(wild
 
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm
 	@strip -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
@@ -120,18 +121,99 @@ $(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard 
 	@echo "  CC       $@ (ASan+UBSan)"
 	@$(ASAN_CC) $(ASAN_FLAGS) -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
 
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/tests/workloads/%,$(wildcard tests/workloads/*.c))
-$(BUILD)/tests/workloads/%: tests/workloads/%.c
+# Workloads with known stacks for the integration tests (frame pointers on).
+W := $(BUILD)/tests/workloads
+# -O0: gcc 12 drops the frame of leaf functions at -O1 even with -mno-omit-leaf-frame-pointer.
+WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
+WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
+	     $(W)/burn_shlib $(W)/libstkburn.so
+
+$(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	@$(CC_MUSL) -static -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer -o $@ $<
+	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $<
+$(W)/burn_nopie: tests/workloads/burn.c
+	@mkdir -p $(@D)
+	@gcc -no-pie -fno-pie $(WL_CFLAGS) -o $@ $<
+$(W)/burn_pie: tests/workloads/burn.c
+	@mkdir -p $(@D)
+	@gcc -pie -fPIE $(WL_CFLAGS) -o $@ $<
+# Stripped of every symbol; its symbols live only in the .debug file it links to.
+$(W)/burn_stripped: $(W)/burn_pie
+	@objcopy --only-keep-debug $< $@.debug
+	@objcopy --strip-all --add-gnu-debuglink=$@.debug $< $@
+$(W)/burn_cxx: tests/workloads/burn_cxx.cpp
+	@mkdir -p $(@D)
+	@g++ -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+$(W)/libstkburn.so: tests/workloads/burn_lib.c
+	@mkdir -p $(@D)
+	@gcc -shared -fPIC $(WL_CFLAGS) -o $@ $<
+$(W)/burn_shlib: tests/workloads/burn_shlib.c $(W)/libstkburn.so
+	@gcc $(WL_CFLAGS) -o $@ $< -L$(W) -lstkburn -Wl,-rpath,'$$ORIGIN'
+
+workloads: $(WORKLOADS)
 
 unit: $(BUILD)/tests/unit $(BUILD)/tests/unit-asan
 
 check: all unit $(WORKLOADS)
 	@BUILD=$(abspath $(BUILD)) bash tests/run.sh
 
+# Benchmarks against bpftrace and perf (root; installs them with apt). Not part of check.
+bench: all workloads
+	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
+
 clean:
 	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped
 
 distclean:
 	rm -rf $(BUILD)
+
+# --- symbolizer fixtures (begin) ---
+# Programs with known function names, built every way the symbolizer must
+# handle; tests/unit/test_symbolize*.c run them and resolve their addresses.
+FIX       := $(BUILD)/tests/fixtures
+FIX_SRC   := tests/fixtures/sym_fixture.c
+FIX_FLAGS := -std=c11 -O1 -g $(WARN)
+FIXTURES  := $(FIX)/sym_nopie $(FIX)/sym_pie $(FIX)/libstkfix.so $(FIX)/sym_uselib \
+	     $(FIX)/sym_stripped $(FIX)/sym_stripped.debug $(FIX)/sym_dynsym_only \
+	     $(FIX)/sym_cxx $(FIX)/sym_lld
+
+$(FIX)/sym_nopie: $(FIX_SRC)
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fno-pie -no-pie -o $@ $<
+$(FIX)/sym_pie: $(FIX_SRC)
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fPIE -pie -o $@ $<
+$(FIX)/libstkfix.so: tests/fixtures/sym_fixture_lib.c
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fPIC -shared -o $@ $<
+$(FIX)/sym_uselib: $(FIX_SRC) $(FIX)/libstkfix.so
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -DWITH_LIB -fPIE -pie -o $@ $< -L$(FIX) -lstkfix -Wl,-rpath,'$$ORIGIN'
+# Stripped, symbols only in the separate debug file found through .gnu_debuglink.
+$(FIX)/sym_stripped $(FIX)/sym_stripped.debug &: $(FIX_SRC)
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $(FIX)/sym_stripped (+ .debug)"
+	@gcc $(FIX_FLAGS) -fPIE -pie -o $(FIX)/sym_stripped.full $<
+	@objcopy --only-keep-debug $(FIX)/sym_stripped.full $(FIX)/sym_stripped.debug
+	@strip --strip-debug --strip-unneeded -o $(FIX)/sym_stripped $(FIX)/sym_stripped.full
+	@cd $(FIX) && objcopy --add-gnu-debuglink=sym_stripped.debug sym_stripped
+	@rm -f $(FIX)/sym_stripped.full
+# Stripped with no debug file: only the exported (-rdynamic) functions remain, in .dynsym.
+$(FIX)/sym_dynsym_only: $(FIX_SRC)
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fPIE -pie -rdynamic -Wl,--build-id=none -s -o $@ $<
+$(FIX)/sym_cxx: tests/fixtures/sym_fixture_cxx.cpp
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@g++ -std=c++17 -O1 -g $(WARN) -fPIE -pie -o $@ $<
+# lld packs segments so the text segment's p_vaddr != p_offset: non-trivial PT_LOAD math.
+$(FIX)/sym_lld: $(FIX_SRC)
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fPIE -pie -fuse-ld=lld -o $@ $<
+$(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
+# --- symbolizer fixtures (end) ---

@@ -3,9 +3,12 @@
 # Idempotent: does nothing when every tool is already present.
 set -euo pipefail
 
-packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc linux-libc-dev dpkg-dev
-          busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev xz-utils
-          python3 util-linux procps file binutils)
+# Build: compilers, BPF tools, musl, headers. Tests: g++ for C++ workloads,
+# protoc + pprof's profile.proto schema to decode pprof output, xmllint for SVG.
+packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
+          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev
+          xz-utils python3 util-linux procps file binutils
+          protobuf-compiler golang-github-google-pprof-dev libxml2-utils)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,5 +3,6 @@
 #define STK_APPLETS_H
 
 int info_main(int argc, char **argv);
+int profile_main(int argc, char **argv);
 
 #endif

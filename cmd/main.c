@@ -19,7 +19,7 @@
 #include "../core/log.h"
 
 static const struct stk_applet applets[] = {
-	{ "profile", "where do threads spend CPU? (timed stack sampling)", NULL, true },
+	{ "profile", "where do threads spend CPU? (timed stack sampling)", profile_main, true },
 	{ "stackcount", "which code paths reach this function, tracepoint or USDT probe?", NULL, true },
 	{ "offcputime", "where and how long do threads block?", NULL, true },
 	{ "threadstate", "what is every thread doing, sampled over time?", NULL, true },

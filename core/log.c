@@ -1,6 +1,7 @@
 #include "log.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <bpf/libbpf.h>
 
 void stk_error(const char *applet, const char *fmt, ...)
@@ -14,9 +15,13 @@ void stk_error(const char *applet, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* -v shows libbpf's warnings; its debug chatter only with STK_LIBBPF_DEBUG=1. */
 static int print_libbpf_verbose(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level;
+	const char *debug = getenv("STK_LIBBPF_DEBUG");
+
+	if (level == LIBBPF_DEBUG && !(debug && *debug == '1'))
+		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
 

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * profile: timed stack sampling from a perf_event program on every CPU.
+ * Only helpers and map types of 4.14 (bpf_get_stackid, STACK_TRACE,
+ * perf event output), so one program serves every kernel stk supports.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include "profile.h"
+
+#define EEXIST 17
+#define ENOMEM 12
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_profile_config);
+} profile_config SEC(".maps");
+
+/* Sizes are set from options before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8);
+} profile_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8);
+} profile_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} profile_cgroup SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, 127 * sizeof(u64));
+} profile_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 40960);
+	__type(key, struct stk_profile_key);
+	__type(value, u64);
+} profile_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_PROFILE_STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} profile_stats SEC(".maps");
+
+/* tgids already announced to user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, u8);
+} profile_seen SEC(".maps");
+
+/* New tgids, so user space reads their mappings while they still exist. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} profile_new_process SEC(".maps");
+
+static __always_inline void count_stat(u32 slot)
+{
+	u64 *v = bpf_map_lookup_elem(&profile_stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void count_stack_error(s32 id, u32 collision_slot, u32 full_slot)
+{
+	if (id == -EEXIST)
+		count_stat(collision_slot);
+	else if (id == -ENOMEM)
+		count_stat(full_slot);
+}
+
+SEC("perf_event")
+int stk_profile_sample(struct bpf_perf_event_data *ctx)
+{
+	u32 zero = 0;
+	struct stk_profile_config *cfg = bpf_map_lookup_elem(&profile_config, &zero);
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32, tid = (u32)id;
+	struct stk_profile_key key = {};
+	u64 one = 1, *count;
+	u8 seen = 1;
+
+	if (!cfg)
+		return 0;
+	if (tid == 0 && !cfg->include_idle)
+		return 0;
+	if (cfg->filter_pids && !bpf_map_lookup_elem(&profile_pids, &tgid))
+		return 0;
+	if (cfg->filter_tids && !bpf_map_lookup_elem(&profile_tids, &tid))
+		return 0;
+	if (cfg->filter_cgroup && bpf_current_task_under_cgroup(&profile_cgroup, 0) != 1)
+		return 0;
+	count_stat(STK_PROFILE_STAT_SAMPLES);
+
+	key.tgid = tgid;
+	key.tid = cfg->per_thread ? tid : 0;
+	bpf_get_current_comm(&key.comm, sizeof(key.comm));
+	key.kernel_stack_id = -1;
+	key.user_stack_id = -1;
+	if (cfg->kernel_stacks) {
+		key.kernel_stack_id = bpf_get_stackid(ctx, &profile_stacks, 0);
+		count_stack_error(key.kernel_stack_id, STK_PROFILE_STAT_KSTACK_COLLISION,
+				  STK_PROFILE_STAT_KSTACK_FULL);
+	}
+	if (cfg->user_stacks && tgid != 0) {
+		key.user_stack_id = bpf_get_stackid(ctx, &profile_stacks, BPF_F_USER_STACK);
+		count_stack_error(key.user_stack_id, STK_PROFILE_STAT_USTACK_COLLISION,
+				  STK_PROFILE_STAT_USTACK_FULL);
+	}
+
+	count = bpf_map_lookup_elem(&profile_counts, &key);
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+	} else if (bpf_map_update_elem(&profile_counts, &key, &one, BPF_NOEXIST)) {
+		/* Lost unless another CPU inserted the same key meanwhile. */
+		count = bpf_map_lookup_elem(&profile_counts, &key);
+		if (count)
+			__sync_fetch_and_add(count, 1);
+		else
+			count_stat(STK_PROFILE_STAT_COUNTS_FULL);
+	}
+
+	if (tgid != 0 && bpf_map_update_elem(&profile_seen, &tgid, &seen, BPF_NOEXIST) == 0) {
+		if (bpf_perf_event_output(ctx, &profile_new_process, BPF_F_CURRENT_CPU, &tgid,
+					  sizeof(tgid)))
+			count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

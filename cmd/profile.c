@@ -1,0 +1,674 @@
+/*
+ * stk profile: where do threads spend CPU? Samples kernel and user stacks
+ * on every CPU at a fixed rate (perf_event + bpf_get_stackid), counts unique
+ * stacks in the kernel, and symbolizes them at the end. Options and output
+ * follow bcc's profile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "applets.h"
+#include "stk.skel.h"
+#include "../bpf/profile.h"
+#include "../core/attach_perf.h"
+#include "../core/bpf_object.h"
+#include "../core/btf_source.h"
+#include "../core/caps.h"
+#include "../core/cpus.h"
+#include "../core/kernel_release.h"
+#include "../core/log.h"
+#include "../core/options.h"
+#include "../core/output.h"
+#include "../core/run_loop.h"
+#include "../core/stack_resolve.h"
+#include "../core/symbolize.h"
+#include "../core/sysfs_read.h"
+
+#define APPLET "profile"
+#define DEFAULT_HZ 49
+#define DEFAULT_STACK_STORAGE 16384
+#define DEFAULT_COUNTS_SIZE 40960
+/* One capture can be written in several formats at once (-o a.svg -o a.pb.gz). */
+#define MAX_OUTPUTS 8
+
+struct profile_config {
+	uint32_t *pids, *tids;
+	size_t n_pids, n_tids;
+	bool user_only, kernel_only, delimiter, annotate, include_idle, verbose, no_args;
+	bool freq_given, count_given, format_given;
+	struct stk_sampling sampling;
+	uint64_t stack_storage_size, max_depth;
+	long cpu; /* -1: all online CPUs */
+	const char *cgroup_path, *btf_file;
+	const char *output_paths[MAX_OUTPUTS];
+	enum stk_format output_formats[MAX_OUTPUTS];
+	size_t n_outputs;
+	enum stk_format format;
+	long duration_ms;
+};
+
+static void print_help(void)
+{
+	printf("usage: stk profile [options] [duration]\n\n"
+	       "Samples stack traces on all CPUs at a timed interval and counts them.\n"
+	       "duration: seconds to sample (default: until Ctrl-C or SIGTERM).\n\n"
+	       "  -p, --pid PID[,PID...]      only these processes (as seen from this PID namespace)\n"
+	       "  -L, --tid TID[,TID...]      only these threads; stacks are kept per thread\n"
+	       "  -U, --user-stacks-only      only user stacks\n"
+	       "  -K, --kernel-stacks-only    only kernel stacks\n"
+	       "  -F, --frequency HZ          sample at HZ per CPU (default %d)\n"
+	       "  -c, --count N               sample once every N ns of CPU clock instead\n"
+	       "  -d, --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"
+	       "  -a, --annotations           add _[k] to kernel frames (folded, svg)\n"
+	       "  -I, --include-idle          include the idle task (pid 0)\n"
+	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
+	       "  -C, --cpu CPU               only sample this CPU\n"
+	       "      --cgroup PATH           only tasks in this cgroup v2 directory (and below)\n"
+	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
+	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "  -o, --output FILE           write there; format from --format or the extension\n"
+	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
+	       "      --format FMT            text, folded, pmp, pprof or svg\n"
+	       "      --no-args               C++ names without parameter lists\n"
+	       "      --btf FILE              kernel BTF to use\n"
+	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
+	       "  -h, --help                  this help\n",
+	       DEFAULT_HZ, DEFAULT_STACK_STORAGE);
+}
+
+enum long_only {
+	OPT_STACK_STORAGE = 1000,
+	OPT_MAX_DEPTH,
+	OPT_CGROUP,
+	OPT_FORMAT,
+	OPT_NO_ARGS,
+	OPT_BTF,
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	stk_error(APPLET, "%s", msg);
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, struct profile_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 'L' },
+		{ "user-stacks-only", no_argument, NULL, 'U' },
+		{ "kernel-stacks-only", no_argument, NULL, 'K' },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "delimited", no_argument, NULL, 'd' },
+		{ "annotations", no_argument, NULL, 'a' },
+		{ "include-idle", no_argument, NULL, 'I' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	long max_rate = 100000, max_stack = 127;
+	uint64_t v;
+	int c;
+
+	stk_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
+	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
+	cfg->sampling.value = DEFAULT_HZ;
+	cfg->stack_storage_size = DEFAULT_STACK_STORAGE;
+	cfg->max_depth = (uint64_t)max_stack;
+	cfg->cpu = -1;
+	cfg->format = STK_FORMAT_TEXT;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":p:L:UKF:c:dafIC:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			free(cfg->pids);
+			cfg->pids = NULL;
+			if (stk_parse_id_list(optarg, &cfg->pids, &cfg->n_pids))
+				return usage_error("-p %s: expected PID[,PID...] of positive numbers", optarg);
+			break;
+		case 'L':
+			free(cfg->tids);
+			cfg->tids = NULL;
+			if (stk_parse_id_list(optarg, &cfg->tids, &cfg->n_tids))
+				return usage_error("-L %s: expected TID[,TID...] of positive numbers", optarg);
+			break;
+		case 'U': cfg->user_only = true; break;
+		case 'K': cfg->kernel_only = true; break;
+		case 'F':
+			if (stk_parse_u64(optarg, 1, (uint64_t)max_rate, &cfg->sampling.value)) {
+				char msg[256];
+				snprintf(msg, sizeof(msg), "-F %%s: frequency must be a whole number from 1 to %ld "
+					 "(kernel.perf_event_max_sample_rate)", max_rate);
+				return usage_error(msg, optarg);
+			}
+			cfg->freq_given = true;
+			break;
+		case 'c':
+			if (stk_parse_u64(optarg, 1, UINT64_MAX >> 1, &cfg->sampling.value))
+				return usage_error("-c %s: count must be a positive whole number", optarg);
+			cfg->sampling.by_period = true;
+			cfg->count_given = true;
+			break;
+		case 'd': cfg->delimiter = true; break;
+		case 'a': cfg->annotate = true; break;
+		case 'I': cfg->include_idle = true; break;
+		case 'f':
+			cfg->format = STK_FORMAT_FOLDED;
+			cfg->format_given = true;
+			break;
+		case 'C':
+			if (stk_parse_u64(optarg, 0, 65535, &v))
+				return usage_error("-C %s: expected a CPU number", optarg);
+			cfg->cpu = (long)v;
+			break;
+		case OPT_CGROUP: cfg->cgroup_path = optarg; break;
+		case OPT_STACK_STORAGE:
+			if (stk_parse_u64(optarg, 1, 1u << 24, &cfg->stack_storage_size))
+				return usage_error("--stack-storage-size %s: expected 1 to 16777216", optarg);
+			break;
+		case OPT_MAX_DEPTH:
+			if (stk_parse_u64(optarg, 1, (uint64_t)max_stack, &cfg->max_depth)) {
+				char msg[256];
+				snprintf(msg, sizeof(msg), "--perf-max-stack-depth %%s: expected 1 to %ld "
+					 "(kernel.perf_event_max_stack)", max_stack);
+				return usage_error(msg, optarg);
+			}
+			break;
+		case 'o':
+			if (cfg->n_outputs == MAX_OUTPUTS)
+				return usage_error("-o %s: at most 8 output files", optarg);
+			cfg->output_paths[cfg->n_outputs++] = optarg;
+			break;
+		case OPT_FORMAT:
+			if (stk_format_from_name(optarg, &cfg->format))
+				return usage_error("--format %s: expected text, folded, pmp, pprof or svg", optarg);
+			cfg->format_given = true;
+			break;
+		case OPT_NO_ARGS: cfg->no_args = true; break;
+		case OPT_BTF: cfg->btf_file = optarg; break;
+		case 'v': cfg->verbose = true; break;
+		case 'h': print_help(); return 1;
+		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s' (see 'stk profile --help')", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (stk_parse_seconds(argv[optind], &cfg->duration_ms))
+			return usage_error("duration %s: expected a positive number of seconds", argv[optind]);
+		if (optind + 1 < argc)
+			return usage_error("unexpected argument '%s'", argv[optind + 1]);
+	}
+	if (cfg->user_only && cfg->kernel_only)
+		return usage_error("-U and -K are mutually exclusive%s", "");
+	if (cfg->freq_given && cfg->count_given)
+		return usage_error("-F and -c are mutually exclusive%s", "");
+	for (size_t i = 0; i < cfg->n_outputs; i++) {
+		cfg->output_formats[i] = cfg->format;
+		if (!cfg->format_given && stk_format_from_path(cfg->output_paths[i], &cfg->output_formats[i]))
+			return usage_error("-o %s: cannot tell the format from the extension; add --format",
+					   cfg->output_paths[i]);
+	}
+	for (size_t i = 0; i < cfg->n_pids; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", cfg->pids[i]);
+		if (stk_check_pid_exists(cfg->pids[i]))
+			return usage_error("-p %s: no such process", id);
+	}
+	for (size_t i = 0; i < cfg->n_tids; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", cfg->tids[i]);
+		if (stk_check_tid_exists(cfg->tids[i]))
+			return usage_error("-L %s: no such thread", id);
+	}
+	return 0;
+}
+
+/* Everything the capture owns, released in one place. */
+struct profile_run {
+	struct profile_config cfg;
+	struct stk_bpf *skel;
+	struct stk_perf_attachment *attachment;
+	struct perf_buffer *new_process_buf;
+	struct stk_symbolizer *sym;
+	struct stk_run_loop *loop;
+	int *cpus;
+	size_t n_cpus;
+	int cgroup_fd;
+	FILE *outs[MAX_OUTPUTS];
+};
+
+static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct profile_run *run = ctx;
+	uint32_t tgid;
+
+	(void)cpu;
+	if (size < sizeof(tgid))
+		return;
+	memcpy(&tgid, data, sizeof(tgid));
+	stk_symbolizer_add_process(run->sym, (pid_t)tgid);
+}
+
+static void consume_new_processes(void *ctx)
+{
+	struct profile_run *run = ctx;
+
+	perf_buffer__consume(run->new_process_buf);
+}
+
+static const char *const profile_programs[] = { "stk_profile_sample", NULL };
+static const char *const profile_maps[] = {
+	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
+	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
+};
+
+static int size_maps(struct profile_run *run)
+{
+	struct stk_bpf *s = run->skel;
+	const struct profile_config *cfg = &run->cfg;
+
+	if (bpf_map__set_max_entries(s->maps.profile_stacks, (uint32_t)cfg->stack_storage_size) ||
+	    bpf_map__set_value_size(s->maps.profile_stacks, (uint32_t)(cfg->max_depth * sizeof(uint64_t))) ||
+	    bpf_map__set_max_entries(s->maps.profile_counts, DEFAULT_COUNTS_SIZE) ||
+	    bpf_map__set_max_entries(s->maps.profile_pids, cfg->n_pids ? (uint32_t)cfg->n_pids : 1) ||
+	    bpf_map__set_max_entries(s->maps.profile_tids, cfg->n_tids ? (uint32_t)cfg->n_tids : 1))
+		return -1;
+	return 0;
+}
+
+static int write_filters(struct profile_run *run)
+{
+	struct stk_bpf *s = run->skel;
+	const struct profile_config *cfg = &run->cfg;
+	struct stk_profile_config bc = {
+		.filter_pids = cfg->n_pids > 0,
+		.filter_tids = cfg->n_tids > 0,
+		.filter_cgroup = cfg->cgroup_path != NULL,
+		.include_idle = cfg->include_idle,
+		.kernel_stacks = !cfg->user_only,
+		.user_stacks = !cfg->kernel_only,
+		.per_thread = cfg->n_tids > 0,
+	};
+	uint32_t zero = 0;
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < cfg->n_pids; i++)
+		if (bpf_map__update_elem(s->maps.profile_pids, &cfg->pids[i], sizeof(uint32_t), &one, 1, 0))
+			return -1;
+	for (size_t i = 0; i < cfg->n_tids; i++)
+		if (bpf_map__update_elem(s->maps.profile_tids, &cfg->tids[i], sizeof(uint32_t), &one, 1, 0))
+			return -1;
+	if (cfg->cgroup_path &&
+	    bpf_map__update_elem(s->maps.profile_cgroup, &zero, sizeof(zero), &run->cgroup_fd,
+				 sizeof(run->cgroup_fd), 0))
+		return -1;
+	return bpf_map__update_elem(s->maps.profile_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
+}
+
+static int select_cpus(struct profile_run *run)
+{
+	if (stk_cpus_online(&run->cpus, &run->n_cpus)) {
+		stk_error(APPLET, "cannot read the online CPUs from /sys/devices/system/cpu/online");
+		return -1;
+	}
+	if (run->cfg.cpu >= 0) {
+		for (size_t i = 0; i < run->n_cpus; i++) {
+			if (run->cpus[i] == run->cfg.cpu) {
+				run->cpus[0] = (int)run->cfg.cpu;
+				run->n_cpus = 1;
+				return 0;
+			}
+		}
+		stk_error(APPLET, "-C %ld: no such online CPU", run->cfg.cpu);
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals, total = 0;
+
+	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
+		return 0;
+	if (bpf_map__lookup_elem(s->maps.profile_stats, &slot, sizeof(slot), vals,
+				 (size_t)ncpu * sizeof(*vals), 0) == 0)
+		for (int i = 0; i < ncpu; i++)
+			total += vals[i];
+	free(vals);
+	return total;
+}
+
+static void report_losses(struct profile_run *run)
+{
+	struct stk_bpf *s = run->skel;
+	uint64_t collisions = sum_stat(s, STK_PROFILE_STAT_KSTACK_COLLISION) +
+			      sum_stat(s, STK_PROFILE_STAT_USTACK_COLLISION);
+	uint64_t full = sum_stat(s, STK_PROFILE_STAT_KSTACK_FULL) + sum_stat(s, STK_PROFILE_STAT_USTACK_FULL);
+	uint64_t counts_full = sum_stat(s, STK_PROFILE_STAT_COUNTS_FULL);
+	uint64_t lost_new = sum_stat(s, STK_PROFILE_STAT_NEW_PROCESS_LOST);
+
+	if (collisions)
+		fprintf(stderr, "WARNING: %llu stack traces lost to stack map hash collisions; "
+			"raise --stack-storage-size (now %llu)\n", (unsigned long long)collisions,
+			(unsigned long long)run->cfg.stack_storage_size);
+	if (full)
+		fprintf(stderr, "WARNING: %llu stack traces lost because the stack map was full; "
+			"raise --stack-storage-size (now %llu)\n", (unsigned long long)full,
+			(unsigned long long)run->cfg.stack_storage_size);
+	if (counts_full)
+		fprintf(stderr, "WARNING: %llu samples lost because the count map (%d unique stacks) was full\n",
+			(unsigned long long)counts_full, DEFAULT_COUNTS_SIZE);
+	if (lost_new)
+		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
+			"show [unknown] frames\n", (unsigned long long)lost_new);
+	if (run->cfg.verbose) {
+		struct stk_symbolizer_stats st;
+		stk_symbolizer_get_stats(run->sym, &st);
+		fprintf(stderr, "profile: %llu samples; symbolizer: %u processes (%u could not be read%s%s), "
+			"%u files parsed, %u failed\n",
+			(unsigned long long)sum_stat(s, STK_PROFILE_STAT_SAMPLES), st.processes,
+			st.processes_failed, st.last_failure[0] ? ", last: " : "", st.last_failure,
+			st.files_parsed, st.files_failed);
+	}
+}
+
+/* The collected stacks with the frame arrays they own. */
+struct collected {
+	struct stk_stack *stacks;
+	size_t n, cap;
+};
+
+static void collected_free(struct collected *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free((void *)c->stacks[i].kernel);
+		free((void *)c->stacks[i].user);
+	}
+	free(c->stacks);
+}
+
+static int collect(struct profile_run *run, struct collected *c)
+{
+	int counts_fd = bpf_map__fd(run->skel->maps.profile_counts);
+	int stacks_fd = bpf_map__fd(run->skel->maps.profile_stacks);
+	struct stk_profile_key key, next;
+	const struct stk_profile_key *prev = NULL;
+	const struct profile_config *cfg = &run->cfg;
+
+	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		uint64_t count = 0;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, &count) || !count)
+			continue;
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 256;
+			struct stk_stack *grown = realloc(c->stacks, cap * sizeof(*grown));
+			if (!grown)
+				return -1;
+			c->stacks = grown;
+			c->cap = cap;
+		}
+		struct stk_stack *st = &c->stacks[c->n++];
+		memset(st, 0, sizeof(*st));
+		st->pid = key.tgid;
+		st->tid = key.tid;
+		memcpy(st->comm, key.comm, sizeof(st->comm));
+		st->comm[sizeof(st->comm) - 1] = '\0';
+		st->value = count;
+		if (!cfg->user_only) {
+			st->kernel = stk_resolve_stack(stacks_fd, key.kernel_stack_id, (uint32_t)cfg->max_depth,
+						       true, 0, run->sym, &st->n_kernel);
+			st->kernel_missing = stk_stack_id_missing(key.kernel_stack_id);
+		}
+		if (!cfg->kernel_only && key.tgid) {
+			st->user = stk_resolve_stack(stacks_fd, key.user_stack_id, (uint32_t)cfg->max_depth,
+						     false, (pid_t)key.tgid, run->sym, &st->n_user);
+			st->user_missing = stk_stack_id_missing(key.user_stack_id);
+		}
+	}
+	return 0;
+}
+
+static int64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int print_results(struct profile_run *run, int64_t start_wall, int64_t start_mono)
+{
+	const struct profile_config *cfg = &run->cfg;
+	struct collected c = { 0 };
+	char title[128];
+	int ret = 0;
+	int64_t resolve_start = now_ns(CLOCK_MONOTONIC);
+
+	if (collect(run, &c)) {
+		stk_error(APPLET, "out of memory while reading the counts");
+		collected_free(&c);
+		return -1;
+	}
+	if (cfg->sampling.by_period)
+		snprintf(title, sizeof(title), "stk profile -c %llu", (unsigned long long)cfg->sampling.value);
+	else
+		snprintf(title, sizeof(title), "stk profile -F %llu", (unsigned long long)cfg->sampling.value);
+	struct stk_report report = {
+		.stacks = c.stacks,
+		.n_stacks = c.n,
+		.value_type = "samples",
+		.value_unit = "count",
+		.period_type = "cpu",
+		.period_unit = "nanoseconds",
+		.period = cfg->sampling.by_period ? (int64_t)cfg->sampling.value
+						  : (int64_t)(1000000000ULL / cfg->sampling.value),
+		.time_nanos = start_wall,
+		.duration_nanos = now_ns(CLOCK_MONOTONIC) - start_mono,
+		.title = title,
+	};
+	struct stk_output_opts opts = {
+		.format = cfg->format,
+		.delimiter = cfg->delimiter,
+		.annotate = cfg->annotate,
+		.verbose = cfg->verbose,
+		.show_tid = cfg->n_tids > 0,
+	};
+	size_t n_outs = cfg->n_outputs ? cfg->n_outputs : 1;
+	for (size_t i = 0; i < n_outs; i++) {
+		FILE *out = cfg->n_outputs ? run->outs[i] : stdout;
+		if (cfg->n_outputs)
+			opts.format = cfg->output_formats[i];
+		if (stk_output_write(out, &report, &opts) || fflush(out)) {
+			stk_error(APPLET, "writing %s failed: %s", cfg->n_outputs ? cfg->output_paths[i] : "the results",
+				  strerror(errno));
+			ret = -1;
+		}
+	}
+	if (cfg->verbose)
+		fprintf(stderr, "profile: resolved and printed %zu stacks in %.1f ms\n", c.n,
+			(double)(now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
+	collected_free(&c);
+	return ret;
+}
+
+static void print_header(const struct profile_config *cfg)
+{
+	const char *who = cfg->n_pids ? "the given processes" : cfg->n_tids ? "the given threads"
+								    : "all threads";
+	const char *which = cfg->user_only ? "user" : cfg->kernel_only ? "kernel" : "user + kernel";
+
+	if (cfg->sampling.by_period)
+		printf("Sampling every %llu ns of CPU time", (unsigned long long)cfg->sampling.value);
+	else
+		printf("Sampling at %llu Hertz", (unsigned long long)cfg->sampling.value);
+	printf(" of %s by %s stack", who, which);
+	if (cfg->duration_ms)
+		printf(" for %.3g secs.\n", (double)cfg->duration_ms / 1000.0);
+	else
+		printf("... Hit Ctrl-C to end.\n");
+	fflush(stdout);
+}
+
+static int setup(struct profile_run *run)
+{
+	struct profile_config *cfg = &run->cfg;
+	char err[512], release[256];
+	struct stk_btf_source btf;
+	struct stk_caps caps;
+
+	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
+		stk_error(APPLET, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
+				  "uid %d without them", (int)geteuid());
+		return -1;
+	}
+	stk_libbpf_set_verbose(cfg->verbose);
+	stk_kernel_release(release, sizeof(release));
+	if (stk_btf_resolve(cfg->btf_file, release, "", &btf)) {
+		stk_error(APPLET, "--btf %s: file not readable", cfg->btf_file);
+		return -1;
+	}
+	if (select_cpus(run))
+		return -1;
+	if (cfg->cgroup_path) {
+		run->cgroup_fd = open(cfg->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (run->cgroup_fd < 0) {
+			stk_error(APPLET, "--cgroup %s: %s", cfg->cgroup_path, strerror(errno));
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < cfg->n_outputs; i++) {
+		run->outs[i] = fopen(cfg->output_paths[i], "we");
+		if (!run->outs[i]) {
+			stk_error(APPLET, "-o %s: %s", cfg->output_paths[i], strerror(errno));
+			return -1;
+		}
+	}
+	struct stk_symbolizer_opts so = { .demangle = cfg->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
+	run->sym = stk_symbolizer_new(&so);
+	if (!run->sym) {
+		stk_error(APPLET, "cannot set up the symbolizer");
+		return -1;
+	}
+	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, err, sizeof(err)) != 1)
+		fprintf(stderr, "WARNING: kernel frames will be [unknown]: %s\n", err);
+	/* Known targets are learned up front, so even a quick exit resolves. */
+	for (size_t i = 0; i < cfg->n_pids; i++)
+		stk_symbolizer_add_process(run->sym, (pid_t)cfg->pids[i]);
+
+	struct stk_bpf_selection sel = {
+		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_btf_custom_path(&btf),
+	};
+	run->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
+	if (!run->skel) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (size_maps(run) || stk_bpf__load(run->skel)) {
+		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)",
+			  strerror(errno));
+		return -1;
+	}
+	if (write_filters(run)) {
+		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
+		return -1;
+	}
+	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->skel->maps.profile_new_process), 16,
+						learn_new_process, NULL, run, NULL);
+	if (!run->new_process_buf) {
+		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
+		return -1;
+	}
+	run->loop = stk_run_loop_new(cfg->duration_ms, 0, err, sizeof(err));
+	if (!run->loop ||
+	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
+		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+		return -1;
+	}
+	size_t attached = 0;
+	run->attachment = stk_attach_cpu_sampling(run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
+						  &cfg->sampling, &attached, err, sizeof(err));
+	if (!run->attachment) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->verbose)
+		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
+			"BTF %s\n", cfg->sampling.by_period ? "period" : "Hz",
+			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf.kind));
+	return 0;
+}
+
+static void teardown(struct profile_run *run)
+{
+	stk_perf_attachment_destroy(run->attachment);
+	perf_buffer__free(run->new_process_buf);
+	stk_run_loop_free(run->loop);
+	stk_bpf__destroy(run->skel);
+	if (run->sym)
+		stk_symbolizer_free(run->sym);
+	if (run->cgroup_fd >= 0)
+		close(run->cgroup_fd);
+	for (size_t i = 0; i < MAX_OUTPUTS; i++)
+		if (run->outs[i])
+			fclose(run->outs[i]);
+	free(run->cpus);
+	free(run->cfg.pids);
+	free(run->cfg.tids);
+}
+
+int profile_main(int argc, char **argv)
+{
+	struct profile_run run = { .cgroup_fd = -1 };
+	int ret = parse_args(argc, argv, &run.cfg);
+
+	if (ret) {
+		teardown(&run);
+		return ret > 0 ? 0 : STK_EXIT_USAGE;
+	}
+	if (setup(&run)) {
+		teardown(&run);
+		return STK_EXIT_USAGE;
+	}
+	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
+		print_header(&run.cfg);
+	int64_t start_wall = now_ns(CLOCK_REALTIME), start_mono = now_ns(CLOCK_MONOTONIC);
+	enum stk_run_event ev = stk_run_loop_wait(run.loop);
+	/* Stop sampling before reading, so the counts are a consistent snapshot. */
+	stk_perf_attachment_destroy(run.attachment);
+	run.attachment = NULL;
+	perf_buffer__consume(run.new_process_buf);
+	if (ev == STK_RUN_ERROR)
+		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
+	report_losses(&run);
+	ret = print_results(&run, start_wall, start_mono) ? 1 : 0;
+	teardown(&run);
+	return ret;
+}

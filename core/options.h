@@ -1,0 +1,18 @@
+/* Parsing helpers for the options every applet shares. */
+#ifndef STK_OPTIONS_H
+#define STK_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "123,456" -> newly allocated array of positive ids (caller frees). 0 or -1. */
+int stk_parse_id_list(const char *text, uint32_t **ids, size_t *n);
+/* A whole decimal number in [min, max]. 0 or -1. */
+int stk_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value);
+/* Seconds, possibly fractional ("2", "0.5"), > 0 -> milliseconds. 0 or -1. */
+int stk_parse_seconds(const char *text, long *ms);
+/* 0 when /proc/ID (a process, or with tid a thread of any process) exists. */
+int stk_check_pid_exists(uint32_t pid);
+int stk_check_tid_exists(uint32_t tid);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * The wait loop of every applet: until SIGINT/SIGTERM or the duration ends,
+ * optionally waking every interval, while servicing file descriptors (e.g.
+ * a perf buffer). Signals arrive through a signalfd, so there is no signal
+ * handler and no global flag; the mask is restored when the loop is freed.
+ */
+#ifndef STK_RUN_LOOP_H
+#define STK_RUN_LOOP_H
+
+#include <stddef.h>
+
+enum stk_run_event {
+	STK_RUN_SIGNAL,   /* SIGINT or SIGTERM: print results and exit 0 */
+	STK_RUN_DURATION, /* the requested duration has passed */
+	STK_RUN_INTERVAL, /* an interval tick (-i) */
+	STK_RUN_ERROR,
+};
+
+struct stk_run_loop;
+typedef void (*stk_run_fd_cb)(void *ctx);
+
+/* duration_ms / interval_ms 0: none. NULL with err set on failure. */
+struct stk_run_loop *stk_run_loop_new(long duration_ms, long interval_ms, char *err, size_t errlen);
+int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx);
+/* Blocks until one of the events above. */
+enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop);
+/* Name of the signal that ended the loop ("SIGINT"/"SIGTERM"), or NULL. */
+const char *stk_run_loop_signal_name(const struct stk_run_loop *loop);
+void stk_run_loop_free(struct stk_run_loop *loop);
+
+#endif

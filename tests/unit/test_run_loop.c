@@ -1,0 +1,69 @@
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "../../core/run_loop.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void ends_after_duration_with_interval_ticks(struct test_ctx *t)
+{
+	char err[128];
+	struct stk_run_loop *loop = stk_run_loop_new(120, 50, err, sizeof(err));
+	int ticks = 0;
+	double start = now_ms();
+	enum stk_run_event ev;
+
+	CHECK(t, loop != NULL);
+	if (!loop)
+		return;
+	while ((ev = stk_run_loop_wait(loop)) == STK_RUN_INTERVAL)
+		ticks++;
+	CHECK(t, ev == STK_RUN_DURATION);
+	CHECK(t, ticks == 2);
+	CHECK(t, now_ms() - start >= 115);
+	stk_run_loop_free(loop);
+}
+
+static void fd_callback(void *ctx)
+{
+	int *fds = ctx;
+	char c;
+
+	if (read(fds[0], &c, 1) == 1)
+		fds[2]++;
+	raise(SIGTERM); /* blocked, so it waits in the signalfd */
+}
+
+static void services_fds_and_reports_signals(struct test_ctx *t)
+{
+	char err[128];
+	int fds[3] = { -1, -1, 0 };
+	struct stk_run_loop *loop = stk_run_loop_new(0, 0, err, sizeof(err));
+
+	CHECK(t, loop != NULL && pipe(fds) == 0);
+	if (!loop)
+		return;
+	CHECK(t, stk_run_loop_add_fd(loop, fds[0], fd_callback, fds) == 0);
+	CHECK(t, write(fds[1], "x", 1) == 1);
+	CHECK(t, stk_run_loop_wait(loop) == STK_RUN_SIGNAL);
+	CHECK(t, fds[2] == 1);
+	const char *name = stk_run_loop_signal_name(loop);
+	CHECK(t, name && strcmp(name, "SIGTERM") == 0);
+	stk_run_loop_free(loop);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+const struct test_case run_loop_tests[] = {
+	{ "run_loop_duration_interval", ends_after_duration_with_interval_ticks },
+	{ "run_loop_fd_and_signal", services_fds_and_reports_signals },
+	{ NULL, NULL },
+};

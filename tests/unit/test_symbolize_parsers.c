@@ -1,0 +1,198 @@
+/* The symbolizer's parsers on fixture text and files: kallsyms, perf maps, demangling, ELF. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "../../core/debuginfo.h"
+#include "../../core/elf_symbols.h"
+#include "../../core/perf_map.h"
+#include "../../core/sym_demangle.h"
+#include "../../core/symbolize.h"
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000100 t do_thing\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 W weak_fn\n"
+	"ffffffff81000400 A absolute_sym\n"
+	"ffffffffc0a00000 t ext4_fill_super\t[ext4]\n"
+	"ffffffffc0a00400 T ext4_mount\t[ext4]\n"
+	"ffffffffc0b00000 t xfs_foo\t[xfs]\n";
+
+static void kallsyms(struct test_ctx *t)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], why[256];
+	struct stk_symbolizer_opts o = { 0 };
+	struct stk_symbolizer_stats st;
+	struct stk_symbolizer *s;
+	struct stk_frame fr;
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	CHECK(t, write_file(path, kallsyms_text) == 0);
+	o.kallsyms_path = path;
+	s = stk_symbolizer_new(&o);
+	CHECK(t, stk_symbolizer_kernel_status(s, why, sizeof(why)) == 1);
+
+	stk_symbolize_kernel(s, 0xffffffff81000150ULL, &fr);
+	CHECK(t, fr.kernel && fr.symbol && strcmp(fr.symbol, "do_thing") == 0);
+	CHECK(t, fr.symbol_offset == 0x50 && fr.module == NULL && fr.address == 0xffffffff81000150ULL);
+	/* Aliases: the first one listed. */
+	stk_symbolize_kernel(s, 0xffffffff81000000ULL, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "_stext") == 0 && fr.symbol_offset == 0);
+	/* Data symbols are not functions: still inside do_thing. */
+	stk_symbolize_kernel(s, 0xffffffff81000250ULL, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "do_thing") == 0 && fr.symbol_offset == 0x150);
+	stk_symbolize_kernel(s, 0xffffffff81000301ULL, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "weak_fn") == 0);
+	stk_symbolize_kernel(s, 0xffffffffc0a00410ULL, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "ext4_mount") == 0 && fr.symbol_offset == 0x10);
+	CHECK(t, fr.module && strcmp(fr.module, "ext4") == 0);
+	stk_symbolize_kernel(s, 0xffffffffc0b00008ULL, &fr);
+	CHECK(t, fr.module && strcmp(fr.module, "xfs") == 0);
+	stk_symbolize_kernel(s, 0xffffffff80000000ULL, &fr);
+	CHECK(t, fr.symbol == NULL && fr.kernel);
+	stk_symbolizer_get_stats(s, &st);
+	CHECK(t, st.kernel_symbols == 7);
+	stk_symbolizer_free(s);
+
+	/* kptr_restrict: every address reads as zero. */
+	CHECK(t, write_file(path, "0000000000000000 T _stext\n0000000000000000 t do_thing\n"
+				  "0000000000000000 t ext4_mount\t[ext4]\n") == 0);
+	s = stk_symbolizer_new(&o);
+	CHECK(t, stk_symbolizer_kernel_status(s, why, sizeof(why)) == 0);
+	CHECK(t, strstr(why, "kptr_restrict") != NULL);
+	stk_symbolize_kernel(s, 0xffffffff81000150ULL, &fr);
+	CHECK(t, fr.symbol == NULL && fr.kernel && fr.address == 0xffffffff81000150ULL);
+	stk_symbolizer_free(s);
+
+	unlink(path);
+	s = stk_symbolizer_new(&o);
+	CHECK(t, stk_symbolizer_kernel_status(s, why, sizeof(why)) == 0);
+	CHECK(t, strstr(why, "cannot read") != NULL);
+	stk_symbolize_kernel(s, 0xffffffff81000150ULL, &fr);
+	CHECK(t, fr.symbol == NULL);
+	stk_symbolizer_free(s);
+	remove_tree(dir);
+}
+
+static void perf_map(struct test_ctx *t)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	struct stk_perf_map *m = NULL;
+	const char *name;
+	uint64_t off;
+	FILE *f;
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
+	CHECK(t, write_file(path, "1000 100 old_code\n"
+				  "not a line\n"
+				  "0x1000 100 new_code\n"
+				  "2000 10 Interpreter frame with spaces\r\n"
+				  "3000 0 empty_size\n") == 0);
+	f = fopen(path, "r");
+	CHECK(t, f != NULL);
+	if (f) {
+		m = stk_perf_map_parse(f);
+		fclose(f);
+	}
+	CHECK(t, m != NULL);
+	CHECK(t, stk_perf_map_lookup(m, 0x1010, &name, &off) == 0 && strcmp(name, "new_code") == 0 &&
+		     off == 0x10);
+	CHECK(t, stk_perf_map_lookup(m, 0x2005, &name, &off) == 0 &&
+		     strcmp(name, "Interpreter frame with spaces") == 0);
+	CHECK(t, stk_perf_map_lookup(m, 0x2010, &name, &off) == -1);
+	CHECK(t, stk_perf_map_lookup(m, 0x3000, &name, &off) == -1);
+	CHECK(t, stk_perf_map_lookup(m, 0x10, &name, &off) == -1);
+	stk_perf_map_free(m);
+	remove_tree(dir);
+}
+
+static void demangle(struct test_ctx *t)
+{
+	char *full = stk_demangle("_ZN2ns6WidgetIiE3runEiPKc", STK_DEMANGLE_FULL);
+	char *short_ = stk_demangle("_ZN2ns6WidgetIiE3runEiPKc", STK_DEMANGLE_NO_ARGS);
+
+	CHECK(t, full && strcmp(full, "ns::Widget<int>::run(int, char const*)") == 0);
+	CHECK(t, short_ && strcmp(short_, "ns::Widget<int>::run") == 0);
+	CHECK(t, stk_demangle("_ZN2ns6WidgetIiE3runEiPKc", STK_DEMANGLE_NONE) == NULL);
+	CHECK(t, stk_demangle("main", STK_DEMANGLE_FULL) == NULL);
+	CHECK(t, stk_demangle("_Znot-valid", STK_DEMANGLE_FULL) == NULL);
+	free(full);
+	free(short_);
+}
+
+/* build/tests/unit -> build/tests/fixtures/NAME */
+static int fixture(const char *name, char *out, size_t len)
+{
+	char exe[PATH_MAX / 2];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return -1;
+	*slash = '\0';
+	snprintf(out, len, "%s/fixtures/%s", exe, name);
+	return 0;
+}
+
+static void elf_debuglink_and_crc(struct test_ctx *t)
+{
+	char bin[PATH_MAX], dbg[PATH_MAX], why[128];
+	struct stk_elf_file f, d;
+	uint32_t crc = 0;
+	int fd;
+
+	CHECK(t, fixture("sym_stripped", bin, sizeof(bin)) == 0);
+	CHECK(t, fixture("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
+	fd = open(bin, O_RDONLY);
+	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &f, why, sizeof(why)) == 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	CHECK(t, !f.has_symtab);
+	CHECK_STR(t, f.debuglink, "sym_stripped.debug");
+	CHECK(t, strlen(f.build_id) == 40);
+	CHECK(t, f.n_loads >= 2);
+	fd = open(dbg, O_RDONLY);
+	CHECK(t, fd >= 0 && stk_debuginfo_crc32(fd, &crc) == 0 && crc == f.debuglink_crc);
+	CHECK(t, stk_elf_file_from_fd(fd, &d, why, sizeof(why)) == 0);
+	close(fd);
+	CHECK(t, d.has_symtab && d.n_syms > 0);
+	CHECK_STR(t, d.build_id, f.build_id);
+	/* Found next to the binary by name, CRC checked. */
+	fd = stk_debuginfo_open("", bin, "", f.debuglink, f.debuglink_crc, 0, 0);
+	CHECK(t, fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(t, stk_debuginfo_open("", bin, "", f.debuglink, f.debuglink_crc ^ 1, 0, 0) == -1);
+	stk_elf_file_release(&f);
+	stk_elf_file_release(&d);
+}
+
+const struct test_case symbolize_parsers_tests[] = {
+	{ "symbolize_kallsyms", kallsyms },
+	{ "symbolize_perf_map_parse", perf_map },
+	{ "symbolize_demangle", demangle },
+	{ "symbolize_elf_debuglink_crc", elf_debuglink_and_crc },
+	{ NULL, NULL },
+};
