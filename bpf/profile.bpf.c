@@ -47,8 +47,9 @@ struct {
 	__uint(value_size, 127 * sizeof(u64));
 } profile_stacks SEC(".maps");
 
+/* Per-CPU counts: no atomic add and no cache line shared between CPUs. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 40960);
 	__type(key, struct stk_profile_key);
 	__type(value, u64);
@@ -113,7 +114,6 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (cfg->filter_cgroup && bpf_current_task_under_cgroup(&profile_cgroup, 0) != 1)
 		return 0;
-	count_stat(STK_PROFILE_STAT_SAMPLES);
 
 	key.tgid = tgid;
 	key.tid = cfg->per_thread ? tid : 0;
@@ -133,17 +133,19 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 
 	count = bpf_map_lookup_elem(&profile_counts, &key);
 	if (count) {
-		__sync_fetch_and_add(count, 1);
+		(*count)++;
 	} else if (bpf_map_update_elem(&profile_counts, &key, &one, BPF_NOEXIST)) {
 		/* Lost unless another CPU inserted the same key meanwhile. */
 		count = bpf_map_lookup_elem(&profile_counts, &key);
 		if (count)
-			__sync_fetch_and_add(count, 1);
+			(*count)++;
 		else
 			count_stat(STK_PROFILE_STAT_COUNTS_FULL);
 	}
 
-	if (tgid != 0 && bpf_map_update_elem(&profile_seen, &tgid, &seen, BPF_NOEXIST) == 0) {
+	/* Lookup first: the common case (already seen) then takes no bucket lock. */
+	if (tgid != 0 && !bpf_map_lookup_elem(&profile_seen, &tgid) &&
+	    bpf_map_update_elem(&profile_seen, &tgid, &seen, BPF_NOEXIST) == 0) {
 		if (bpf_perf_event_output(ctx, &profile_new_process, BPF_F_CURRENT_CPU, &tgid,
 					  sizeof(tgid)))
 			count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);

@@ -27,7 +27,6 @@ struct stk_profile_key {
 
 /* Slots of profile_stats (per-CPU counters of data stk could not keep). */
 enum stk_profile_stat {
-	STK_PROFILE_STAT_SAMPLES,
 	STK_PROFILE_STAT_KSTACK_COLLISION, /* -EEXIST: stack map hash collision */
 	STK_PROFILE_STAT_KSTACK_FULL,      /* -ENOMEM: stack map full */
 	STK_PROFILE_STAT_USTACK_COLLISION,

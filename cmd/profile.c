@@ -28,6 +28,7 @@
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/pidns.h"
 #include "../core/run_loop.h"
 #include "../core/stack_resolve.h"
 #include "../core/symbolize.h"
@@ -232,6 +233,10 @@ static int parse_args(int argc, char **argv, struct profile_config *cfg)
 			return usage_error("-o %s: cannot tell the format from the extension; add --format",
 					   cfg->output_paths[i]);
 	}
+	/* BPF filters on host PIDs; in a child PID namespace ours would silently match nothing. */
+	if ((cfg->n_pids || cfg->n_tids) && !stk_pidns_is_host())
+		return usage_error("-p/-L need host PIDs, but stk runs in a child PID namespace%s; "
+				   "run it in the host's PID namespace", "");
 	for (size_t i = 0; i < cfg->n_pids; i++) {
 		char id[16];
 		snprintf(id, sizeof(id), "%u", cfg->pids[i]);
@@ -390,11 +395,9 @@ static void report_losses(struct profile_run *run)
 	if (run->cfg.verbose) {
 		struct stk_symbolizer_stats st;
 		stk_symbolizer_get_stats(run->sym, &st);
-		fprintf(stderr, "profile: %llu samples; symbolizer: %u processes (%u could not be read%s%s), "
-			"%u files parsed, %u failed\n",
-			(unsigned long long)sum_stat(s, STK_PROFILE_STAT_SAMPLES), st.processes,
-			st.processes_failed, st.last_failure[0] ? ", last: " : "", st.last_failure,
-			st.files_parsed, st.files_failed);
+		fprintf(stderr, "profile: symbolizer: %u processes (%u could not be read%s%s), "
+			"%u files parsed, %u failed\n", st.processes, st.processes_failed,
+			st.last_failure[0] ? ", last: " : "", st.last_failure, st.files_parsed, st.files_failed);
 	}
 }
 
@@ -421,17 +424,28 @@ static int collect(struct profile_run *run, struct collected *c)
 	const struct stk_profile_key *prev = NULL;
 	const struct profile_config *cfg = &run->cfg;
 
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
+
+	if (!percpu)
+		return -1;
 	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
 		uint64_t count = 0;
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, &count) || !count)
+		if (bpf_map_lookup_elem(counts_fd, &key, percpu))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			count += percpu[i];
+		if (!count)
 			continue;
 		if (c->n == c->cap) {
 			size_t cap = c->cap ? 2 * c->cap : 256;
 			struct stk_stack *grown = realloc(c->stacks, cap * sizeof(*grown));
-			if (!grown)
+			if (!grown) {
+				free(percpu);
 				return -1;
+			}
 			c->stacks = grown;
 			c->cap = cap;
 		}
@@ -453,6 +467,7 @@ static int collect(struct profile_run *run, struct collected *c)
 			st->user_missing = stk_stack_id_missing(key.user_stack_id);
 		}
 	}
+	free(percpu);
 	return 0;
 }
 
@@ -472,6 +487,10 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 	int ret = 0;
 	int64_t resolve_start = now_ns(CLOCK_MONOTONIC);
 
+	char why[256];
+	/* Checked here, not at start: reading kallsyms would delay the first sample. */
+	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
+		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 	if (collect(run, &c)) {
 		stk_error(APPLET, "out of memory while reading the counts");
 		collected_free(&c);
@@ -577,8 +596,6 @@ static int setup(struct profile_run *run)
 		stk_error(APPLET, "cannot set up the symbolizer");
 		return -1;
 	}
-	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, err, sizeof(err)) != 1)
-		fprintf(stderr, "WARNING: kernel frames will be [unknown]: %s\n", err);
 	/* Known targets are learned up front, so even a quick exit resolves. */
 	for (size_t i = 0; i < cfg->n_pids; i++)
 		stk_symbolizer_add_process(run->sym, (pid_t)cfg->pids[i]);
@@ -647,6 +664,7 @@ static void teardown(struct profile_run *run)
 int profile_main(int argc, char **argv)
 {
 	struct profile_run run = { .cgroup_fd = -1 };
+	int64_t entered = now_ns(CLOCK_MONOTONIC);
 	int ret = parse_args(argc, argv, &run.cfg);
 
 	if (ret) {
@@ -657,6 +675,9 @@ int profile_main(int argc, char **argv)
 		teardown(&run);
 		return STK_EXIT_USAGE;
 	}
+	if (run.cfg.verbose)
+		fprintf(stderr, "profile: sampling %.1f ms after start\n",
+			(double)(now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
 	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
 		print_header(&run.cfg);
 	int64_t start_wall = now_ns(CLOCK_REALTIME), start_mono = now_ns(CLOCK_MONOTONIC);

@@ -248,5 +248,8 @@ bad bad_duration "duration abc" abc
 bad bad_format "--format xml" --format xml
 bad bad_cpu "-C 4096: no such online CPU" -C 4096
 bad bad_cgroup "--cgroup /nonexistent" --cgroup /nonexistent
+run_capture unshare -p -f --mount-proc "$STK" profile -p 1 1
+expect_eq child_pidns_rc "$RC" 2
+expect_contains child_pidns_msg "$ERR" "need host PIDs"
 run_capture setpriv --reuid=65534 --regid=65534 --clear-groups "$STK" profile 1
 expect_eq unprivileged_rc "$RC" 2
