@@ -1,6 +1,7 @@
 #include "pidns.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sysfs_read.h"
 
@@ -26,10 +27,17 @@ bool stk_pidns_is_host_text(const char *status_text)
 	return fields <= 1;
 }
 
+/* The kernel gives the initial PID namespace this fixed inode (PROC_PID_INIT_INO). */
+#define STK_INIT_PID_NS_INO 0xEFFFFFFCULL
+
 bool stk_pidns_is_host(void)
 {
 	char text[8192];
+	struct stat st;
 
+	/* Works even when /proc was remounted for the child namespace (NSpid then lies). */
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		return (unsigned long long)st.st_ino == STK_INIT_PID_NS_INO;
 	if (stk_read_text("/proc/self/status", text, sizeof(text)))
 		return true;
 	return stk_pidns_is_host_text(text);

@@ -5,8 +5,9 @@
 #include <stdbool.h>
 
 /*
- * BPF sees host PIDs. From /proc/self/status NSpid: one entry means stk's
- * PIDs are host PIDs. Parsed from status text for testing.
+ * BPF sees host PIDs. stk's PIDs are host PIDs when /proc/self/ns/pid is the
+ * initial namespace; without that file, when /proc/self/status NSpid has one
+ * entry (the text form is exposed for testing).
  */
 bool stk_pidns_is_host_text(const char *status_text);
 bool stk_pidns_is_host(void);
