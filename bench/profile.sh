@@ -32,7 +32,7 @@ sysctl -qw kernel.bpf_stats_enabled=1
 sleep 0.5
 
 stk_costs=() bt_costs=()
-for _ in $(seq 3); do
+for _ in $(seq 5); do
     "$STK" profile -F 999 >/dev/null 2>&1 & sp=$!
     sleep "$SECS"; stk_costs+=("$(prog_cost stk_profile_sample)"); kill -INT $sp; wait $sp
     timeout -s INT "$((SECS + 5))" bpftrace -e 'profile:hz:999 { @[kstack, ustack, comm, pid] = count(); }' \
@@ -75,7 +75,7 @@ attach=$(printf '%s\n' "${attach_ms[@]}" | median)
 for _ in $(seq 50); do "$tmp/manystacks" 60 >/dev/null & done
 sleep 0.5
 ( sleep 11.5; pkill -STOP -f "$tmp/manystacks" ) &
-/usr/bin/time -f "%M" -o "$tmp/rss" "$STK" profile -F 999 -v -o "$tmp/many.txt" 12 2>"$tmp/many.err"
+/usr/bin/time -f "%M" -o "$tmp/rss" "$STK" profile -F 499 -v -o "$tmp/many.txt" 12 2>"$tmp/many.err"
 pkill -9 -f "$tmp/manystacks" 2>/dev/null
 uniq_stacks=$(grep -c '^    -  ' "$tmp/many.txt")
 procs=$(grep '^    -  ' "$tmp/many.txt" | awk '{ print $NF }' | sort -u | wc -l)
@@ -83,8 +83,8 @@ sym_ms=$(sed -n 's/.*resolved and printed [0-9]* stacks in \([0-9.]*\) ms.*/\1/p
 rss_kb=$(tail -1 "$tmp/rss")
 
 printf '\n%-46s %s\n' "measure" "value"
-printf '%-46s %s\n' "per-sample BPF cost, stk (ns, median of 3)" "$stk_cost"
-printf '%-46s %s\n' "per-sample BPF cost, bpftrace (ns, median of 3)" "$bt_cost"
+printf '%-46s %s\n' "per-sample BPF cost, stk (ns, median of 5)" "$stk_cost"
+printf '%-46s %s\n' "per-sample BPF cost, bpftrace (ns, median of 5)" "$bt_cost"
 if [ -n "${stk_cost//[0-9]/}" ] || [ -n "${bt_cost//[0-9]/}" ]; then ratio=n/a
 else ratio=$(awk -v a="$stk_cost" -v b="$bt_cost" 'BEGIN { printf "%.2f", a / b }'); fi
 printf '%-46s %s\n' "stk / bpftrace cost ratio" "$ratio"

@@ -133,8 +133,11 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 
 	count = bpf_map_lookup_elem(&profile_counts, &key);
 	if (count) {
+		/* The hot path: a stack already counted, so its process is known too. */
 		(*count)++;
-	} else if (bpf_map_update_elem(&profile_counts, &key, &one, BPF_NOEXIST)) {
+		return 0;
+	}
+	if (bpf_map_update_elem(&profile_counts, &key, &one, BPF_NOEXIST)) {
 		/* Lost unless another CPU inserted the same key meanwhile. */
 		count = bpf_map_lookup_elem(&profile_counts, &key);
 		if (count)
@@ -142,8 +145,7 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 		else
 			count_stat(STK_PROFILE_STAT_COUNTS_FULL);
 	}
-
-	/* Lookup first: the common case (already seen) then takes no bucket lock. */
+	/* A new key may mean a new process: announce each tgid once. */
 	if (tgid != 0 && !bpf_map_lookup_elem(&profile_seen, &tgid) &&
 	    bpf_map_update_elem(&profile_seen, &tgid, &seen, BPF_NOEXIST) == 0) {
 		if (bpf_perf_event_output(ctx, &profile_new_process, BPF_F_CURRENT_CPU, &tgid,

@@ -2,6 +2,7 @@
  * Kernel symbols from /proc/kallsyms: parsed once into one sorted array
  * (16 bytes a symbol) plus a name arena, so ~200k symbols stay a few MB.
  */
+#include "grow.h"
 #include "kallsyms.h"
 
 #include <errno.h>
@@ -25,30 +26,13 @@ struct stk_kallsyms {
 	int hidden;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 1024;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static uint32_t intern_module(struct stk_kallsyms *k, const char *name, size_t len)
 {
 	/* Module symbols come grouped, so the last module is almost always the one. */
 	for (size_t i = k->n_modules; i-- > 0;)
 		if (strlen(k->modules[i]) == len && memcmp(k->modules[i], name, len) == 0)
 			return (uint32_t)i + 1;
-	if (grow((void **)&k->modules, &k->modules_cap, k->n_modules + 1, sizeof(char *)))
+	if (stk_grow((void **)&k->modules, &k->modules_cap, k->n_modules + 1, sizeof(char *)))
 		return 0;
 	k->modules[k->n_modules] = strndup(name, len);
 	if (!k->modules[k->n_modules])
@@ -97,8 +81,8 @@ static int parse_line(struct stk_kallsyms *k, char *line)
 	k->lines++;
 	if (!addr)
 		return 0;
-	if (grow((void **)&k->syms, &k->cap, k->n + 1, sizeof(*k->syms)) ||
-	    grow((void **)&k->names, &k->names_cap, k->names_len + name_len + 1, 1))
+	if (stk_grow((void **)&k->syms, &k->cap, k->n + 1, sizeof(*k->syms)) ||
+	    stk_grow((void **)&k->names, &k->names_cap, k->names_len + name_len + 1, 1))
 		return -1;
 	k->syms[k->n].addr = addr;
 	k->syms[k->n].name = (uint32_t)k->names_len;

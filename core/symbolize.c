@@ -4,6 +4,7 @@
  * resolve) and a file cache keyed by (st_dev, st_ino) so every ELF file is
  * parsed once and shared by all processes mapping it.
  */
+#include "grow.h"
 #include "symbolize.h"
 
 #include <errno.h>
@@ -85,23 +86,6 @@ static void note_failure(struct stk_symbolizer *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->stats.last_failure, sizeof(s->stats.last_failure), fmt, ap);
 	va_end(ap);
-}
-
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap * 2 : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * elem);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
 }
 
 struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts)
@@ -243,7 +227,7 @@ static size_t key_find(const struct stk_symbolizer *s, uint64_t dev, uint64_t in
 static int key_insert(struct stk_symbolizer *s, size_t at, uint64_t dev, uint64_t ino,
 		      struct sym_file *f)
 {
-	if (reserve((void **)&s->keys, &s->cap_keys, s->n_keys + 1, sizeof(*s->keys)))
+	if (stk_grow((void **)&s->keys, &s->cap_keys, s->n_keys + 1, sizeof(*s->keys)))
 		return -1;
 	memmove(&s->keys[at + 1], &s->keys[at], (s->n_keys - at) * sizeof(*s->keys));
 	s->keys[at] = (struct file_key){ dev, ino, f };
@@ -355,7 +339,7 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 	if (stk_elf_build_id_fd(fd, build_id, sizeof(build_id)) == 0)
 		f = file_by_build_id(s, build_id);
 	if (!f) {
-		if (reserve((void **)&s->files, &s->cap_files, s->n_files + 1, sizeof(*s->files)) ||
+		if (stk_grow((void **)&s->files, &s->cap_files, s->n_files + 1, sizeof(*s->files)) ||
 		    !(f = calloc(1, sizeof(*f)))) {
 			close(fd);
 			return NULL;
@@ -508,7 +492,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 
 		if (stk_maps_parse_line(line, e) || e->perms[2] != 'x')
 			continue;
-		if (reserve((void **)&maps, &cap, n + 1, sizeof(*maps)) || !(maps[n].path = strdup(e->path))) {
+		if (stk_grow((void **)&maps, &cap, n + 1, sizeof(*maps)) || !(maps[n].path = strdup(e->path))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -556,7 +540,7 @@ static struct sym_proc *get_proc(struct stk_symbolizer *s, pid_t pid)
 
 	if (found)
 		return s->procs[at];
-	if (reserve((void **)&s->procs, &s->cap_procs, s->n_procs + 1, sizeof(*s->procs)) ||
+	if (stk_grow((void **)&s->procs, &s->cap_procs, s->n_procs + 1, sizeof(*s->procs)) ||
 	    !(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->pid = pid;

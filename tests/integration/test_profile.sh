@@ -35,9 +35,9 @@ stop_workloads() {
 
 # frames_in_order TEXT NAME... : every NAME appears, each on a later line than the one before
 frames_in_order() {
-    local text=$1; shift
+    local text=$1 IFS='|'; shift
     printf '%s\n' "$text" | awk -v names="$*" '
-        BEGIN { n = split(names, want, " "); i = 1 }
+        BEGIN { n = split(names, want, "|"); i = 1 }
         i <= n && index($0, want[i]) { i++ }
         END { exit (i > n) ? 0 : 1 }'
 }
