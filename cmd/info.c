@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "applets.h"
+#include "../core/bpf_object.h"
 #include "../core/btf_source.h"
 #include "../core/caps.h"
 #include "../core/features.h"
@@ -143,7 +144,16 @@ int info_main(int argc, char **argv)
 	struct stk_feature_env env = {
 		.btf_custom_path = stk_btf_custom_path(&btf),
 		.tracefs_error = tracefs_failed ? tracefs_err : NULL,
+		.no_kernel_btf = btf.kind != STK_BTF_SYSFS,
 	};
+	char empty_btf[64];
+	int empty_btf_fd = -1;
+	if (btf.kind == STK_BTF_NONE) {
+		/* Still probe what needs no CO-RE (perf_event, kprobe, tracepoints...). */
+		empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
+		if (empty_btf_fd >= 0)
+			env.btf_custom_path = empty_btf;
+	}
 	struct stk_feature_result results[STK_FEATURE_COUNT];
 	for (int f = 0; f < STK_FEATURE_COUNT; f++) {
 		stk_feature_probe(&env, f, &results[f]);
@@ -163,5 +173,7 @@ int info_main(int argc, char **argv)
 	stk_caps_describe(&caps, capsbuf, sizeof(capsbuf));
 	printf("capabilities: %s (euid %d)\n", capsbuf, (int)geteuid());
 	print_mechanisms(results);
+	if (empty_btf_fd >= 0)
+		close(empty_btf_fd);
 	return 0;
 }

@@ -263,6 +263,7 @@ struct profile_run {
 	int *cpus;
 	size_t n_cpus;
 	int cgroup_fd;
+	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
 	FILE *outs[MAX_OUTPUTS];
 };
 
@@ -603,6 +604,12 @@ static int setup(struct profile_run *run)
 	struct stk_bpf_selection sel = {
 		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_btf_custom_path(&btf),
 	};
+	char empty_btf[64];
+	if (btf.kind == STK_BTF_NONE) {
+		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
+		if (run->empty_btf_fd >= 0)
+			sel.btf_custom_path = empty_btf;
+	}
 	run->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!run->skel) {
 		stk_error(APPLET, "%s", err);
@@ -653,6 +660,8 @@ static void teardown(struct profile_run *run)
 		stk_symbolizer_free(run->sym);
 	if (run->cgroup_fd >= 0)
 		close(run->cgroup_fd);
+	if (run->empty_btf_fd >= 0)
+		close(run->empty_btf_fd);
 	for (size_t i = 0; i < MAX_OUTPUTS; i++)
 		if (run->outs[i])
 			fclose(run->outs[i]);
@@ -663,7 +672,7 @@ static void teardown(struct profile_run *run)
 
 int profile_main(int argc, char **argv)
 {
-	struct profile_run run = { .cgroup_fd = -1 };
+	struct profile_run run = { .cgroup_fd = -1, .empty_btf_fd = -1 };
 	int64_t entered = now_ns(CLOCK_MONOTONIC);
 	int ret = parse_args(argc, argv, &run.cfg);
 

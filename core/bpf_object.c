@@ -4,6 +4,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
@@ -51,4 +54,26 @@ struct stk_bpf *stk_bpf_open_selected(const struct stk_bpf_selection *sel, char 
 	bpf_object__for_each_map(map, skel->obj)
 		bpf_map__set_autocreate(map, name_listed(sel->maps, bpf_map__name(map)));
 	return skel;
+}
+
+int stk_bpf_empty_btf(char *path, size_t len)
+{
+	struct btf *btf = btf__new_empty();
+	const void *raw;
+	__u32 size = 0;
+	int fd = -1;
+
+	if (!btf)
+		return -1;
+	raw = btf__raw_data(btf, &size);
+	if (raw)
+		fd = memfd_create("stk-empty-btf", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, raw, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
+	btf__free(btf);
+	if (fd >= 0)
+		snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
 }

@@ -17,6 +17,14 @@ struct stk_bpf_selection {
 	const char *btf_custom_path; /* NULL: let libbpf find the kernel's BTF */
 };
 
+/*
+ * For kernels without any BTF source: writes an empty BTF into a memfd and
+ * puts its /proc/self/fd path in path, so libbpf still loads the programs
+ * that need no CO-RE (it otherwise refuses the whole object). Returns the
+ * fd, which the caller owns and closes after load; -1 on failure.
+ */
+int stk_bpf_empty_btf(char *path, size_t len);
+
 /* Opens (does not load) the skeleton. NULL with err set on failure. */
 struct stk_bpf *stk_bpf_open_selected(const struct stk_bpf_selection *sel, char *err, size_t errlen);
 

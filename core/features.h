@@ -36,6 +36,7 @@ struct stk_feature_result {
 struct stk_feature_env {
 	const char *btf_custom_path; /* NULL: kernel's own BTF */
 	const char *tracefs_error;   /* non-NULL when tracefs could not be made reachable */
+	bool no_kernel_btf;          /* no BTF of the running kernel: fentry, tp_btf, iterators cannot load */
 };
 
 /* Stable short name, e.g. "kprobe.multi"; used in `stk info` output and tests. */

@@ -110,3 +110,21 @@ expect_contains btf_invalid_msg "$ERR" "not a BTF file"
 run_capture setpriv --reuid=65534 --regid=65534 --clear-groups "$STK" info
 expect_eq unprivileged_rc "$RC" 2
 expect_contains unprivileged_msg "$ERR" "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"
+
+# BTF hidden (tmpfs over /sys/kernel/btf in a private mount namespace), as on
+# kernels built without it: BTF-only mechanisms are reported unavailable with
+# the reason, and the fallbacks are chosen.
+run_capture unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$STK' info"
+NOBTF=$OUT
+nb() { printf '%s\n' "$NOBTF" | sed -n "s/^$1: \([a-z_.]*\).*/\1/p" | head -1; }
+expect_eq nobtf_rc "$RC" 0
+expect_eq nobtf_source "$(nb btf)" none
+expect_eq nobtf_perf_event "$(nb perf_event)" "$(field perf_event)"
+expect_eq nobtf_raw_tp "$(nb raw_tp)" "$(field raw_tp)"
+expect_eq nobtf_fentry "$(nb fentry)" no
+expect_contains nobtf_fentry_reason "$NOBTF" "fentry: no (needs the running kernel's BTF"
+expect_eq nobtf_tp_btf "$(nb tp_btf)" no
+expect_eq nobtf_task_iter "$(nb task_iter)" no
+if [ "$(field raw_tp)" = yes ]; then want=raw_tp; else want=tracepoint; fi
+expect_eq nobtf_offcputime_fallback "$(nb 'offcputime sched_switch')" "$want"
+expect_eq nobtf_threadstate_fallback "$(nb 'threadstate thread sampling')" tracepoint_state

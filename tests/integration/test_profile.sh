@@ -253,3 +253,10 @@ expect_eq child_pidns_rc "$RC" 2
 expect_contains child_pidns_msg "$ERR" "need host PIDs"
 run_capture setpriv --reuid=65534 --regid=65534 --clear-groups "$STK" profile 1
 expect_eq unprivileged_rc "$RC" 2
+
+# --- no BTF anywhere (tmpfs over /sys/kernel/btf): profile needs no CO-RE and still works ---
+start_workload "$W/burn_static" 30
+run_capture unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$STK' profile -p $WPID -f 2"
+expect_eq nobtf_rc "$RC" 0
+expect_contains nobtf_profile "$OUT" "main;known_mid;known_leaf"
+stop_workloads
