@@ -42,6 +42,8 @@ done
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 echo
+# Kept for after the fact: the whole log of the last run.
+cp "$log" "$BUILD/test-results.log" 2>/dev/null
 if [ "$failed" -gt 0 ]; then
     echo "failures:"
     grep '^FAIL ' "$log"
