@@ -31,7 +31,7 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
-		     core/stack_resolve.c
+		     core/stack_resolve.c core/attach_sched.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
@@ -45,7 +45,7 @@ ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 TOOLS_STAMP := $(BUILD)/.tools-stamp
 DEPS_STAMP  := $(DEPS)/.stamp
 
-.PHONY: all deps check unit workloads bench clean distclean FORCE
+.PHONY: all deps check unit workloads bench vmtest clean distclean FORCE
 all: $(BUILD)/stk
 
 $(TOOLS_STAMP): ci/install-build-tools.sh
@@ -126,7 +126,7 @@ W := $(BUILD)/tests/workloads
 # -O0: gcc 12 drops the frame of leaf functions at -O1 even with -mno-omit-leaf-frame-pointer.
 WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
-	     $(W)/burn_shlib $(W)/libstkburn.so
+	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -149,6 +149,17 @@ $(W)/libstkburn.so: tests/workloads/burn_lib.c
 	@gcc -shared -fPIC $(WL_CFLAGS) -o $@ $<
 $(W)/burn_shlib: tests/workloads/burn_shlib.c $(W)/libstkburn.so
 	@gcc $(WL_CFLAGS) -o $@ $< -L$(W) -lstkburn -Wl,-rpath,'$$ORIGIN'
+# Threads that block in known ways (offcputime), and a pipe ping-pong for its bench.
+$(W)/offcpu: tests/workloads/offcpu.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
+# Static (musl) build for the kernel-matrix initramfs, which has no libc.
+$(W)/offcpu_static: tests/workloads/offcpu.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
+$(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 
 workloads: $(WORKLOADS)
 
@@ -157,9 +168,14 @@ unit: $(BUILD)/tests/unit $(BUILD)/tests/unit-asan
 check: all unit $(WORKLOADS)
 	@BUILD=$(abspath $(BUILD)) bash tests/run.sh
 
+# The kernel matrix alone (also part of check): Debian kernels under qemu.
+vmtest: all workloads
+	@BUILD=$(abspath $(BUILD)) bash tests/vm/run.sh
+
 # Benchmarks against bpftrace and perf (root; installs them with apt). Not part of check.
 bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 
 clean:
 	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped
@@ -217,3 +233,31 @@ $(FIX)/sym_lld: $(FIX_SRC)
 	@gcc $(FIX_FLAGS) -fPIE -pie -fuse-ld=lld -o $@ $<
 $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # --- symbolizer fixtures (end) ---
+
+# --- packaging (begin) ---
+# make man: build/packaging/stk.8 (version and date filled in)
+# make deb: build/packaging/stk_VERSION_ARCH.deb (dpkg-deb, from a staged tree)
+# make rpm: build/packaging/stk-VERSION-1.ARCH.rpm (rpmbuild, _topdir under build/)
+# Both packages hold the tree packaging/stage.sh stages from build/stk.
+PKG := $(BUILD)/packaging
+.PHONY: deb rpm man
+
+man: $(PKG)/stk.8
+# FORCE: the date comes from the last commit; build.sh keeps an unchanged file.
+$(PKG)/stk.8: packaging/man/stk.8.in packaging/man/build.sh VERSION FORCE
+	@bash packaging/man/build.sh $@
+
+# Restaged on every run (a fraction of a second): the changelog follows git.
+$(PKG)/.stage-stamp: $(BUILD)/stk $(PKG)/stk.8 FORCE
+	@echo "  STAGE    $(PKG)/stage"
+	@bash packaging/stage.sh $(BUILD)/stk $(PKG)/stk.8 $(PKG)/stage
+	@touch $@
+
+deb: $(PKG)/.stage-stamp
+	@rm -f $(PKG)/stk_*.deb
+	@out=$$(bash packaging/deb/build.sh $(PKG)/stage $(PKG)) && echo "  DEB      $$out"
+
+rpm: $(PKG)/.stage-stamp
+	@rm -f $(PKG)/stk-*.rpm
+	@out=$$(bash packaging/rpm/build.sh $(PKG)/stage $(PKG)/rpmbuild $(PKG)) && echo "  RPM      $$out"
+# --- packaging (end) ---

@@ -31,9 +31,16 @@ enum { false = 0, true = 1 };
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 struct task_struct {
+	unsigned int __state; /* 5.14+; `state` before (task_struct___old) */
+	unsigned int flags;   /* PF_KTHREAD */
 	int pid;
 	int tgid;
 	char comm[16];
+};
+
+/* task_struct before 5.14: probe with bpf_core_field_exists(). */
+struct task_struct___old {
+	long state;
 };
 
 struct seq_file;

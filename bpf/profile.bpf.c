@@ -62,12 +62,13 @@ struct {
 	__type(value, u64);
 } profile_stats SEC(".maps");
 
-/* tgids already announced to user space. */
+/* tgids already announced to user space, with a digest of their comm: exec
+ * changes the comm, and then the tgid is announced again for fresh mappings. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, u32);
-	__type(value, u8);
+	__type(value, u64);
 } profile_seen SEC(".maps");
 
 /* New tgids, so user space reads their mappings while they still exist. */
@@ -93,6 +94,15 @@ static __always_inline void count_stack_error(s32 id, u32 collision_slot, u32 fu
 		count_stat(full_slot);
 }
 
+static __always_inline u64 comm_digest(const char comm[STK_COMM_LEN])
+{
+	u64 lo, hi;
+
+	__builtin_memcpy(&lo, comm, 8);
+	__builtin_memcpy(&hi, comm + 8, 8);
+	return lo ^ (hi * 31);
+}
+
 SEC("perf_event")
 int stk_profile_sample(struct bpf_perf_event_data *ctx)
 {
@@ -102,7 +112,6 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	u32 tgid = id >> 32, tid = (u32)id;
 	struct stk_profile_key key = {};
 	u64 one = 1, *count;
-	u8 seen = 1;
 
 	if (!cfg)
 		return 0;
@@ -145,12 +154,17 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 		else
 			count_stat(STK_PROFILE_STAT_COUNTS_FULL);
 	}
-	/* A new key may mean a new process: announce each tgid once. */
-	if (tgid != 0 && !bpf_map_lookup_elem(&profile_seen, &tgid) &&
-	    bpf_map_update_elem(&profile_seen, &tgid, &seen, BPF_NOEXIST) == 0) {
-		if (bpf_perf_event_output(ctx, &profile_new_process, BPF_F_CURRENT_CPU, &tgid,
-					  sizeof(tgid)))
-			count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);
+	/* A new key may mean a new process, or one that exec'd: announce it. */
+	if (tgid != 0) {
+		u64 digest = comm_digest(key.comm);
+		u64 *known = bpf_map_lookup_elem(&profile_seen, &tgid);
+
+		if (!known || *known != digest) {
+			bpf_map_update_elem(&profile_seen, &tgid, &digest, BPF_ANY);
+			if (bpf_perf_event_output(ctx, &profile_new_process, BPF_F_CURRENT_CPU, &tgid,
+						  sizeof(tgid)))
+				count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);
+		}
 	}
 	return 0;
 }

@@ -5,10 +5,15 @@ set -euo pipefail
 
 # Build: compilers, BPF tools, musl, headers. Tests: g++ for C++ workloads,
 # protoc + pprof's profile.proto schema to decode pprof output, xmllint for SVG.
+# Packaging (make deb/rpm, tests/integration/test_packaging.sh): rpm provides
+# rpmbuild, lintian and rpmlint check the packages, groff-base and man-db
+# render the man page. The kernel matrix (tests/vm) boots kernels with qemu
+# from a cpio initramfs.
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
           linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev
           xz-utils python3 util-linux procps file binutils
-          protobuf-compiler golang-github-google-pprof-dev libxml2-utils)
+          protobuf-compiler golang-github-google-pprof-dev libxml2-utils
+          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio)
 
 missing=()
 for p in "${packages[@]}"; do

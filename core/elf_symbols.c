@@ -139,7 +139,10 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			nl = strlen(name) + 1;
+			/* "clock_nanosleep@GLIBC_2.2.5" (versioned .symtab names): the version is noise. */
+			nl = strcspn(name, "@") + 1;
+			if (nl == 1)
+				continue;
 			if (pass == 0) {
 				arena += nl;
 				continue;
@@ -148,7 +151,8 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 			f->syms[kept].size = sym.st_size;
 			f->syms[kept].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
 			f->syms[kept].name = (uint32_t)f->names_len;
-			memcpy(f->names + f->names_len, name, nl);
+			memcpy(f->names + f->names_len, name, nl - 1);
+			f->names[f->names_len + nl - 1] = '\0';
 			f->names_len += nl;
 			kept++;
 		}

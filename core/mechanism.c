@@ -22,6 +22,7 @@ static const struct stk_mechanism sched_switch[] = {
 	{ STK_FEATURE_TP_BTF, "tp_btf" },
 	{ STK_FEATURE_RAW_TP, "raw_tp" },
 	{ STK_FEATURE_TRACEPOINT, "tracepoint" },
+	{ STK_FEATURE_KPROBE_PMU, "kprobe" }, /* finish_task_switch, for the oldest kernels */
 };
 static const struct stk_mechanism thread_sampling[] = {
 	{ STK_FEATURE_TASK_ITER, "task_iter" },

@@ -568,6 +568,24 @@ int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid)
 	return p ? p->err : -ENOMEM;
 }
 
+int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
+{
+	int found;
+	size_t at = proc_find(s, pid, &found);
+	struct sym_proc *p;
+
+	if (!found)
+		return stk_symbolizer_add_process(s, pid);
+	p = s->procs[at];
+	/* On failure (the process is gone) the mappings learned before stay. */
+	if (read_maps(s, p) == 0 && p->err) {
+		p->err = 0;
+		s->stats.processes_failed--;
+		s->stats.processes++;
+	}
+	return p->err;
+}
+
 static const struct sym_map *find_map(const struct sym_proc *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->n_maps;

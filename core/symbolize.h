@@ -39,6 +39,11 @@ void stk_symbolizer_free(struct stk_symbolizer *s);
  * Idempotent and cheap on repeat. 0 or -errno (the process is gone, ...).
  */
 int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid);
+/*
+ * Re-reads pid's mappings (after an exec the old ones describe another
+ * program); learns it when unknown. Keeps what it had if pid is gone.
+ */
+int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid);
 
 /*
  * Resolve one address into *frame. Never fails: an unresolved frame has

@@ -39,6 +39,15 @@ for t in "$root"/tests/integration/*.sh; do
     run_suite "$name" bash "$t"
 done
 
+# The kernel matrix (tests/vm): Debian kernels under qemu, BTF visible and hidden.
+if [ "$(id -u)" -ne 0 ]; then
+    echo "== vm kernel matrix: SKIPPED (needs root to fetch kernels; CI runs it as root)"
+    skipped=$((skipped + 1))
+else
+    run_suite "vm kernel matrix" bash "$root/tests/vm/run.sh"
+    grep '^NOTE ' "$log" || true
+fi
+
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 echo

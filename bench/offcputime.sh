@@ -1,0 +1,88 @@
+#!/bin/bash
+# bench/offcputime: stk offcputime against Debian's bpftrace doing the same
+# accounting on tracepoint:sched:sched_switch, under a context-switch-heavy
+# job (two threads ping-ponging a byte over pipes), in one run. Prints a
+# table: per-switch BPF cost from kernel.bpf_stats_enabled (run_time_ns /
+# run_cnt of each tool's sched_switch program), and the job's slowdown
+# (wall time with the tool tracing / without), medians of REPEAT runs.
+# Needs root. Installs bpftrace with apt if missing.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$root/build}
+STK=$BUILD/stk
+W=$BUILD/tests/workloads
+REPEAT=${REPEAT:-5}
+TRIPS=${TRIPS:-100000}
+tmp=$(mktemp -d)
+trap 'kill -INT $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
+
+dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q "ok installed" ||
+    { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q bpftrace >/dev/null; }
+
+# The same work as stk's default: stacks at switch-out, time summed per (kstack, ustack, comm) at switch-in.
+BT='tracepoint:sched:sched_switch {
+  if (args->prev_pid) { @ts[args->prev_pid] = nsecs; @ks[args->prev_pid] = kstack; @us[args->prev_pid] = ustack; }
+  $t = @ts[args->next_pid];
+  if ($t) { @[@ks[args->next_pid], @us[args->next_pid], args->next_comm] = sum(nsecs - $t); delete(@ts[args->next_pid]); }
+}'
+# bpftrace needs tracefs for tracepoints; this host has none mounted: mount it privately.
+run_bpftrace() { exec unshare -m sh -c "mount -t tracefs none /sys/kernel/tracing 2>/dev/null; exec bpftrace -e '$BT'"; }
+
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
+
+# ns per run of the sched_switch program held by process PID (found through its fdinfo)
+prog_cost() { # PID NAME_REGEX
+    local id
+    for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+        bpftool prog show id "$id" 2>/dev/null | awk -v re="$2" '
+            NR == 1 && $0 ~ re { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
+                                 if (c > 0) printf "%.0f\n", t / c }'
+    done
+}
+
+# Both threads on one CPU: every pass is a plain context switch. Across CPUs the
+# job mostly measures idle-exit latency, which any tracer's extra work hides.
+job_us() { taskset -c 0 "$W/offcpu_pingpong" "$TRIPS" | awk '{ print $1 }'; }
+
+# wait until PID holds a BPF program (attached), at most 10 s
+wait_attached() {
+    for _ in $(seq 100); do
+        grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep 0.3; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+
+sysctl -qw kernel.bpf_stats_enabled=1
+declare -A cost slow
+base=()
+for _ in $(seq "$REPEAT"); do base+=("$(job_us)"); done
+base_us=$(printf '%s\n' "${base[@]}" | median)
+
+measure() { # LABEL PROG_REGEX CMD...
+    local label=$1 re=$2 c=() t=(); shift 2
+    for _ in $(seq "$REPEAT"); do
+        "$@" >/dev/null 2>"$tmp/err" & local tp=$!
+        if ! wait_attached $tp; then echo "$label did not attach: $(head -1 "$tmp/err")" >&2; kill -9 $tp; wait $tp 2>/dev/null; continue; fi
+        t+=("$(job_us)")
+        c+=("$(prog_cost $tp "$re" | head -1)")
+        kill -INT $tp; wait $tp 2>/dev/null
+    done
+    cost[$label]=$(printf '%s\n' "${c[@]}" | grep . | median)
+    slow[$label]=$(printf '%s\n' "${t[@]}" | grep . | median)
+}
+measure "stk tp_btf" 'stk_offcpu_tp_btf' "$STK" offcputime
+measure "stk raw_tp" 'stk_offcpu_raw_tp' "$STK" offcputime --mechanism raw_tp
+measure "stk tracepoint" 'stk_offcpu_tracepoint' "$STK" offcputime --mechanism tracepoint
+measure "bpftrace" 'sched_switch' run_bpftrace
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+printf '\n%-52s %s\n' "measure ($TRIPS pipe round trips on one CPU, median of $REPEAT)" "value"
+printf '%-52s %s\n' "job alone (ms)" "$(awk -v u="$base_us" 'BEGIN { printf "%.0f", u / 1000 }')"
+for l in "stk tp_btf" "stk raw_tp" "stk tracepoint" "bpftrace"; do
+    printf '%-52s %s\n' "per-switch BPF cost, $l (ns)" "${cost[$l]:-n/a}"
+done
+printf '%-52s %s\n' "stk tp_btf / bpftrace cost ratio" "$(ratio "${cost[stk tp_btf]:-}" "${cost[bpftrace]:-}")"
+for l in "stk tp_btf" "stk raw_tp" "stk tracepoint" "bpftrace"; do
+    printf '%-52s %s\n' "slowdown of the job under $l" "$(ratio "${slow[$l]:-}" "$base_us")"
+done

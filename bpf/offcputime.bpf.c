@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcputime: how long threads block, per stack. At switch-out the thread's
+ * stacks and a timestamp go into offcpu_start; at switch-in the elapsed time
+ * is added to offcpu_counts. One program per sched_switch mechanism
+ * (core/attach_sched.c picks the first that loads and attaches):
+ *
+ *   tp_btf     sched_switch with BTF-typed arguments (5.5+)
+ *   raw_tp     sched_switch raw arguments (4.17+); needs no BTF for the
+ *              accounting itself, since threads are keyed by task pointer
+ *   tracepoint sched:sched_switch classic record (prev_pid, prev_state,
+ *              next_pid): no BTF at all, the floor for old kernels
+ *   kprobe     finish_task_switch(prev) runs in the next task: stacks are
+ *              taken at switch-in, as bcc does
+ *
+ * Only 4.14 helpers and map types; configuration lives in an array map.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "offcputime.h"
+
+#define EEXIST 17
+#define ENOMEM 12
+#define EFAULT 14
+#define PF_KTHREAD 0x00200000
+/* The tracepoint reports "preempted" as this bit (TASK_REPORT_MAX), idle as 0x80. */
+#define TP_STATE_PREEMPTED 0x100
+#define TP_STATE_IDLE 0x80
+#define TP_STATE_EXITING 0x30 /* EXIT_DEAD | EXIT_ZOMBIE */
+/* Not read from the kernel (no BTF): let every switch-out through. */
+#define STATE_UNKNOWN (-1L)
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_offcpu_config);
+} offcpu_config SEC(".maps");
+
+/* Sizes are set from options before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8);
+} offcpu_pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8);
+} offcpu_tids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, 127 * sizeof(u64));
+} offcpu_stacks SEC(".maps");
+
+/* Threads now off CPU, keyed by task pointer (tid for the tracepoint). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__type(key, u64);
+	__type(value, struct stk_offcpu_start);
+} offcpu_start SEC(".maps");
+
+/* Per-CPU totals: a thread's switch-in may happen on any CPU, without atomics. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 40960);
+	__type(key, struct stk_offcpu_key);
+	__type(value, u64);
+} offcpu_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_OFFCPU_STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} offcpu_stats SEC(".maps");
+
+/* tgids already announced to user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, u8);
+} offcpu_seen SEC(".maps");
+
+/* New tgids, so user space reads their mappings while they still exist. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} offcpu_new_process SEC(".maps");
+
+static __always_inline void count_stat(u32 slot)
+{
+	u64 *v = bpf_map_lookup_elem(&offcpu_stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline s32 stack_id(void *ctx, u64 flags, u32 collision_slot, u32 full_slot)
+{
+	s32 id = bpf_get_stackid(ctx, &offcpu_stacks, flags);
+
+	if (id == -EEXIST)
+		count_stat(collision_slot);
+	else if (id == -ENOMEM)
+		count_stat(full_slot);
+	return id;
+}
+
+/* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
+static __always_inline long task_state(struct task_struct *t)
+{
+	struct task_struct___old *old = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	if (bpf_core_field_exists(old->state))
+		return BPF_CORE_READ(old, state);
+	return STATE_UNKNOWN;
+}
+
+/* 1 kernel thread, 0 user thread, -1 unknown (no BTF). */
+static __always_inline int task_is_kthread(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->flags))
+		return (BPF_CORE_READ(t, flags) & PF_KTHREAD) != 0;
+	return -1;
+}
+
+static __always_inline bool state_passes(const struct stk_offcpu_config *cfg, long state)
+{
+	if (!cfg->state_running && !cfg->state_include && !cfg->state_idle)
+		return true;
+	if (state == STATE_UNKNOWN)
+		return true; /* user space refuses --state where the state cannot be read */
+	if (cfg->state_running && state == 0)
+		return true;
+	if ((state & cfg->state_include) && !(state & cfg->state_exclude))
+		return true;
+	return cfg->state_idle && (state & STK_TASK_IDLE) == STK_TASK_IDLE;
+}
+
+/* What the switching-out thread is, as far as the mechanism can tell. */
+struct switch_out {
+	u64 key;
+	u32 tgid, tid;
+	long state;
+	int kthread;       /* -1: unknown, decided by the user-stack test below */
+	bool in_prev;      /* the program runs on the thread's own stack (not kprobe) */
+	struct task_struct *task; /* kprobe: read comm from here */
+};
+
+static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_config *cfg,
+					  struct switch_out *o, u64 now)
+{
+	struct stk_offcpu_start st = {};
+
+	if (o->tid == 0) /* the idle task never blocks */
+		return;
+	if (o->state != STATE_UNKNOWN && (o->state & STK_TASK_DEAD))
+		return; /* exiting: its last switch-out never comes back */
+	if (cfg->filter_pids && !bpf_map_lookup_elem(&offcpu_pids, &o->tgid))
+		return;
+	if (cfg->filter_tids && !bpf_map_lookup_elem(&offcpu_tids, &o->tid))
+		return;
+	if (!state_passes(cfg, o->state))
+		return;
+	st.kernel_stack_id = -1;
+	st.user_stack_id = -1;
+	if (o->in_prev) {
+		if (cfg->user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
+			st.user_stack_id = stack_id(ctx, BPF_F_USER_STACK, STK_OFFCPU_STAT_USTACK_COLLISION,
+						    STK_OFFCPU_STAT_USTACK_FULL);
+		/* Without BTF: a kernel thread has no user stack at all (-EFAULT). */
+		if (o->kthread < 0)
+			o->kthread = st.user_stack_id == -EFAULT;
+		if (!cfg->user_stacks)
+			st.user_stack_id = -1;
+	}
+	if (cfg->user_threads_only && o->kthread == 1)
+		return;
+	if (cfg->kernel_threads_only && o->kthread == 0)
+		return;
+	if (o->in_prev) {
+		if (cfg->kernel_stacks)
+			st.kernel_stack_id = stack_id(ctx, 0, STK_OFFCPU_STAT_KSTACK_COLLISION,
+						      STK_OFFCPU_STAT_KSTACK_FULL);
+		bpf_get_current_comm(&st.comm, sizeof(st.comm));
+	} else if (o->task) {
+		struct task_struct *t = o->task; /* a plain pointer: no CO-RE relocation on switch_out */
+
+		BPF_CORE_READ_STR_INTO(&st.comm, t, comm);
+	}
+	st.ts = now;
+	st.tgid = o->tgid;
+	st.tid = o->tid;
+	if (bpf_map_update_elem(&offcpu_start, &o->key, &st, BPF_ANY))
+		count_stat(STK_OFFCPU_STAT_START_FULL);
+}
+
+static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key, u64 delta)
+{
+	u64 *total = bpf_map_lookup_elem(&offcpu_counts, key);
+	u8 seen = 1;
+	u32 tgid = key->tgid;
+
+	if (total) {
+		*total += delta;
+		return;
+	}
+	if (bpf_map_update_elem(&offcpu_counts, key, &delta, BPF_NOEXIST)) {
+		total = bpf_map_lookup_elem(&offcpu_counts, key);
+		if (total)
+			*total += delta;
+		else
+			count_stat(STK_OFFCPU_STAT_COUNTS_FULL);
+	}
+	/* A new key may mean a new process: announce each tgid once. */
+	if (!bpf_map_lookup_elem(&offcpu_seen, &tgid) &&
+	    bpf_map_update_elem(&offcpu_seen, &tgid, &seen, BPF_NOEXIST) == 0 &&
+	    bpf_perf_event_output(ctx, &offcpu_new_process, BPF_F_CURRENT_CPU, &tgid, sizeof(tgid)))
+		count_stat(STK_OFFCPU_STAT_NEW_PROCESS_LOST);
+}
+
+/* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
+static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_config *cfg, u64 key,
+					 u64 now, bool in_next)
+{
+	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
+	struct stk_offcpu_key k = {};
+	u64 delta;
+
+	if (!sp)
+		return;
+	delta = now - sp->ts;
+	k.tgid = sp->tgid;
+	k.tid = cfg->per_thread ? sp->tid : 0;
+	k.kernel_stack_id = sp->kernel_stack_id;
+	k.user_stack_id = sp->user_stack_id;
+	__builtin_memcpy(k.comm, sp->comm, sizeof(k.comm));
+	bpf_map_delete_elem(&offcpu_start, &key);
+	if (delta < cfg->min_ns || delta > cfg->max_ns)
+		return;
+	if (in_next) {
+		if (cfg->kernel_stacks)
+			k.kernel_stack_id = stack_id(ctx, 0, STK_OFFCPU_STAT_KSTACK_COLLISION,
+						     STK_OFFCPU_STAT_KSTACK_FULL);
+		if (cfg->user_stacks)
+			k.user_stack_id = stack_id(ctx, BPF_F_USER_STACK, STK_OFFCPU_STAT_USTACK_COLLISION,
+						   STK_OFFCPU_STAT_USTACK_FULL);
+	}
+	add_time(ctx, &k, delta);
+}
+
+static __always_inline const struct stk_offcpu_config *config(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&offcpu_config, &zero);
+}
+
+/* tp_btf and raw_tp share this: prev is the current task, next is a pointer. */
+static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_struct *prev,
+					   struct task_struct *next)
+{
+	const struct stk_offcpu_config *cfg = config();
+	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	struct switch_out o = {
+		.key = (u64)prev,
+		.tgid = id >> 32,
+		.tid = (u32)id,
+		.in_prev = true,
+	};
+
+	if (!cfg)
+		return 0;
+	/* Preempted threads are runnable: state 0, as the tracepoint reports "R+". */
+	o.state = task_state(prev);
+	if (preempt && o.state != STATE_UNKNOWN)
+		o.state = 0;
+	o.kthread = task_is_kthread(prev);
+	on_switch_out(ctx, cfg, &o, now);
+	on_switch_in(ctx, cfg, (u64)next, now, false);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int stk_offcpu_tp_btf(u64 *ctx)
+{
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2]);
+}
+
+SEC("raw_tp/sched_switch")
+int stk_offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
+			       (struct task_struct *)ctx->args[2]);
+}
+
+/*
+ * A freed task's pointer may be reused by a new task: drop its entry, so a
+ * thread that died off CPU (only possible when its state could not be read)
+ * never lends its time to the next owner of the address.
+ */
+SEC("raw_tp/sched_process_free")
+int stk_offcpu_task_free(struct bpf_raw_tracepoint_args *ctx)
+{
+	u64 key = ctx->args[0];
+
+	bpf_map_delete_elem(&offcpu_start, &key);
+	return 0;
+}
+
+/* The classic record of sched:sched_switch (format file layout since 4.x). */
+struct sched_switch_record {
+	u64 common;
+	char prev_comm[16];
+	int prev_pid;
+	int prev_prio;
+	long prev_state;
+	char next_comm[16];
+	int next_pid;
+	int next_prio;
+};
+
+/* The tracepoint's reported state, mapped onto kernel state bits. */
+static __always_inline long tp_state(long reported)
+{
+	if (reported & TP_STATE_PREEMPTED)
+		return 0;
+	if (reported & TP_STATE_EXITING)
+		return STK_TASK_DEAD;
+	if (reported & TP_STATE_IDLE)
+		return STK_TASK_IDLE;
+	return reported;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
+{
+	const struct stk_offcpu_config *cfg = config();
+	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	struct switch_out o = {
+		.key = (u32)ctx->prev_pid,
+		.tgid = id >> 32,
+		.tid = (u32)ctx->prev_pid,
+		.state = tp_state(ctx->prev_state),
+		.kthread = -1,
+		.in_prev = true,
+	};
+
+	if (!cfg)
+		return 0;
+	on_switch_out(ctx, cfg, &o, now);
+	if (ctx->next_pid)
+		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false);
+	return 0;
+}
+
+/*
+ * finish_task_switch(prev) (or a compiler clone such as
+ * finish_task_switch.isra.0; user space resolves the name) runs in the task
+ * that was just switched in.
+ */
+SEC("kprobe")
+int stk_offcpu_kprobe(struct pt_regs *ctx)
+{
+	const struct stk_offcpu_config *cfg = config();
+	struct task_struct *prev = (struct task_struct *)PT_REGS_PARM1(ctx);
+	u64 now = bpf_ktime_get_ns();
+	struct switch_out o = {
+		.key = (u64)prev,
+		.tgid = BPF_CORE_READ(prev, tgid),
+		.tid = BPF_CORE_READ(prev, pid),
+		.state = task_state(prev),
+		.kthread = task_is_kthread(prev),
+		.in_prev = false,
+		.task = prev,
+	};
+
+	if (!cfg)
+		return 0;
+	on_switch_out(ctx, cfg, &o, now);
+	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,744 @@
+/*
+ * stk offcputime: where and how long do threads block? Records a thread's
+ * stacks when it switches out and adds the time it stayed off CPU when it
+ * switches back in (core/attach_sched picks the sched_switch mechanism);
+ * threads still off CPU when the capture ends are reported with the time so
+ * far, marked by a "[still off-CPU]" leaf frame. Options and output follow
+ * bcc's offcputime; totals are in microseconds.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "applets.h"
+#include "stk.skel.h"
+#include "../bpf/offcputime.h"
+#include "../core/attach_sched.h"
+#include "../core/bpf_object.h"
+#include "../core/btf_source.h"
+#include "../core/caps.h"
+#include "../core/kernel_release.h"
+#include "../core/log.h"
+#include "../core/options.h"
+#include "../core/output.h"
+#include "../core/pidns.h"
+#include "../core/run_loop.h"
+#include "../core/sched_state.h"
+#include "../core/stack_resolve.h"
+#include "../core/stack_trim.h"
+#include "../core/symbolize.h"
+#include "../core/sysfs_read.h"
+
+#define APPLET "offcputime"
+#define DEFAULT_STACK_STORAGE 16384
+#define DEFAULT_COUNTS_SIZE 40960
+#define MAX_OUTPUTS 8
+/* The leaf frame that marks a thread still blocked when the capture ended. */
+#define STILL_OFF_CPU "[still off-CPU]"
+
+struct offcpu_config {
+	uint32_t *pids, *tids;
+	size_t n_pids, n_tids;
+	bool user_threads, kernel_threads, user_only, kernel_only, delimiter, verbose, no_args, format_given;
+	bool state_given;
+	struct stk_state_filter state;
+	const char *state_text;
+	uint64_t stack_storage_size, max_depth;
+	uint64_t min_us, max_us;
+	int mechanism; /* enum stk_sched_mech, or -1: first that works */
+	const char *btf_file;
+	const char *output_paths[MAX_OUTPUTS];
+	enum stk_format output_formats[MAX_OUTPUTS];
+	size_t n_outputs;
+	enum stk_format format;
+	long duration_ms;
+};
+
+static void print_help(void)
+{
+	printf("usage: stk offcputime [options] [duration]\n\n"
+	       "Summarizes off-CPU time (blocked, sleeping, preempted) by stack, in microseconds.\n"
+	       "duration: seconds to trace (default: until Ctrl-C or SIGTERM).\n\n"
+	       "  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
+	       "  -t, --tid TID[,TID...]      only these threads; stacks are kept per thread\n"
+	       "  -u, --user-threads-only     only user threads (no kernel threads)\n"
+	       "  -k, --kernel-threads-only   only kernel threads\n"
+	       "  -U, --user-stacks-only      only user stacks\n"
+	       "  -K, --kernel-stacks-only    only kernel stacks\n"
+	       "  -d, --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"
+	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
+	       "  -m, --min-block-time US     count only blocks of at least US microseconds\n"
+	       "  -M, --max-block-time US     count only blocks of at most US microseconds\n"
+	       "      --state STATE           only switch-outs in this state: letters R S D T t I P\n"
+	       "                              (comma separated) or bcc's number (0 = runnable, else a mask)\n"
+	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
+	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "  -o, --output FILE           write there; format from --format or the extension\n"
+	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
+	       "      --format FMT            text, folded, pmp, pprof or svg\n"
+	       "      --no-args               C++ names without parameter lists\n"
+	       "      --mechanism M           tp_btf, raw_tp, tracepoint or kprobe instead of the first that works\n"
+	       "      --btf FILE              kernel BTF to use\n"
+	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
+	       "  -h, --help                  this help\n",
+	       DEFAULT_STACK_STORAGE);
+}
+
+enum long_only {
+	OPT_STACK_STORAGE = 1000,
+	OPT_MAX_DEPTH,
+	OPT_STATE,
+	OPT_FORMAT,
+	OPT_NO_ARGS,
+	OPT_MECHANISM,
+	OPT_BTF,
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	stk_error(APPLET, "%s", msg);
+	return -1;
+}
+
+/* Checks after all options are read: exclusions, files, PIDs. */
+static int check_args(struct offcpu_config *cfg)
+{
+	if (cfg->user_only && cfg->kernel_only)
+		return usage_error("-U and -K are mutually exclusive%s", "");
+	if (cfg->user_threads && cfg->kernel_threads)
+		return usage_error("-u and -k are mutually exclusive%s", "");
+	if (cfg->n_pids && cfg->n_tids)
+		return usage_error("-p and -t are mutually exclusive%s", "");
+	if (cfg->min_us > cfg->max_us)
+		return usage_error("-m must not be greater than -M%s", "");
+	for (size_t i = 0; i < cfg->n_outputs; i++) {
+		cfg->output_formats[i] = cfg->format;
+		if (!cfg->format_given && stk_format_from_path(cfg->output_paths[i], &cfg->output_formats[i]))
+			return usage_error("-o %s: cannot tell the format from the extension; add --format",
+					   cfg->output_paths[i]);
+	}
+	/* BPF filters on host PIDs; in a child PID namespace ours would silently match nothing. */
+	if ((cfg->n_pids || cfg->n_tids) && !stk_pidns_is_host())
+		return usage_error("-p/-t need host PIDs, but stk runs in a child PID namespace%s; "
+				   "run it in the host's PID namespace", "");
+	for (size_t i = 0; i < cfg->n_pids; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", cfg->pids[i]);
+		if (stk_check_pid_exists(cfg->pids[i]))
+			return usage_error("-p %s: no such process", id);
+	}
+	for (size_t i = 0; i < cfg->n_tids; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", cfg->tids[i]);
+		if (stk_check_tid_exists(cfg->tids[i]))
+			return usage_error("-t %s: no such thread", id);
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "user-threads-only", no_argument, NULL, 'u' },
+		{ "kernel-threads-only", no_argument, NULL, 'k' },
+		{ "user-stacks-only", no_argument, NULL, 'U' },
+		{ "kernel-stacks-only", no_argument, NULL, 'K' },
+		{ "delimited", no_argument, NULL, 'd' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "min-block-time", required_argument, NULL, 'm' },
+		{ "max-block-time", required_argument, NULL, 'M' },
+		{ "state", required_argument, NULL, OPT_STATE },
+		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
+		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	long max_stack = 127;
+	enum stk_sched_mech mech;
+	int c;
+
+	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
+	cfg->stack_storage_size = DEFAULT_STACK_STORAGE;
+	cfg->max_depth = (uint64_t)max_stack;
+	cfg->min_us = 1; /* bcc's default */
+	cfg->max_us = UINT64_MAX / 1000;
+	cfg->mechanism = -1;
+	cfg->format = STK_FORMAT_TEXT;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":p:t:ukUKdfm:M:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			free(cfg->pids);
+			cfg->pids = NULL;
+			if (stk_parse_id_list(optarg, &cfg->pids, &cfg->n_pids))
+				return usage_error("-p %s: expected PID[,PID...] of positive numbers", optarg);
+			break;
+		case 't':
+			free(cfg->tids);
+			cfg->tids = NULL;
+			if (stk_parse_id_list(optarg, &cfg->tids, &cfg->n_tids))
+				return usage_error("-t %s: expected TID[,TID...] of positive numbers", optarg);
+			break;
+		case 'u': cfg->user_threads = true; break;
+		case 'k': cfg->kernel_threads = true; break;
+		case 'U': cfg->user_only = true; break;
+		case 'K': cfg->kernel_only = true; break;
+		case 'd': cfg->delimiter = true; break;
+		case 'f':
+			cfg->format = STK_FORMAT_FOLDED;
+			cfg->format_given = true;
+			break;
+		case 'm':
+			if (stk_parse_u64(optarg, 0, UINT64_MAX / 1000, &cfg->min_us))
+				return usage_error("-m %s: expected a whole number of microseconds", optarg);
+			break;
+		case 'M':
+			if (stk_parse_u64(optarg, 1, UINT64_MAX / 1000, &cfg->max_us))
+				return usage_error("-M %s: expected a positive whole number of microseconds", optarg);
+			break;
+		case OPT_STATE:
+			if (stk_state_filter_parse(optarg, &cfg->state))
+				return usage_error("--state %s: expected letters of R S D T t I P (e.g. D or S,D) "
+						   "or a number (bcc's state mask)", optarg);
+			cfg->state_given = true;
+			cfg->state_text = optarg;
+			break;
+		case OPT_STACK_STORAGE:
+			if (stk_parse_u64(optarg, 1, 1u << 24, &cfg->stack_storage_size))
+				return usage_error("--stack-storage-size %s: expected 1 to 16777216", optarg);
+			break;
+		case OPT_MAX_DEPTH:
+			if (stk_parse_u64(optarg, 1, (uint64_t)max_stack, &cfg->max_depth)) {
+				char msg[256];
+				snprintf(msg, sizeof(msg), "--perf-max-stack-depth %%s: expected 1 to %ld "
+					 "(kernel.perf_event_max_stack)", max_stack);
+				return usage_error(msg, optarg);
+			}
+			break;
+		case 'o':
+			if (cfg->n_outputs == MAX_OUTPUTS)
+				return usage_error("-o %s: at most 8 output files", optarg);
+			cfg->output_paths[cfg->n_outputs++] = optarg;
+			break;
+		case OPT_FORMAT:
+			if (stk_format_from_name(optarg, &cfg->format))
+				return usage_error("--format %s: expected text, folded, pmp, pprof or svg", optarg);
+			cfg->format_given = true;
+			break;
+		case OPT_NO_ARGS: cfg->no_args = true; break;
+		case OPT_MECHANISM:
+			if (stk_sched_mech_from_name(optarg, &mech))
+				return usage_error("--mechanism %s: expected tp_btf, raw_tp, tracepoint or kprobe", optarg);
+			cfg->mechanism = (int)mech;
+			break;
+		case OPT_BTF: cfg->btf_file = optarg; break;
+		case 'v': cfg->verbose = true; break;
+		case 'h': print_help(); return 1;
+		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s' (see 'stk offcputime --help')", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (stk_parse_seconds(argv[optind], &cfg->duration_ms))
+			return usage_error("duration %s: expected a positive number of seconds", argv[optind]);
+		if (optind + 1 < argc)
+			return usage_error("unexpected argument '%s'", argv[optind + 1]);
+	}
+	return check_args(cfg);
+}
+
+/* Everything the capture owns, released in one place. */
+struct offcpu_run {
+	struct offcpu_config cfg;
+	struct stk_sched_attachment *attachment;
+	struct stk_bpf *skel; /* owned by attachment */
+	struct perf_buffer *new_process_buf;
+	struct stk_symbolizer *sym;
+	struct stk_run_loop *loop;
+	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
+	FILE *outs[MAX_OUTPUTS];
+};
+
+static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct offcpu_run *run = ctx;
+	uint32_t tgid;
+
+	(void)cpu;
+	if (size < sizeof(tgid))
+		return;
+	memcpy(&tgid, data, sizeof(tgid));
+	stk_symbolizer_add_process(run->sym, (pid_t)tgid);
+}
+
+static void consume_new_processes(void *ctx)
+{
+	struct offcpu_run *run = ctx;
+
+	perf_buffer__consume(run->new_process_buf);
+}
+
+static const char *const offcpu_maps[] = {
+	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
+	"offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
+};
+
+static int size_maps(struct stk_bpf *s, void *ctx)
+{
+	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
+
+	if (bpf_map__set_max_entries(s->maps.offcpu_stacks, (uint32_t)cfg->stack_storage_size) ||
+	    bpf_map__set_value_size(s->maps.offcpu_stacks, (uint32_t)(cfg->max_depth * sizeof(uint64_t))) ||
+	    bpf_map__set_max_entries(s->maps.offcpu_counts, DEFAULT_COUNTS_SIZE) ||
+	    bpf_map__set_max_entries(s->maps.offcpu_pids, cfg->n_pids ? (uint32_t)cfg->n_pids : 1) ||
+	    bpf_map__set_max_entries(s->maps.offcpu_tids, cfg->n_tids ? (uint32_t)cfg->n_tids : 1))
+		return -1;
+	return 0;
+}
+
+static int write_filters(struct stk_bpf *s, void *ctx)
+{
+	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
+	struct stk_offcpu_config bc = {
+		.filter_pids = cfg->n_pids > 0,
+		.filter_tids = cfg->n_tids > 0,
+		.user_threads_only = cfg->user_threads,
+		.kernel_threads_only = cfg->kernel_threads,
+		.kernel_stacks = !cfg->user_only,
+		.user_stacks = !cfg->kernel_only,
+		.per_thread = cfg->n_tids > 0,
+		.state_running = cfg->state.running,
+		.state_include = cfg->state.include,
+		.state_exclude = cfg->state.exclude,
+		.state_idle = cfg->state.idle,
+		.min_ns = cfg->min_us * 1000,
+		.max_ns = cfg->max_us * 1000,
+	};
+	uint32_t zero = 0;
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < cfg->n_pids; i++)
+		if (bpf_map__update_elem(s->maps.offcpu_pids, &cfg->pids[i], sizeof(uint32_t), &one, 1, 0))
+			return -1;
+	for (size_t i = 0; i < cfg->n_tids; i++)
+		if (bpf_map__update_elem(s->maps.offcpu_tids, &cfg->tids[i], sizeof(uint32_t), &one, 1, 0))
+			return -1;
+	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
+}
+
+static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals, total = 0;
+
+	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
+		return 0;
+	if (bpf_map__lookup_elem(s->maps.offcpu_stats, &slot, sizeof(slot), vals,
+				 (size_t)ncpu * sizeof(*vals), 0) == 0)
+		for (int i = 0; i < ncpu; i++)
+			total += vals[i];
+	free(vals);
+	return total;
+}
+
+static void report_losses(struct offcpu_run *run)
+{
+	struct stk_bpf *s = run->skel;
+	uint64_t collisions = sum_stat(s, STK_OFFCPU_STAT_KSTACK_COLLISION) +
+			      sum_stat(s, STK_OFFCPU_STAT_USTACK_COLLISION);
+	uint64_t full = sum_stat(s, STK_OFFCPU_STAT_KSTACK_FULL) + sum_stat(s, STK_OFFCPU_STAT_USTACK_FULL);
+	uint64_t counts_full = sum_stat(s, STK_OFFCPU_STAT_COUNTS_FULL);
+	uint64_t start_full = sum_stat(s, STK_OFFCPU_STAT_START_FULL);
+	uint64_t lost_new = sum_stat(s, STK_OFFCPU_STAT_NEW_PROCESS_LOST);
+
+	if (collisions)
+		fprintf(stderr, "WARNING: %llu stack traces lost to stack map hash collisions; "
+			"raise --stack-storage-size (now %llu)\n", (unsigned long long)collisions,
+			(unsigned long long)run->cfg.stack_storage_size);
+	if (full)
+		fprintf(stderr, "WARNING: %llu stack traces lost because the stack map was full; "
+			"raise --stack-storage-size (now %llu)\n", (unsigned long long)full,
+			(unsigned long long)run->cfg.stack_storage_size);
+	if (counts_full)
+		fprintf(stderr, "WARNING: %llu blocks lost because the count map (%d unique stacks) was full\n",
+			(unsigned long long)counts_full, DEFAULT_COUNTS_SIZE);
+	if (start_full)
+		fprintf(stderr, "WARNING: %llu blocks not measured because too many threads were off CPU at "
+			"once (start map full)\n", (unsigned long long)start_full);
+	if (lost_new)
+		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
+			"show [unknown] frames\n", (unsigned long long)lost_new);
+	if (run->cfg.verbose) {
+		struct stk_symbolizer_stats st;
+		stk_symbolizer_get_stats(run->sym, &st);
+		fprintf(stderr, "offcputime: symbolizer: %u processes (%u could not be read%s%s), "
+			"%u files parsed, %u failed\n", st.processes, st.processes_failed,
+			st.last_failure[0] ? ", last: " : "", st.last_failure, st.files_parsed, st.files_failed);
+	}
+}
+
+/* The collected stacks with the frame arrays they own. */
+struct collected {
+	struct stk_stack *stacks;
+	size_t n, cap;
+};
+
+static void collected_free(struct collected *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free((void *)c->stacks[i].kernel);
+		free((void *)c->stacks[i].user);
+	}
+	free(c->stacks);
+}
+
+static struct stk_stack *collected_add(struct collected *c)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		struct stk_stack *grown = realloc(c->stacks, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		c->stacks = grown;
+		c->cap = cap;
+	}
+	memset(&c->stacks[c->n], 0, sizeof(c->stacks[0]));
+	return &c->stacks[c->n++];
+}
+
+/* Kernel frames start at the scheduler, not in the tracing code that took them. */
+static void trim_kernel(struct stk_stack *st)
+{
+	struct stk_frame *f = (struct stk_frame *)st->kernel;
+	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
+
+	if (skip) {
+		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
+		st->n_kernel -= skip;
+	}
+}
+
+/* Prepends the "[still off-CPU]" leaf to the kernel frames. 0 or -1. */
+static int mark_still_off_cpu(struct stk_stack *st)
+{
+	struct stk_frame *f = calloc(st->n_kernel + 1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	f[0].symbol = STILL_OFF_CPU;
+	if (st->n_kernel)
+		memcpy(f + 1, st->kernel, st->n_kernel * sizeof(*f));
+	free((void *)st->kernel);
+	st->kernel = f;
+	st->n_kernel++;
+	st->kernel_missing = false; /* the marker says more than "[Missed Kernel Stack]" */
+	return 0;
+}
+
+static int add_stack(struct offcpu_run *run, struct collected *c, uint32_t tgid, uint32_t tid, int32_t kid,
+		     int32_t uid, const char *comm, uint64_t ns, bool still)
+{
+	const struct offcpu_config *cfg = &run->cfg;
+	int stacks_fd = bpf_map__fd(run->skel->maps.offcpu_stacks);
+	struct stk_stack *st;
+
+	if (ns / 1000 == 0)
+		return 0;
+	if (!(st = collected_add(c)))
+		return -1;
+	st->pid = tgid;
+	st->tid = tid;
+	memcpy(st->comm, comm, sizeof(st->comm));
+	st->comm[sizeof(st->comm) - 1] = '\0';
+	st->value = ns / 1000;
+	if (!cfg->user_only) {
+		st->kernel = stk_resolve_stack(stacks_fd, kid, (uint32_t)cfg->max_depth, true, 0, run->sym,
+					       &st->n_kernel);
+		st->kernel_missing = stk_stack_id_missing(kid);
+		trim_kernel(st);
+	}
+	if (!cfg->kernel_only && tgid) {
+		st->user = stk_resolve_stack(stacks_fd, uid, (uint32_t)cfg->max_depth, false, (pid_t)tgid,
+					     run->sym, &st->n_user);
+		st->user_missing = stk_stack_id_missing(uid);
+	}
+	return still ? mark_still_off_cpu(st) : 0;
+}
+
+static int collect_counts(struct offcpu_run *run, struct collected *c)
+{
+	int counts_fd = bpf_map__fd(run->skel->maps.offcpu_counts);
+	struct stk_offcpu_key key, next;
+	const struct stk_offcpu_key *prev = NULL;
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
+	int ret = 0;
+
+	if (!percpu)
+		return -1;
+	while (ret == 0 && bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		uint64_t ns = 0;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, percpu))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			ns += percpu[i];
+		ret = add_stack(run, c, key.tgid, key.tid, key.kernel_stack_id, key.user_stack_id, key.comm, ns,
+				false);
+	}
+	free(percpu);
+	return ret;
+}
+
+/* Threads that switched out during the capture and never came back: time so far. */
+static int collect_still_off_cpu(struct offcpu_run *run, struct collected *c, uint64_t end_ns)
+{
+	const struct offcpu_config *cfg = &run->cfg;
+	int start_fd = bpf_map__fd(run->skel->maps.offcpu_start);
+	uint64_t key, next, *prev = NULL;
+	struct stk_offcpu_start st;
+	int ret = 0;
+
+	while (ret == 0 && bpf_map_get_next_key(start_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(start_fd, &key, &st) || st.ts > end_ns)
+			continue;
+		uint64_t ns = end_ns - st.ts;
+		/* -M: a block already longer than the maximum can only end longer */
+		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
+			continue;
+		ret = add_stack(run, c, st.tgid, cfg->n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
+				st.comm, ns, true);
+	}
+	return ret;
+}
+
+static int64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t start_mono, int64_t end_mono)
+{
+	const struct offcpu_config *cfg = &run->cfg;
+	struct collected c = { 0 };
+	int ret = 0;
+	int64_t resolve_start = now_ns(CLOCK_MONOTONIC);
+	char why[256];
+
+	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
+		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
+	if (collect_counts(run, &c) || collect_still_off_cpu(run, &c, (uint64_t)end_mono)) {
+		stk_error(APPLET, "out of memory while reading the totals");
+		collected_free(&c);
+		return -1;
+	}
+	struct stk_report report = {
+		.stacks = c.stacks,
+		.n_stacks = c.n,
+		.value_type = "offcpu",
+		.value_unit = "microseconds",
+		.time_nanos = start_wall,
+		.duration_nanos = end_mono - start_mono,
+		.title = "stk offcputime",
+	};
+	struct stk_output_opts opts = {
+		.format = cfg->format,
+		.delimiter = cfg->delimiter,
+		.verbose = cfg->verbose,
+		.show_tid = cfg->n_tids > 0,
+	};
+	size_t n_outs = cfg->n_outputs ? cfg->n_outputs : 1;
+	for (size_t i = 0; i < n_outs; i++) {
+		FILE *out = cfg->n_outputs ? run->outs[i] : stdout;
+		if (cfg->n_outputs)
+			opts.format = cfg->output_formats[i];
+		if (stk_output_write(out, &report, &opts) || fflush(out)) {
+			stk_error(APPLET, "writing %s failed: %s", cfg->n_outputs ? cfg->output_paths[i] : "the results",
+				  strerror(errno));
+			ret = -1;
+		}
+	}
+	if (cfg->verbose)
+		fprintf(stderr, "offcputime: resolved and printed %zu stacks in %.1f ms\n", c.n,
+			(double)(now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
+	collected_free(&c);
+	return ret;
+}
+
+static void print_header(const struct offcpu_config *cfg)
+{
+	const char *who = cfg->n_pids ? "the given processes" : cfg->n_tids ? "the given threads"
+				: cfg->user_threads ? "all user threads" : cfg->kernel_threads ? "all kernel threads"
+				: "all threads";
+	const char *which = cfg->user_only ? "user" : cfg->kernel_only ? "kernel" : "user + kernel";
+
+	printf("Tracing off-CPU time (us) of %s by %s stack", who, which);
+	if (cfg->state_given)
+		printf(" in state %s", cfg->state_text);
+	if (cfg->duration_ms)
+		printf(" for %.3g secs.\n", (double)cfg->duration_ms / 1000.0);
+	else
+		printf("... Hit Ctrl-C to end.\n");
+	fflush(stdout);
+}
+
+static int setup(struct offcpu_run *run)
+{
+	struct offcpu_config *cfg = &run->cfg;
+	char err[1024], release[256];
+	struct stk_btf_source btf;
+	struct stk_caps caps;
+
+	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
+		stk_error(APPLET, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
+				  "uid %d without them", (int)geteuid());
+		return -1;
+	}
+	stk_libbpf_set_verbose(cfg->verbose);
+	stk_kernel_release(release, sizeof(release));
+	if (stk_btf_resolve(cfg->btf_file, release, "", &btf)) {
+		stk_error(APPLET, "--btf %s: file not readable", cfg->btf_file);
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->n_outputs; i++) {
+		run->outs[i] = fopen(cfg->output_paths[i], "we");
+		if (!run->outs[i]) {
+			stk_error(APPLET, "-o %s: %s", cfg->output_paths[i], strerror(errno));
+			return -1;
+		}
+	}
+	struct stk_symbolizer_opts so = { .demangle = cfg->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
+	run->sym = stk_symbolizer_new(&so);
+	if (!run->sym) {
+		stk_error(APPLET, "cannot set up the symbolizer");
+		return -1;
+	}
+	/* Known targets are learned up front, so even a quick exit resolves. */
+	for (size_t i = 0; i < cfg->n_pids; i++)
+		stk_symbolizer_add_process(run->sym, (pid_t)cfg->pids[i]);
+
+	struct stk_sched_request req = {
+		.programs = {
+			[STK_SCHED_TP_BTF] = "stk_offcpu_tp_btf",
+			[STK_SCHED_RAW_TP] = "stk_offcpu_raw_tp",
+			[STK_SCHED_TRACEPOINT] = "stk_offcpu_tracepoint",
+			[STK_SCHED_KPROBE] = "stk_offcpu_kprobe",
+		},
+		.free_program = "stk_offcpu_task_free",
+		.maps = offcpu_maps,
+		.btf_custom_path = stk_btf_custom_path(&btf),
+		.kernel_btf = btf.kind != STK_BTF_NONE,
+		.needs_task_state = cfg->state_given,
+		.forced = cfg->mechanism,
+		.before_load = size_maps,
+		.after_load = write_filters,
+		.ctx = run,
+	};
+	char empty_btf[64];
+	if (btf.kind == STK_BTF_NONE) {
+		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
+		if (run->empty_btf_fd >= 0)
+			req.btf_custom_path = empty_btf;
+	}
+	run->attachment = stk_sched_attach(&req, err, sizeof(err));
+	if (!run->attachment) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	run->skel = stk_sched_skeleton(run->attachment);
+	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->skel->maps.offcpu_new_process), 16,
+						learn_new_process, NULL, run, NULL);
+	if (!run->new_process_buf) {
+		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
+		return -1;
+	}
+	run->loop = stk_run_loop_new(cfg->duration_ms, 0, err, sizeof(err));
+	if (!run->loop ||
+	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
+		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+		return -1;
+	}
+	if (cfg->verbose) {
+		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
+		const char *tried = stk_sched_tried(run->attachment);
+		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s\n", stk_sched_mech_name(m),
+			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
+			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf.kind));
+	}
+	return 0;
+}
+
+static void teardown(struct offcpu_run *run)
+{
+	perf_buffer__free(run->new_process_buf);
+	stk_run_loop_free(run->loop);
+	stk_sched_attachment_free(run->attachment);
+	if (run->sym)
+		stk_symbolizer_free(run->sym);
+	if (run->empty_btf_fd >= 0)
+		close(run->empty_btf_fd);
+	for (size_t i = 0; i < MAX_OUTPUTS; i++)
+		if (run->outs[i])
+			fclose(run->outs[i]);
+	free(run->cfg.pids);
+	free(run->cfg.tids);
+}
+
+int offcputime_main(int argc, char **argv)
+{
+	struct offcpu_run run = { .empty_btf_fd = -1 };
+	int64_t entered = now_ns(CLOCK_MONOTONIC);
+	int ret = parse_args(argc, argv, &run.cfg);
+
+	if (ret) {
+		teardown(&run);
+		return ret > 0 ? 0 : STK_EXIT_USAGE;
+	}
+	if (setup(&run)) {
+		teardown(&run);
+		return STK_EXIT_USAGE;
+	}
+	if (run.cfg.verbose)
+		fprintf(stderr, "offcputime: tracing %.1f ms after start\n",
+			(double)(now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
+	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
+		print_header(&run.cfg);
+	int64_t start_wall = now_ns(CLOCK_REALTIME), start_mono = now_ns(CLOCK_MONOTONIC);
+	enum stk_run_event ev = stk_run_loop_wait(run.loop);
+	/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
+	stk_sched_detach(run.attachment);
+	int64_t end_mono = now_ns(CLOCK_MONOTONIC);
+	perf_buffer__consume(run.new_process_buf);
+	if (ev == STK_RUN_ERROR)
+		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
+	report_losses(&run);
+	ret = print_results(&run, start_wall, start_mono, end_mono) ? 1 : 0;
+	teardown(&run);
+	return ret;
+}

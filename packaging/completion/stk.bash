@@ -1,0 +1,78 @@
+# bash completion for stk and its stk-APPLET links.
+# Options are read from the applet's own --help at completion time, so this
+# file never goes stale when an applet gains an option.
+
+# _stk_help_options CMD...: prints "OPT" or "OPT=" (takes an argument) for
+# every option in CMD's --help: lines "  -p, --pid PID[,PID...]   text".
+_stk_help_options()
+{
+    "$@" --help 2>/dev/null | sed -n -E 's/^ +(-[^ ].*)$/\1/p' | sed -E 's/  +.*//' |
+        while read -r spec; do
+            local arg=
+            # An argument name (PID, FILE, N, ...) follows the option names.
+            [[ $spec =~ [[:space:]][^-[:space:]] ]] && arg==
+            for o in $(grep -oE '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' <<<"$spec" | tr -d ' ,'); do
+                echo "$o$arg"
+            done
+        done
+}
+
+_stk()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    local cmd=${COMP_WORDS[0]} base=${COMP_WORDS[0]##*/} first=1
+    local -a run
+
+    COMPREPLY=()
+    if [[ $base == stk ]]; then
+        if ((COMP_CWORD == 1)); then
+            COMPREPLY=($(compgen -W "$("$cmd" --list 2>/dev/null) --list --help --version --install" -- "$cur"))
+            return
+        fi
+        if [[ ${COMP_WORDS[1]} == --install ]]; then
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "-s" -- "$cur"))
+            else
+                compopt -o filenames 2>/dev/null
+                COMPREPLY=($(compgen -d -- "$cur"))
+            fi
+            return
+        fi
+        run=("$cmd" "${COMP_WORDS[1]}")
+        first=2
+    else
+        run=("$cmd")
+    fi
+    ((COMP_CWORD < first)) && return
+
+    case $prev in
+    -o | --output | --btf)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return ;;
+    --cgroup)
+        compopt -o filenames 2>/dev/null
+        [[ -z $cur ]] && cur=/sys/fs/cgroup/
+        COMPREPLY=($(compgen -d -- "$cur"))
+        return ;;
+    --format)
+        COMPREPLY=($(compgen -W "text folded pmp pprof svg" -- "$cur"))
+        return ;;
+    -p | --pid)
+        COMPREPLY=($(compgen -W "$(cd /proc && printf '%s\n' [0-9]*)" -- "$cur"))
+        return ;;
+    -C | --cpu)
+        COMPREPLY=($(compgen -W "$(cd /sys/devices/system/cpu 2>/dev/null && printf '%s\n' cpu[0-9]* | sed 's/^cpu//')" -- "$cur"))
+        return ;;
+    esac
+
+    local opts
+    opts=$(_stk_help_options "${run[@]}")
+    # Any other option that takes an argument: nothing sensible to offer.
+    grep -qxF -- "$prev=" <<<"$opts" && return
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "${opts//=/}" -- "$cur"))
+    fi
+}
+
+complete -F _stk stk stk-profile stk-stackcount stk-offcputime stk-threadstate stk-info

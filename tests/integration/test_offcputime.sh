@@ -1,0 +1,187 @@
+#!/bin/bash
+# needs: root (sched_switch BPF programs: tp_btf, raw_tp, tracepoint)
+# stk offcputime against tests/workloads/offcpu: threads that sleep, block on
+# a pipe, spin, stay blocked, and fsync, each under a known thread name.
+SUITE=offcputime
+. "$(dirname "$0")/../lib.sh"
+W=$BUILD/tests/workloads
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# start_workload CMD... : runs it in the background, waits for "ready PID", sets WPID
+start_workload() {
+    local out=$tmp/ready.$RANDOM
+    "$@" >"$out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do
+        WPID=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out")
+        [ -n "$WPID" ] && return 0
+        sleep 0.05
+    done
+    WPID=$!
+}
+stop_workloads() {
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    pids=()
+}
+
+# folded_sum FILE COMM [REGEX]: total of the lines of thread COMM (matching REGEX)
+folded_sum() {
+    awk -v comm="$2" -v re="${3:-.}" '
+        index($0, comm ";") == 1 && $0 ~ re { s += $NF } END { print s + 0 }' "$1"
+}
+# within PCT GOT WANT
+within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
+
+# --- one capture across the sleeper's 20 x 50 ms; -m/-M, -u, -k and --state S,D run alongside ---
+start_workload "$W/offcpu" 1500 7 20
+"$STK" offcputime -p "$WPID" -o "$tmp/all.folded" -o "$tmp/all.txt" 4 >"$tmp/all.out" 2>"$tmp/all.err" & m0=$!
+"$STK" offcputime -p "$WPID" -f -m 40000 -M 60000 4 >"$tmp/range.out" 2>&1 & m1=$!
+"$STK" offcputime -p "$WPID" -f -M 20000 4 >"$tmp/short.out" 2>&1 & m2=$!
+"$STK" offcputime -p "$WPID" -f --state S,D 4 >"$tmp/sd.out" 2>&1 & m3=$!
+"$STK" offcputime -u -f 4 >"$tmp/user.out" 2>&1 & m4=$!
+"$STK" offcputime -k -f 4 >"$tmp/kern.out" 2>&1 & m5=$!
+for p in $m0 $m1 $m2 $m3 $m4 $m5; do wait $p; rc=$?; [ "$rc" -eq 0 ] || fail "capture_rc_$p" "rc=$rc"; done
+expect_eq capture_rc "$(wc -c <"$tmp/all.err")" 0
+expect_contains text_shape "$(cat "$tmp/all.txt")" "    -                sleeper ($WPID)"
+
+nap=$(folded_sum "$tmp/all.folded" sleeper 'do_nanosleep')
+if within 10 "$nap" 1000000; then pass sleeper_total_within_10pct
+else fail sleeper_total_within_10pct "nanosleep total ${nap} us, want 1000000 +- 10%"; fi
+expect_contains sleeper_stack "$(cat "$tmp/all.folded")" "sleeper;start_thread;sleeper_thread;"
+if grep -q '^piperead;.*pipe_reader_thread;.*read;.*vfs_read;.*pipe_read;schedule;__schedule [0-9]*$' "$tmp/all.folded"
+then pass pipe_reader_read_path
+else fail pipe_reader_read_path "$(grep '^piperead;' "$tmp/all.folded" | head -3)"; fi
+# Stacks start at the scheduler: no tracing frames left at the leaf.
+expect_eq no_tracing_frames "$(grep -cE 'bpf_prog_|bpf_trace_run|__traceiter_|__bpf_trace_' "$tmp/all.folded")" 0
+# The spinner never blocks: its only off-CPU time is preemption (interrupt return), and little of it.
+spin=$(folded_sum "$tmp/all.folded" spinner)
+if [ "$spin" -lt 400000 ]; then pass spinner_near_zero
+else fail spinner_near_zero "spinner off-CPU ${spin} us of a 4 s capture"; fi
+expect_eq spinner_never_blocks "$(grep '^spinner;' "$tmp/all.folded" | grep -vc 'irqentry_exit_to_user_mode')" 0
+expect_eq spinner_zero_in_state_SD "$(folded_sum "$tmp/sd.out" spinner)" 0
+expect_contains state_SD_keeps_sleeper "$(cat "$tmp/sd.out")" "sleeper;"
+# stuck blocks at 1.5 s and never returns: reported at the end with the time so far.
+stuck=$(folded_sum "$tmp/all.folded" stuck 'stuck_thread;.*\[still off-CPU\] [0-9]+$')
+if [ "$stuck" -gt 2000000 ] && [ "$stuck" -lt 3500000 ]; then pass still_off_cpu_reported
+else fail still_off_cpu_reported "stuck total ${stuck} us, want ~2.6 s: $(grep '^stuck;' "$tmp/all.folded")"; fi
+expect_contains still_off_cpu_text "$(cat "$tmp/all.txt")" "    [still off-CPU]"
+# -m 40000 -M 60000 keeps the 50 ms naps only; -M 20000 drops them.
+expect_contains range_keeps_naps "$(cat "$tmp/range.out")" "sleeper;"
+# The pipe reader's waits are 100 ms, except possibly its first one (it starts
+# waiting at an arbitrary point of the writer's period): at most that one passes.
+pipe_in_range=$(folded_sum "$tmp/range.out" piperead)
+if [ "$pipe_in_range" -le 60000 ]; then pass range_drops_pipe
+else fail range_drops_pipe "piperead kept ${pipe_in_range} us within -m 40000 -M 60000"; fi
+range_nap=$(folded_sum "$tmp/range.out" sleeper 'do_nanosleep')
+if within 10 "$range_nap" 1000000; then pass range_nap_total
+else fail range_nap_total "${range_nap} us"; fi
+# (a nap can end in a short extra sleep after an early wakeup: allow 1% of the naps' time)
+short_nap=$(folded_sum "$tmp/short.out" sleeper 'do_nanosleep')
+if [ "$short_nap" -lt 10000 ]; then pass max_drops_naps; else fail max_drops_naps "${short_nap} us of naps left"; fi
+expect_contains max_keeps_short "$(cat "$tmp/short.out")" "pipewrite;"
+# -u: user threads only; -k: kernel threads only (kernel threads have no user frames or mm).
+expect_contains user_threads_has_workload "$(cat "$tmp/user.out")" "sleeper;"
+expect_eq user_threads_no_kthreads "$(grep -cE '^(kworker|ksoftirqd|rcu_|migration|kcompactd|jbd2)' "$tmp/user.out")" 0
+expect_eq kernel_threads_no_workload "$(grep -cE '^(sleeper|piperead|spinner|stk);' "$tmp/kern.out")" 0
+if grep -qE '^(kworker|ksoftirqd|rcu_|migration|jbd2|kcompactd)' "$tmp/kern.out"; then pass kernel_threads_has_kthreads
+else fail kernel_threads_has_kthreads "$(head -3 "$tmp/kern.out")"; fi
+stop_workloads
+
+# --- every mechanism this host has, BTF hidden, and --state D, concurrently on one workload ---
+start_workload "$W/offcpu" 0 30 1000 "$tmp"
+for m in tp_btf raw_tp tracepoint; do
+    "$STK" offcputime --mechanism $m -v -f -p "$WPID" 2 >"$tmp/mech.$m" 2>"$tmp/mech.$m.err" &
+done
+unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$STK' offcputime -v -f -p $WPID 2" \
+    >"$tmp/mech.nobtf" 2>"$tmp/mech.nobtf.err" &
+unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$STK' offcputime -v -f --state D -p $WPID 2" \
+    >"$tmp/mech.nobtf_state" 2>"$tmp/mech.nobtf_state.err" &
+"$STK" offcputime -f --state D -p "$WPID" 2 >"$tmp/stateD" 2>&1 &
+wait_jobs() { for j in $(jobs -p); do case " ${pids[*]} " in *" $j "*) ;; *) wait "$j";; esac; done; }
+wait_jobs
+for m in tp_btf raw_tp tracepoint; do
+    expect_contains "mechanism_${m}_chosen" "$(cat "$tmp/mech.$m.err")" "offcputime: mechanism $m"
+    if grep -q '^sleeper;.*sleeper_thread;.*do_nanosleep;schedule;__schedule [0-9]*$' "$tmp/mech.$m" &&
+       grep -q '^piperead;.*vfs_read;.*pipe_read;schedule;__schedule [0-9]*$' "$tmp/mech.$m"
+    then pass "mechanism_${m}_stacks"; else fail "mechanism_${m}_stacks" "$(head -c 400 "$tmp/mech.$m")"; fi
+done
+expect_contains nobtf_raw_tp_chosen "$(cat "$tmp/mech.nobtf.err")" "offcputime: mechanism raw_tp"
+expect_contains nobtf_raw_tp_stacks "$(cat "$tmp/mech.nobtf")" "sleeper;start_thread;sleeper_thread;"
+# without BTF raw_tp cannot read task state: --state falls back to the tracepoint record
+expect_contains nobtf_state_tracepoint "$(cat "$tmp/mech.nobtf_state.err")" "offcputime: mechanism tracepoint"
+for f in stateD mech.nobtf_state; do
+    # (glibc's fdatasync keeps no frame pointer, so fsync_loop's own frame is skipped)
+    if grep -qE '^fsyncer;.*fsync_thread;.*fdatasync;.*(io_schedule|jbd2)' "$tmp/$f"; then pass "state_D_keeps_fsync_$f"
+    else fail "state_D_keeps_fsync_$f" "$(head -c 400 "$tmp/$f")"; fi
+    expect_eq "state_D_drops_sleeps_$f" "$(grep -cE '^(sleeper|piperead|pipewrite|stuck);' "$tmp/$f")" 0
+done
+
+# --- signals print results and exit 0 ---
+for sig in INT TERM; do
+    "$STK" offcputime -p "$WPID" -f >"$tmp/sig.$sig" 2>&1 & sp=$!
+    sleep 1.5
+    kill -$sig $sp
+    wait $sp
+    expect_eq "sig${sig}_rc" "$?" 0
+    expect_contains "sig${sig}_prints" "$(cat "$tmp/sig.$sig")" "sleeper;"
+done
+
+# --- kill -9 leaves nothing attached: the programs this stk held (from its fdinfo) go away.
+# (By id, not by name: another stk may be tracing at the same time.)
+"$STK" offcputime >/dev/null 2>&1 & kp=$!
+sleep 1
+ids=$(grep -h '^prog_id:' /proc/$kp/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+[ -n "$ids" ] && pass kill9_programs_seen || fail kill9_programs_seen "no prog_id in /proc/$kp/fdinfo"
+kill -9 $kp; wait $kp 2>/dev/null
+for _ in $(seq 50); do
+    left=0
+    for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
+    [ "$left" -eq 0 ] && break
+    sleep 0.1
+done
+expect_eq kill9_no_programs_left "$left" 0
+links=0
+for id in $ids; do links=$((links + $(bpftool link list 2>/dev/null | grep -c "prog $id\b"))); done
+expect_eq kill9_no_links_left "$links" 0
+stop_workloads
+
+# --- bad input: one line, exit 2 ---
+bad() { # NAME NEEDLE ARGS...
+    local name=$1 needle=$2; shift 2
+    run_capture "$STK" offcputime "$@"
+    if [ "$RC" -eq 2 ] && [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ -z "$OUT" ]; then
+        expect_contains "bad_$name" "$ERR" "$needle"
+    else
+        fail "bad_$name" "rc=$RC out=$OUT err=$ERR"
+    fi
+}
+bad no_such_pid "-p 999999: no such process" -p 999999
+bad no_such_tid "-t 999999: no such thread" -t 999999
+bad bad_pid_list "-p 1,x: expected PID" -p 1,x
+bad unknown_option "unknown option '--bogus'" --bogus
+bad user_and_kernel_stacks "-U and -K are mutually exclusive" -U -K
+bad user_and_kernel_threads "-u and -k are mutually exclusive" -u -k
+bad pid_and_tid "-p and -t are mutually exclusive" -p 1 -t 1
+bad min_over_max "-m must not be greater than -M" -m 100 -M 10
+bad bad_min "-m abc: expected" -m abc
+bad bad_max "-M 0: expected" -M 0
+bad bad_state "--state X: expected letters" --state X
+bad bad_state_empty "--state : expected letters" --state ""
+bad bad_mechanism "--mechanism fentry: expected tp_btf" --mechanism fentry
+bad mechanism_unavailable "--mechanism kprobe: not available here" --mechanism kprobe 1
+bad bad_duration "duration abc" abc
+bad bad_format "--format xml" --format xml
+bad bad_storage "--stack-storage-size 0" --stack-storage-size 0
+run_capture unshare -p -f --mount-proc "$STK" offcputime -p 1 1
+expect_eq child_pidns_rc "$RC" 2
+expect_contains child_pidns_msg "$ERR" "need host PIDs"
+run_capture setpriv --reuid=65534 --regid=65534 --clear-groups "$STK" offcputime 1
+expect_eq unprivileged_rc "$RC" 2
