@@ -99,7 +99,7 @@ $(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SDTINC)/sys/sdt.h $(wild
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
 	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm
-	@strip -o $@ $@.unstripped
+	@strip -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
 # --- tests ---

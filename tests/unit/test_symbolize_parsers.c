@@ -136,6 +136,10 @@ static void demangle(struct test_ctx *t)
 	CHECK(t, stk_demangle("_Znot-valid", STK_DEMANGLE_FULL) == NULL);
 	free(full);
 	free(short_);
+	/* Rust v0 mangling, as in any Rust binary built since 1.59 with -C symbol-mangling-version=v0. */
+	char *rust = stk_demangle("_RNvCs6ygKICNz7jq_17bash_tool_backend4main", STK_DEMANGLE_FULL);
+	CHECK(t, rust && strcmp(rust, "bash_tool_backend::main") == 0);
+	free(rust);
 }
 
 /* build/tests/unit -> build/tests/fixtures/NAME */
