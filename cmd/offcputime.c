@@ -23,12 +23,10 @@
 #include "../core/attach_sched.h"
 #include "../core/bpf_object.h"
 #include "../core/btf_source.h"
-#include "../core/caps.h"
-#include "../core/kernel_release.h"
+#include "../core/capture.h"
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
-#include "../core/pidns.h"
 #include "../core/run_loop.h"
 #include "../core/sched_state.h"
 #include "../core/stack_resolve.h"
@@ -121,28 +119,11 @@ static int check_args(struct offcpu_config *cfg)
 		return usage_error("-p and -t are mutually exclusive%s", "");
 	if (cfg->min_us > cfg->max_us)
 		return usage_error("-m must not be greater than -M%s", "");
-	for (size_t i = 0; i < cfg->n_outputs; i++) {
-		cfg->output_formats[i] = cfg->format;
-		if (!cfg->format_given && stk_format_from_path(cfg->output_paths[i], &cfg->output_formats[i]))
-			return usage_error("-o %s: cannot tell the format from the extension; add --format",
-					   cfg->output_paths[i]);
-	}
-	/* BPF filters on host PIDs; in a child PID namespace ours would silently match nothing. */
-	if ((cfg->n_pids || cfg->n_tids) && !stk_pidns_is_host())
-		return usage_error("-p/-t need host PIDs, but stk runs in a child PID namespace%s; "
-				   "run it in the host's PID namespace", "");
-	for (size_t i = 0; i < cfg->n_pids; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "%u", cfg->pids[i]);
-		if (stk_check_pid_exists(cfg->pids[i]))
-			return usage_error("-p %s: no such process", id);
-	}
-	for (size_t i = 0; i < cfg->n_tids; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "%u", cfg->tids[i]);
-		if (stk_check_tid_exists(cfg->tids[i]))
-			return usage_error("-t %s: no such thread", id);
-	}
+	char msg[512];
+	if (stk_resolve_output_formats(cfg->output_paths, cfg->output_formats, cfg->n_outputs,
+				       cfg->format_given, cfg->format, msg, sizeof(msg)) ||
+	    stk_check_targets(cfg->pids, cfg->n_pids, "-p", cfg->tids, cfg->n_tids, "-t", msg, sizeof(msg)))
+		return usage_error("%s", msg);
 	return 0;
 }
 
@@ -348,82 +329,31 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 
 static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals, total = 0;
-
-	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
-		return 0;
-	if (bpf_map__lookup_elem(s->maps.offcpu_stats, &slot, sizeof(slot), vals,
-				 (size_t)ncpu * sizeof(*vals), 0) == 0)
-		for (int i = 0; i < ncpu; i++)
-			total += vals[i];
-	free(vals);
-	return total;
+	return stk_percpu_sum(s->maps.offcpu_stats, slot);
 }
 
 static void report_losses(struct offcpu_run *run)
 {
 	struct stk_bpf *s = run->skel;
-	uint64_t collisions = sum_stat(s, STK_OFFCPU_STAT_KSTACK_COLLISION) +
-			      sum_stat(s, STK_OFFCPU_STAT_USTACK_COLLISION);
-	uint64_t full = sum_stat(s, STK_OFFCPU_STAT_KSTACK_FULL) + sum_stat(s, STK_OFFCPU_STAT_USTACK_FULL);
-	uint64_t counts_full = sum_stat(s, STK_OFFCPU_STAT_COUNTS_FULL);
+	struct stk_losses l = {
+		.collisions = sum_stat(s, STK_OFFCPU_STAT_KSTACK_COLLISION) +
+			      sum_stat(s, STK_OFFCPU_STAT_USTACK_COLLISION),
+		.stack_map_full = sum_stat(s, STK_OFFCPU_STAT_KSTACK_FULL) +
+				  sum_stat(s, STK_OFFCPU_STAT_USTACK_FULL),
+		.counts_full = sum_stat(s, STK_OFFCPU_STAT_COUNTS_FULL),
+		.new_process_lost = sum_stat(s, STK_OFFCPU_STAT_NEW_PROCESS_LOST),
+		.stack_storage_size = run->cfg.stack_storage_size,
+		.counts_size = DEFAULT_COUNTS_SIZE,
+		.unit = "blocks",
+	};
 	uint64_t start_full = sum_stat(s, STK_OFFCPU_STAT_START_FULL);
-	uint64_t lost_new = sum_stat(s, STK_OFFCPU_STAT_NEW_PROCESS_LOST);
 
-	if (collisions)
-		fprintf(stderr, "WARNING: %llu stack traces lost to stack map hash collisions; "
-			"raise --stack-storage-size (now %llu)\n", (unsigned long long)collisions,
-			(unsigned long long)run->cfg.stack_storage_size);
-	if (full)
-		fprintf(stderr, "WARNING: %llu stack traces lost because the stack map was full; "
-			"raise --stack-storage-size (now %llu)\n", (unsigned long long)full,
-			(unsigned long long)run->cfg.stack_storage_size);
-	if (counts_full)
-		fprintf(stderr, "WARNING: %llu blocks lost because the count map (%d unique stacks) was full\n",
-			(unsigned long long)counts_full, DEFAULT_COUNTS_SIZE);
+	stk_report_losses(&l);
 	if (start_full)
 		fprintf(stderr, "WARNING: %llu blocks not measured because too many threads were off CPU at "
 			"once (start map full)\n", (unsigned long long)start_full);
-	if (lost_new)
-		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
-			"show [unknown] frames\n", (unsigned long long)lost_new);
-	if (run->cfg.verbose) {
-		struct stk_symbolizer_stats st;
-		stk_symbolizer_get_stats(run->sym, &st);
-		fprintf(stderr, "offcputime: symbolizer: %u processes (%u could not be read%s%s), "
-			"%u files parsed, %u failed\n", st.processes, st.processes_failed,
-			st.last_failure[0] ? ", last: " : "", st.last_failure, st.files_parsed, st.files_failed);
-	}
-}
-
-/* The collected stacks with the frame arrays they own. */
-struct collected {
-	struct stk_stack *stacks;
-	size_t n, cap;
-};
-
-static void collected_free(struct collected *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		free((void *)c->stacks[i].kernel);
-		free((void *)c->stacks[i].user);
-	}
-	free(c->stacks);
-}
-
-static struct stk_stack *collected_add(struct collected *c)
-{
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		struct stk_stack *grown = realloc(c->stacks, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		c->stacks = grown;
-		c->cap = cap;
-	}
-	memset(&c->stacks[c->n], 0, sizeof(c->stacks[0]));
-	return &c->stacks[c->n++];
+	if (run->cfg.verbose)
+		stk_print_symbolizer_stats(APPLET, run->sym);
 }
 
 /* Kernel frames start at the scheduler, not in the tracing code that took them. */
@@ -455,7 +385,7 @@ static int mark_still_off_cpu(struct stk_stack *st)
 	return 0;
 }
 
-static int add_stack(struct offcpu_run *run, struct collected *c, uint32_t tgid, uint32_t tid, int32_t kid,
+static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t tgid, uint32_t tid, int32_t kid,
 		     int32_t uid, const char *comm, uint64_t ns, bool still)
 {
 	const struct offcpu_config *cfg = &run->cfg;
@@ -464,7 +394,7 @@ static int add_stack(struct offcpu_run *run, struct collected *c, uint32_t tgid,
 
 	if (ns / 1000 == 0)
 		return 0;
-	if (!(st = collected_add(c)))
+	if (!(st = stk_stack_list_add(c)))
 		return -1;
 	st->pid = tgid;
 	st->tid = tid;
@@ -485,7 +415,7 @@ static int add_stack(struct offcpu_run *run, struct collected *c, uint32_t tgid,
 	return still ? mark_still_off_cpu(st) : 0;
 }
 
-static int collect_counts(struct offcpu_run *run, struct collected *c)
+static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
 {
 	int counts_fd = bpf_map__fd(run->skel->maps.offcpu_counts);
 	struct stk_offcpu_key key, next;
@@ -512,7 +442,7 @@ static int collect_counts(struct offcpu_run *run, struct collected *c)
 }
 
 /* Threads that switched out during the capture and never came back: time so far. */
-static int collect_still_off_cpu(struct offcpu_run *run, struct collected *c, uint64_t end_ns)
+static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *c, uint64_t end_ns)
 {
 	const struct offcpu_config *cfg = &run->cfg;
 	int start_fd = bpf_map__fd(run->skel->maps.offcpu_start);
@@ -535,27 +465,19 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct collected *c, ui
 	return ret;
 }
 
-static int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t start_mono, int64_t end_mono)
 {
 	const struct offcpu_config *cfg = &run->cfg;
-	struct collected c = { 0 };
+	struct stk_stack_list c = { 0 };
 	int ret = 0;
-	int64_t resolve_start = now_ns(CLOCK_MONOTONIC);
+	int64_t resolve_start = stk_now_ns(CLOCK_MONOTONIC);
 	char why[256];
 
 	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 	if (collect_counts(run, &c) || collect_still_off_cpu(run, &c, (uint64_t)end_mono)) {
 		stk_error(APPLET, "out of memory while reading the totals");
-		collected_free(&c);
+		stk_stack_list_free(&c);
 		return -1;
 	}
 	struct stk_report report = {
@@ -573,21 +495,12 @@ static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t sta
 		.verbose = cfg->verbose,
 		.show_tid = cfg->n_tids > 0,
 	};
-	size_t n_outs = cfg->n_outputs ? cfg->n_outputs : 1;
-	for (size_t i = 0; i < n_outs; i++) {
-		FILE *out = cfg->n_outputs ? run->outs[i] : stdout;
-		if (cfg->n_outputs)
-			opts.format = cfg->output_formats[i];
-		if (stk_output_write(out, &report, &opts) || fflush(out)) {
-			stk_error(APPLET, "writing %s failed: %s", cfg->n_outputs ? cfg->output_paths[i] : "the results",
-				  strerror(errno));
-			ret = -1;
-		}
-	}
+	ret = stk_write_outputs(APPLET, run->outs, cfg->output_paths, cfg->output_formats, cfg->n_outputs,
+				&report, &opts);
 	if (cfg->verbose)
 		fprintf(stderr, "offcputime: resolved and printed %zu stacks in %.1f ms\n", c.n,
-			(double)(now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
-	collected_free(&c);
+			(double)(stk_now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
+	stk_stack_list_free(&c);
 	return ret;
 }
 
@@ -611,37 +524,16 @@ static void print_header(const struct offcpu_config *cfg)
 static int setup(struct offcpu_run *run)
 {
 	struct offcpu_config *cfg = &run->cfg;
-	char err[1024], release[256];
+	char err[1024];
 	struct stk_btf_source btf;
-	struct stk_caps caps;
 
-	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
-		stk_error(APPLET, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
-				  "uid %d without them", (int)geteuid());
+	if (stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
 		return -1;
-	}
-	stk_libbpf_set_verbose(cfg->verbose);
-	stk_kernel_release(release, sizeof(release));
-	if (stk_btf_resolve(cfg->btf_file, release, "", &btf)) {
-		stk_error(APPLET, "--btf %s: file not readable", cfg->btf_file);
+	if (stk_open_outputs(APPLET, cfg->output_paths, cfg->n_outputs, run->outs))
 		return -1;
-	}
-	for (size_t i = 0; i < cfg->n_outputs; i++) {
-		run->outs[i] = fopen(cfg->output_paths[i], "we");
-		if (!run->outs[i]) {
-			stk_error(APPLET, "-o %s: %s", cfg->output_paths[i], strerror(errno));
-			return -1;
-		}
-	}
-	struct stk_symbolizer_opts so = { .demangle = cfg->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
-	run->sym = stk_symbolizer_new(&so);
-	if (!run->sym) {
-		stk_error(APPLET, "cannot set up the symbolizer");
+	run->sym = stk_symbolizer_for(APPLET, cfg->no_args, cfg->pids, cfg->n_pids);
+	if (!run->sym)
 		return -1;
-	}
-	/* Known targets are learned up front, so even a quick exit resolves. */
-	for (size_t i = 0; i < cfg->n_pids; i++)
-		stk_symbolizer_add_process(run->sym, (pid_t)cfg->pids[i]);
 
 	struct stk_sched_request req = {
 		.programs = {
@@ -713,7 +605,7 @@ static void teardown(struct offcpu_run *run)
 int offcputime_main(int argc, char **argv)
 {
 	struct offcpu_run run = { .empty_btf_fd = -1 };
-	int64_t entered = now_ns(CLOCK_MONOTONIC);
+	int64_t entered = stk_now_ns(CLOCK_MONOTONIC);
 	int ret = parse_args(argc, argv, &run.cfg);
 
 	if (ret) {
@@ -726,14 +618,14 @@ int offcputime_main(int argc, char **argv)
 	}
 	if (run.cfg.verbose)
 		fprintf(stderr, "offcputime: tracing %.1f ms after start\n",
-			(double)(now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
+			(double)(stk_now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
 	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
 		print_header(&run.cfg);
-	int64_t start_wall = now_ns(CLOCK_REALTIME), start_mono = now_ns(CLOCK_MONOTONIC);
+	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
 	enum stk_run_event ev = stk_run_loop_wait(run.loop);
 	/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
 	stk_sched_detach(run.attachment);
-	int64_t end_mono = now_ns(CLOCK_MONOTONIC);
+	int64_t end_mono = stk_now_ns(CLOCK_MONOTONIC);
 	perf_buffer__consume(run.new_process_buf);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));

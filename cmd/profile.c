@@ -22,13 +22,11 @@
 #include "../core/attach_perf.h"
 #include "../core/bpf_object.h"
 #include "../core/btf_source.h"
-#include "../core/caps.h"
+#include "../core/capture.h"
 #include "../core/cpus.h"
-#include "../core/kernel_release.h"
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
-#include "../core/pidns.h"
 #include "../core/run_loop.h"
 #include "../core/stack_resolve.h"
 #include "../core/symbolize.h"
@@ -227,28 +225,11 @@ static int parse_args(int argc, char **argv, struct profile_config *cfg)
 		return usage_error("-U and -K are mutually exclusive%s", "");
 	if (cfg->freq_given && cfg->count_given)
 		return usage_error("-F and -c are mutually exclusive%s", "");
-	for (size_t i = 0; i < cfg->n_outputs; i++) {
-		cfg->output_formats[i] = cfg->format;
-		if (!cfg->format_given && stk_format_from_path(cfg->output_paths[i], &cfg->output_formats[i]))
-			return usage_error("-o %s: cannot tell the format from the extension; add --format",
-					   cfg->output_paths[i]);
-	}
-	/* BPF filters on host PIDs; in a child PID namespace ours would silently match nothing. */
-	if ((cfg->n_pids || cfg->n_tids) && !stk_pidns_is_host())
-		return usage_error("-p/-L need host PIDs, but stk runs in a child PID namespace%s; "
-				   "run it in the host's PID namespace", "");
-	for (size_t i = 0; i < cfg->n_pids; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "%u", cfg->pids[i]);
-		if (stk_check_pid_exists(cfg->pids[i]))
-			return usage_error("-p %s: no such process", id);
-	}
-	for (size_t i = 0; i < cfg->n_tids; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "%u", cfg->tids[i]);
-		if (stk_check_tid_exists(cfg->tids[i]))
-			return usage_error("-L %s: no such thread", id);
-	}
+	char msg[512];
+	if (stk_resolve_output_formats(cfg->output_paths, cfg->output_formats, cfg->n_outputs,
+				       cfg->format_given, cfg->format, msg, sizeof(msg)) ||
+	    stk_check_targets(cfg->pids, cfg->n_pids, "-p", cfg->tids, cfg->n_tids, "-L", msg, sizeof(msg)))
+		return usage_error("%s", msg);
 	return 0;
 }
 
@@ -358,67 +339,30 @@ static int select_cpus(struct profile_run *run)
 
 static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals, total = 0;
-
-	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
-		return 0;
-	if (bpf_map__lookup_elem(s->maps.profile_stats, &slot, sizeof(slot), vals,
-				 (size_t)ncpu * sizeof(*vals), 0) == 0)
-		for (int i = 0; i < ncpu; i++)
-			total += vals[i];
-	free(vals);
-	return total;
+	return stk_percpu_sum(s->maps.profile_stats, slot);
 }
 
 static void report_losses(struct profile_run *run)
 {
 	struct stk_bpf *s = run->skel;
-	uint64_t collisions = sum_stat(s, STK_PROFILE_STAT_KSTACK_COLLISION) +
-			      sum_stat(s, STK_PROFILE_STAT_USTACK_COLLISION);
-	uint64_t full = sum_stat(s, STK_PROFILE_STAT_KSTACK_FULL) + sum_stat(s, STK_PROFILE_STAT_USTACK_FULL);
-	uint64_t counts_full = sum_stat(s, STK_PROFILE_STAT_COUNTS_FULL);
-	uint64_t lost_new = sum_stat(s, STK_PROFILE_STAT_NEW_PROCESS_LOST);
+	struct stk_losses l = {
+		.collisions = sum_stat(s, STK_PROFILE_STAT_KSTACK_COLLISION) +
+			      sum_stat(s, STK_PROFILE_STAT_USTACK_COLLISION),
+		.stack_map_full = sum_stat(s, STK_PROFILE_STAT_KSTACK_FULL) +
+				  sum_stat(s, STK_PROFILE_STAT_USTACK_FULL),
+		.counts_full = sum_stat(s, STK_PROFILE_STAT_COUNTS_FULL),
+		.new_process_lost = sum_stat(s, STK_PROFILE_STAT_NEW_PROCESS_LOST),
+		.stack_storage_size = run->cfg.stack_storage_size,
+		.counts_size = DEFAULT_COUNTS_SIZE,
+		.unit = "samples",
+	};
 
-	if (collisions)
-		fprintf(stderr, "WARNING: %llu stack traces lost to stack map hash collisions; "
-			"raise --stack-storage-size (now %llu)\n", (unsigned long long)collisions,
-			(unsigned long long)run->cfg.stack_storage_size);
-	if (full)
-		fprintf(stderr, "WARNING: %llu stack traces lost because the stack map was full; "
-			"raise --stack-storage-size (now %llu)\n", (unsigned long long)full,
-			(unsigned long long)run->cfg.stack_storage_size);
-	if (counts_full)
-		fprintf(stderr, "WARNING: %llu samples lost because the count map (%d unique stacks) was full\n",
-			(unsigned long long)counts_full, DEFAULT_COUNTS_SIZE);
-	if (lost_new)
-		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
-			"show [unknown] frames\n", (unsigned long long)lost_new);
-	if (run->cfg.verbose) {
-		struct stk_symbolizer_stats st;
-		stk_symbolizer_get_stats(run->sym, &st);
-		fprintf(stderr, "profile: symbolizer: %u processes (%u could not be read%s%s), "
-			"%u files parsed, %u failed\n", st.processes, st.processes_failed,
-			st.last_failure[0] ? ", last: " : "", st.last_failure, st.files_parsed, st.files_failed);
-	}
+	stk_report_losses(&l);
+	if (run->cfg.verbose)
+		stk_print_symbolizer_stats(APPLET, run->sym);
 }
 
-/* The collected stacks with the frame arrays they own. */
-struct collected {
-	struct stk_stack *stacks;
-	size_t n, cap;
-};
-
-static void collected_free(struct collected *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		free((void *)c->stacks[i].kernel);
-		free((void *)c->stacks[i].user);
-	}
-	free(c->stacks);
-}
-
-static int collect(struct profile_run *run, struct collected *c)
+static int collect(struct profile_run *run, struct stk_stack_list *c)
 {
 	int counts_fd = bpf_map__fd(run->skel->maps.profile_counts);
 	int stacks_fd = bpf_map__fd(run->skel->maps.profile_stacks);
@@ -441,18 +385,11 @@ static int collect(struct profile_run *run, struct collected *c)
 			count += percpu[i];
 		if (!count)
 			continue;
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? 2 * c->cap : 256;
-			struct stk_stack *grown = realloc(c->stacks, cap * sizeof(*grown));
-			if (!grown) {
-				free(percpu);
-				return -1;
-			}
-			c->stacks = grown;
-			c->cap = cap;
+		struct stk_stack *st = stk_stack_list_add(c);
+		if (!st) {
+			free(percpu);
+			return -1;
 		}
-		struct stk_stack *st = &c->stacks[c->n++];
-		memset(st, 0, sizeof(*st));
 		st->pid = key.tgid;
 		st->tid = key.tid;
 		memcpy(st->comm, key.comm, sizeof(st->comm));
@@ -473,21 +410,13 @@ static int collect(struct profile_run *run, struct collected *c)
 	return 0;
 }
 
-static int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int print_results(struct profile_run *run, int64_t start_wall, int64_t start_mono)
 {
 	const struct profile_config *cfg = &run->cfg;
-	struct collected c = { 0 };
+	struct stk_stack_list c = { 0 };
 	char title[128];
 	int ret = 0;
-	int64_t resolve_start = now_ns(CLOCK_MONOTONIC);
+	int64_t resolve_start = stk_now_ns(CLOCK_MONOTONIC);
 
 	char why[256];
 	/* Checked here, not at start: reading kallsyms would delay the first sample. */
@@ -495,7 +424,7 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 	if (collect(run, &c)) {
 		stk_error(APPLET, "out of memory while reading the counts");
-		collected_free(&c);
+		stk_stack_list_free(&c);
 		return -1;
 	}
 	if (cfg->sampling.by_period)
@@ -512,7 +441,7 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 		.period = cfg->sampling.by_period ? (int64_t)cfg->sampling.value
 						  : (int64_t)(1000000000ULL / cfg->sampling.value),
 		.time_nanos = start_wall,
-		.duration_nanos = now_ns(CLOCK_MONOTONIC) - start_mono,
+		.duration_nanos = stk_now_ns(CLOCK_MONOTONIC) - start_mono,
 		.title = title,
 	};
 	struct stk_output_opts opts = {
@@ -522,21 +451,12 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 		.verbose = cfg->verbose,
 		.show_tid = cfg->n_tids > 0,
 	};
-	size_t n_outs = cfg->n_outputs ? cfg->n_outputs : 1;
-	for (size_t i = 0; i < n_outs; i++) {
-		FILE *out = cfg->n_outputs ? run->outs[i] : stdout;
-		if (cfg->n_outputs)
-			opts.format = cfg->output_formats[i];
-		if (stk_output_write(out, &report, &opts) || fflush(out)) {
-			stk_error(APPLET, "writing %s failed: %s", cfg->n_outputs ? cfg->output_paths[i] : "the results",
-				  strerror(errno));
-			ret = -1;
-		}
-	}
+	ret = stk_write_outputs(APPLET, run->outs, cfg->output_paths, cfg->output_formats, cfg->n_outputs,
+				&report, &opts);
 	if (cfg->verbose)
 		fprintf(stderr, "profile: resolved and printed %zu stacks in %.1f ms\n", c.n,
-			(double)(now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
-	collected_free(&c);
+			(double)(stk_now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
+	stk_stack_list_free(&c);
 	return ret;
 }
 
@@ -561,21 +481,11 @@ static void print_header(const struct profile_config *cfg)
 static int setup(struct profile_run *run)
 {
 	struct profile_config *cfg = &run->cfg;
-	char err[512], release[256];
+	char err[512];
 	struct stk_btf_source btf;
-	struct stk_caps caps;
 
-	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
-		stk_error(APPLET, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
-				  "uid %d without them", (int)geteuid());
+	if (stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
 		return -1;
-	}
-	stk_libbpf_set_verbose(cfg->verbose);
-	stk_kernel_release(release, sizeof(release));
-	if (stk_btf_resolve(cfg->btf_file, release, "", &btf)) {
-		stk_error(APPLET, "--btf %s: file not readable", cfg->btf_file);
-		return -1;
-	}
 	if (select_cpus(run))
 		return -1;
 	if (cfg->cgroup_path) {
@@ -585,22 +495,11 @@ static int setup(struct profile_run *run)
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < cfg->n_outputs; i++) {
-		run->outs[i] = fopen(cfg->output_paths[i], "we");
-		if (!run->outs[i]) {
-			stk_error(APPLET, "-o %s: %s", cfg->output_paths[i], strerror(errno));
-			return -1;
-		}
-	}
-	struct stk_symbolizer_opts so = { .demangle = cfg->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
-	run->sym = stk_symbolizer_new(&so);
-	if (!run->sym) {
-		stk_error(APPLET, "cannot set up the symbolizer");
+	if (stk_open_outputs(APPLET, cfg->output_paths, cfg->n_outputs, run->outs))
 		return -1;
-	}
-	/* Known targets are learned up front, so even a quick exit resolves. */
-	for (size_t i = 0; i < cfg->n_pids; i++)
-		stk_symbolizer_add_process(run->sym, (pid_t)cfg->pids[i]);
+	run->sym = stk_symbolizer_for(APPLET, cfg->no_args, cfg->pids, cfg->n_pids);
+	if (!run->sym)
+		return -1;
 
 	struct stk_bpf_selection sel = {
 		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_btf_custom_path(&btf),
@@ -674,7 +573,7 @@ static void teardown(struct profile_run *run)
 int profile_main(int argc, char **argv)
 {
 	struct profile_run run = { .cgroup_fd = -1, .empty_btf_fd = -1 };
-	int64_t entered = now_ns(CLOCK_MONOTONIC);
+	int64_t entered = stk_now_ns(CLOCK_MONOTONIC);
 	int ret = parse_args(argc, argv, &run.cfg);
 
 	if (ret) {
@@ -687,10 +586,10 @@ int profile_main(int argc, char **argv)
 	}
 	if (run.cfg.verbose)
 		fprintf(stderr, "profile: sampling %.1f ms after start\n",
-			(double)(now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
+			(double)(stk_now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
 	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
 		print_header(&run.cfg);
-	int64_t start_wall = now_ns(CLOCK_REALTIME), start_mono = now_ns(CLOCK_MONOTONIC);
+	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
 	enum stk_run_event ev = stk_run_loop_wait(run.loop);
 	/* Stop sampling before reading, so the counts are a consistent snapshot. */
 	stk_perf_attachment_destroy(run.attachment);

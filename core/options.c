@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "pidns.h"
+
 int stk_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value)
 {
 	char *end;
@@ -82,4 +84,42 @@ int stk_check_tid_exists(uint32_t tid)
 {
 	/* /proc/TID resolves for any thread id, though readdir lists only tgids. */
 	return stk_check_pid_exists(tid);
+}
+
+int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, const uint32_t *tids,
+		      size_t n_tids, const char *tid_opt, char *msg, size_t len)
+{
+	/* In a child PID namespace our ids would silently match nothing. */
+	if ((n_pids || n_tids) && !stk_pidns_is_host()) {
+		snprintf(msg, len, "%s/%s need host PIDs, but stk runs in a child PID namespace; "
+			 "run it in the host's PID namespace", pid_opt, tid_opt);
+		return -1;
+	}
+	for (size_t i = 0; i < n_pids; i++) {
+		if (stk_check_pid_exists(pids[i])) {
+			snprintf(msg, len, "%s %u: no such process", pid_opt, pids[i]);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < n_tids; i++) {
+		if (stk_check_tid_exists(tids[i])) {
+			snprintf(msg, len, "%s %u: no such thread", tid_opt, tids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
+			       bool format_given, enum stk_format format, char *msg, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		formats[i] = format;
+		if (!format_given && stk_format_from_path(paths[i], &formats[i])) {
+			snprintf(msg, len, "-o %s: cannot tell the format from the extension; add --format",
+				 paths[i]);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -1,0 +1,148 @@
+#include "capture.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include <unistd.h>
+
+#include "btf_source.h"
+#include "caps.h"
+#include "grow.h"
+#include "kernel_release.h"
+#include "log.h"
+#include "symbolize.h"
+
+int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, struct stk_btf_source *btf)
+{
+	struct stk_caps caps;
+	char release[256];
+
+	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
+		stk_error(applet, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
+				  "uid %d without them", (int)geteuid());
+		return -1;
+	}
+	stk_libbpf_set_verbose(verbose);
+	stk_kernel_release(release, sizeof(release));
+	if (stk_btf_resolve(btf_file, release, "", btf)) {
+		stk_error(applet, "--btf %s: file not readable", btf_file);
+		return -1;
+	}
+	return 0;
+}
+
+int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FILE **files)
+{
+	for (size_t i = 0; i < n; i++) {
+		files[i] = fopen(paths[i], "we");
+		if (!files[i]) {
+			stk_error(applet, "-o %s: %s", paths[i], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids)
+{
+	struct stk_symbolizer_opts so = { .demangle = no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
+	struct stk_symbolizer *sym = stk_symbolizer_new(&so);
+
+	if (!sym) {
+		stk_error(applet, "cannot set up the symbolizer");
+		return NULL;
+	}
+	for (size_t i = 0; i < n_pids; i++)
+		stk_symbolizer_add_process(sym, (pid_t)pids[i]);
+	return sym;
+}
+
+uint64_t stk_percpu_sum(const struct bpf_map *map, uint32_t slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals, total = 0;
+
+	if (ncpu <= 0 || !(vals = calloc((size_t)ncpu, sizeof(*vals))))
+		return 0;
+	if (bpf_map__lookup_elem(map, &slot, sizeof(slot), vals, (size_t)ncpu * sizeof(*vals), 0) == 0)
+		for (int i = 0; i < ncpu; i++)
+			total += vals[i];
+	free(vals);
+	return total;
+}
+
+int64_t stk_now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct stk_stack *stk_stack_list_add(struct stk_stack_list *l)
+{
+	if (stk_grow((void **)&l->stacks, &l->cap, l->n + 1, sizeof(*l->stacks)))
+		return NULL;
+	memset(&l->stacks[l->n], 0, sizeof(l->stacks[0]));
+	return &l->stacks[l->n++];
+}
+
+void stk_stack_list_free(struct stk_stack_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free((void *)l->stacks[i].kernel);
+		free((void *)l->stacks[i].user);
+	}
+	free(l->stacks);
+	l->stacks = NULL;
+	l->n = l->cap = 0;
+}
+
+void stk_report_losses(const struct stk_losses *l)
+{
+	if (l->collisions)
+		fprintf(stderr, "WARNING: %llu stack traces lost to stack map hash collisions; "
+			"raise --stack-storage-size (now %llu)\n", (unsigned long long)l->collisions,
+			(unsigned long long)l->stack_storage_size);
+	if (l->stack_map_full)
+		fprintf(stderr, "WARNING: %llu stack traces lost because the stack map was full; "
+			"raise --stack-storage-size (now %llu)\n", (unsigned long long)l->stack_map_full,
+			(unsigned long long)l->stack_storage_size);
+	if (l->counts_full)
+		fprintf(stderr, "WARNING: %llu %s lost because the count map (%u unique stacks) was full\n",
+			(unsigned long long)l->counts_full, l->unit, l->counts_size);
+	if (l->new_process_lost)
+		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
+			"show [unknown] frames\n", (unsigned long long)l->new_process_lost);
+}
+
+void stk_print_symbolizer_stats(const char *applet, const struct stk_symbolizer *sym)
+{
+	struct stk_symbolizer_stats st;
+
+	stk_symbolizer_get_stats(sym, &st);
+	fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s), %u files parsed, %u failed\n",
+		applet, st.processes, st.processes_failed, st.last_failure[0] ? ", last: " : "",
+		st.last_failure, st.files_parsed, st.files_failed);
+}
+
+int stk_write_outputs(const char *applet, FILE *const *files, const char *const *paths,
+		      const enum stk_format *formats, size_t n, const struct stk_report *report,
+		      const struct stk_output_opts *opts)
+{
+	struct stk_output_opts o = *opts;
+	int ret = 0;
+
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		FILE *out = n ? files[i] : stdout;
+		if (n)
+			o.format = formats[i];
+		if (stk_output_write(out, report, &o) || fflush(out)) {
+			stk_error(applet, "writing %s failed: %s", n ? paths[i] : "the results", strerror(errno));
+			ret = -1;
+		}
+	}
+	return ret;
+}

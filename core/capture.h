@@ -1,0 +1,67 @@
+/*
+ * Plumbing every stack applet shares after its BPF side has run: per-CPU
+ * counter sums, the list of collected stacks, the common loss warnings, the
+ * symbolizer summary, and writing one report to every requested output.
+ */
+#ifndef STK_CAPTURE_H
+#define STK_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "output.h"
+#include "stack.h"
+
+struct bpf_map;
+struct stk_symbolizer;
+struct stk_btf_source;
+
+/*
+ * The start of every capture: privileges (exit-2 message when missing),
+ * libbpf's verbosity, and the BTF source (--btf FILE must be readable).
+ * 0, or -1 after printing a one-line error.
+ */
+int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, struct stk_btf_source *btf);
+/* Opens each -o path for writing. 0, or -1 after printing which one failed. */
+int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FILE **files);
+/* A symbolizer that already knows the given processes (so even a quick exit resolves). */
+struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids);
+
+/* Sum over CPUs of slot in a BPF_MAP_TYPE_PERCPU_ARRAY of u64 (0 when unreadable). */
+uint64_t stk_percpu_sum(const struct bpf_map *map, uint32_t slot);
+int64_t stk_now_ns(clockid_t clock);
+
+/* Stacks collected from the maps; each owns its kernel and user frame arrays. */
+struct stk_stack_list {
+	struct stk_stack *stacks;
+	size_t n, cap;
+};
+/* A zeroed new entry, or NULL when out of memory. */
+struct stk_stack *stk_stack_list_add(struct stk_stack_list *l);
+void stk_stack_list_free(struct stk_stack_list *l);
+
+/* Data the kernel side could not keep, reported with the option to raise. */
+struct stk_losses {
+	uint64_t collisions;        /* stack map hash collisions (-EEXIST) */
+	uint64_t stack_map_full;    /* -ENOMEM */
+	uint64_t counts_full;       /* no room for a new key in the count map */
+	uint64_t new_process_lost;  /* new-process notifications dropped */
+	uint64_t stack_storage_size;
+	unsigned counts_size;
+	const char *unit;           /* what counts_full counts: "samples", "blocks", "events" */
+};
+void stk_report_losses(const struct stk_losses *l);
+/* "APPLET: symbolizer: N processes (...), N files parsed, N failed" on stderr. */
+void stk_print_symbolizer_stats(const char *applet, const struct stk_symbolizer *sym);
+
+/*
+ * Writes report to each files[i] in formats[i] (paths[i] names it in errors),
+ * or to stdout in opts->format when n is 0. 0, or -1 after reporting a failure.
+ */
+int stk_write_outputs(const char *applet, FILE *const *files, const char *const *paths,
+		      const enum stk_format *formats, size_t n, const struct stk_report *report,
+		      const struct stk_output_opts *opts);
+
+#endif
