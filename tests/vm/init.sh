@@ -25,12 +25,19 @@ echo "@@CASE profile"
 echo "@@RC $?"
 kill "$pid"
 
-/offcpu_static 300 10 20 > /tmp/offcpu.out &
+# 300 naps of 50 ms: the sleeper keeps napping through all three captures below.
+/offcpu_static 300 40 300 > /tmp/offcpu.out &
 sleep 0.5
 opid=$(sed -n 's/^ready //p' /tmp/offcpu.out)
 echo "@@CASE offcputime"
 /stk offcputime -v -p "$opid" -f 3 2>&1
 echo "@@RC $?"
+# The fallbacks old kernels need, forced while this kernel also has them.
+for m in tracepoint kprobe; do
+    echo "@@CASE offcputime_$m"
+    /stk offcputime --mechanism "$m" -v -p "$opid" -f 2 2>&1
+    echo "@@RC $?"
+done
 kill "$opid"
 echo "@@END"
 poweroff -f

@@ -13,7 +13,7 @@ SUITE=vm
 . "$root/tests/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-TIMEOUT=${STK_VM_TIMEOUT:-240}
+TIMEOUT=${STK_VM_TIMEOUT:-120}
 
 for p in qemu-system-x86 cpio busybox-static; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="${missing:-} $p"
@@ -91,6 +91,26 @@ while read -r suite release vmlinuz; do
             pass "$id/offcputime_frames"
         else fail "$id/offcputime_frames" "$(printf '%s' "$offcpu" | grep -v '^offcputime:' | head -c 300)"; fi
         offmech=$(printf '%s\n' "$offcpu" | sed -n 's/^offcputime: mechanism \([a-z_]*\).*/\1/p')
+        # Forced fallbacks: the tracepoint always; kprobe on finish_task_switch where kprobes exist.
+        forced=""
+        for m in tracepoint kprobe; do
+            out=$(case_output "$log" "offcputime_$m")
+            # The kprobe variant reads task fields with CO-RE: it needs kprobes and BTF.
+            if [ "$m" = kprobe ] && { [ "$(cfg "$config" KPROBES)" != y ] || [ "$btf" = hidden ]; }; then
+                expect_eq "$id/offcputime_${m}_refused" "$(case_rc "$log" "offcputime_$m")" 2
+                forced="$forced $m=refused"
+                continue
+            fi
+            expect_eq "$id/offcputime_${m}_rc" "$(case_rc "$log" "offcputime_$m")" 0
+            used=$(printf '%s\n' "$out" | sed -n 's/^offcputime: mechanism \([a-z_]*\).*/\1/p')
+            expect_eq "$id/offcputime_${m}_used" "$used" "$m"
+            if printf '%s\n' "$out" | grep -q '^sleeper;start;sleeper_thread;.*do_nanosleep;.* [0-9]*$'; then
+                pass "$id/offcputime_${m}_frames"; forced="$forced $m=ok"
+            else
+                fail "$id/offcputime_${m}_frames" "$(printf '%s' "$out" | grep -v '^offcputime:' | head -c 300)"
+                forced="$forced $m=FAIL"
+            fi
+        done
 
         if [ "$btf" = visible ]; then want_btf=sysfs; else want_btf=none; fi
         expect_eq "$id/btf_source" "$(field_of "$info" btf)" "$want_btf"
@@ -114,7 +134,7 @@ while read -r suite release vmlinuz; do
             expect_eq "$id/threadstate_mech" "$(field_of "$info" 'threadstate thread sampling')" tracepoint_state
         fi
         kfn=$(field_of "$info" 'stackcount kernel function')
-        matrix+=("$release $btf ${secs}s profile=$(printf '%s\n' "$prof" | grep -q known_leaf && echo ok || echo FAIL) offcputime=${offmech:-FAIL} kernel-function=$kfn sched_switch=$(field_of "$info" 'offcputime sched_switch') threads=$(field_of "$info" 'threadstate thread sampling') fentry=$(field_of "$info" fentry) kprobe=$(field_of "$info" kprobe)")
+        matrix+=("$release $btf ${secs}s profile=$(printf '%s\n' "$prof" | grep -q known_leaf && echo ok || echo FAIL) offcputime=${offmech:-FAIL}${forced// /,} kernel-function=$kfn sched_switch=$(field_of "$info" 'offcputime sched_switch') threads=$(field_of "$info" 'threadstate thread sampling') fentry=$(field_of "$info" fentry) kprobe=$(field_of "$info" kprobe)")
     done
 done <<< "$kernels"
 
