@@ -20,6 +20,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "offcputime.h"
+#include "announce_process.h"
 
 #define EEXIST 17
 #define ENOMEM 12
@@ -84,12 +85,12 @@ struct {
 	__type(value, u64);
 } offcpu_stats SEC(".maps");
 
-/* tgids already announced to user space. */
+/* tgids already announced to user space, with their comm digest (see announce_process.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, u32);
-	__type(value, u8);
+	__type(value, u64);
 } offcpu_seen SEC(".maps");
 
 /* New tgids, so user space reads their mappings while they still exist. */
@@ -212,7 +213,6 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key, u64 delta)
 {
 	u64 *total = bpf_map_lookup_elem(&offcpu_counts, key);
-	u8 seen = 1;
 	u32 tgid = key->tgid;
 
 	if (total) {
@@ -226,10 +226,8 @@ static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key
 		else
 			count_stat(STK_OFFCPU_STAT_COUNTS_FULL);
 	}
-	/* A new key may mean a new process: announce each tgid once. */
-	if (!bpf_map_lookup_elem(&offcpu_seen, &tgid) &&
-	    bpf_map_update_elem(&offcpu_seen, &tgid, &seen, BPF_NOEXIST) == 0 &&
-	    bpf_perf_event_output(ctx, &offcpu_new_process, BPF_F_CURRENT_CPU, &tgid, sizeof(tgid)))
+	/* A new key may mean a new process, or one that exec'd. */
+	if (stk_announce_process(ctx, &offcpu_seen, &offcpu_new_process, tgid, key->comm))
 		count_stat(STK_OFFCPU_STAT_NEW_PROCESS_LOST);
 }
 

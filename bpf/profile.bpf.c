@@ -7,6 +7,7 @@
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "profile.h"
+#include "announce_process.h"
 
 #define EEXIST 17
 #define ENOMEM 12
@@ -94,15 +95,6 @@ static __always_inline void count_stack_error(s32 id, u32 collision_slot, u32 fu
 		count_stat(full_slot);
 }
 
-static __always_inline u64 comm_digest(const char comm[STK_COMM_LEN])
-{
-	u64 lo, hi;
-
-	__builtin_memcpy(&lo, comm, 8);
-	__builtin_memcpy(&hi, comm + 8, 8);
-	return lo ^ (hi * 31);
-}
-
 SEC("perf_event")
 int stk_profile_sample(struct bpf_perf_event_data *ctx)
 {
@@ -154,18 +146,9 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 		else
 			count_stat(STK_PROFILE_STAT_COUNTS_FULL);
 	}
-	/* A new key may mean a new process, or one that exec'd: announce it. */
-	if (tgid != 0) {
-		u64 digest = comm_digest(key.comm);
-		u64 *known = bpf_map_lookup_elem(&profile_seen, &tgid);
-
-		if (!known || *known != digest) {
-			bpf_map_update_elem(&profile_seen, &tgid, &digest, BPF_ANY);
-			if (bpf_perf_event_output(ctx, &profile_new_process, BPF_F_CURRENT_CPU, &tgid,
-						  sizeof(tgid)))
-				count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);
-		}
-	}
+	/* A new key may mean a new process, or one that exec'd. */
+	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
+		count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 

@@ -269,7 +269,8 @@ static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
 	if (size < sizeof(tgid))
 		return;
 	memcpy(&tgid, data, sizeof(tgid));
-	stk_symbolizer_add_process(run->sym, (pid_t)tgid);
+	/* Announced again after an exec: the mappings learned before are stale. */
+	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
 }
 
 static void consume_new_processes(void *ctx)

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Telling user space about a process the first time its stacks are kept, so
+ * it reads the mappings while the process still exists (short-lived ones
+ * too), and again after an exec (a new comm), when the old mappings describe
+ * another program. Shared by the stack applets; each passes its own maps:
+ * seen is a HASH u32 tgid -> u64 comm digest, events a PERF_EVENT_ARRAY.
+ */
+#ifndef STK_ANNOUNCE_PROCESS_H
+#define STK_ANNOUNCE_PROCESS_H
+
+static __always_inline u64 stk_comm_digest(const char comm[16])
+{
+	u64 lo, hi;
+
+	__builtin_memcpy(&lo, comm, 8);
+	__builtin_memcpy(&hi, comm + 8, 8);
+	return lo ^ (hi * 31);
+}
+
+/* Returns 0, or -1 when the notification could not be sent (count it as lost). */
+static __always_inline int stk_announce_process(void *ctx, void *seen, void *events, u32 tgid,
+						const char comm[16])
+{
+	u64 digest = stk_comm_digest(comm);
+	u64 *known;
+
+	if (tgid == 0)
+		return 0;
+	known = bpf_map_lookup_elem(seen, &tgid);
+	if (known && *known == digest)
+		return 0;
+	bpf_map_update_elem(seen, &tgid, &digest, BPF_ANY);
+	return bpf_perf_event_output(ctx, events, BPF_F_CURRENT_CPU, &tgid, sizeof(tgid)) ? -1 : 0;
+}
+
+#endif
