@@ -31,7 +31,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
-		     core/stack_resolve.c core/capture.c core/attach_sched.c
+		     core/stack_resolve.c core/capture.c core/attach_sched.c \
+		     core/attach_probe.c core/attach_kfunc.c core/attach_tracepoint.c core/attach_uprobe.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
@@ -126,7 +127,8 @@ W := $(BUILD)/tests/workloads
 # -O0: gcc 12 drops the frame of leaf functions at -O1 even with -mno-omit-leaf-frame-pointer.
 WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
-	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static
+	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
+	     $(W)/readloop $(W)/readloop_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -160,6 +162,14 @@ $(W)/offcpu_static: tests/workloads/offcpu.c | $(DEPS_STAMP)
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
+
+# Known call counts on known paths, with USDT probes (stackcount); static for the kernel matrix.
+$(W)/readloop: tests/workloads/readloop.c $(SDTINC)/sys/sdt.h
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -isystem $(SDTINC) -o $@ $<
+$(W)/readloop_static: tests/workloads/readloop.c $(SDTINC)/sys/sdt.h | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC_MUSL) -static $(WL_CFLAGS) -isystem $(SDTINC) -o $@ $<
 
 workloads: $(WORKLOADS)
 

@@ -30,6 +30,7 @@ struct stk_output_opts {
 	bool verbose;        /* -v: address and module for every frame (text) */
 	bool symbol_offsets; /* -s: "func+0x1a" (text) */
 	bool show_tid;       /* text/folded name tasks "comm (pid/tid)" instead of "comm (pid)" */
+	bool no_task;        /* text: no task line, stacks of all processes merge (stackcount without -P) */
 };
 
 /* "text", "folded", "pmp", "pprof", "svg" -> format. 0, or -1 if unknown. */

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stackcount: how often each stack reaches a probe. Every program runs the
+ * same count; there is one per attach mechanism, and core/attach_kfunc.c and
+ * core/attach_uprobe.c pick which to load:
+ *
+ *   fentry        kernel function through a BTF trampoline (5.5+); loaded
+ *                 once per function (the target is fixed at load)
+ *   kprobe.multi  many kernel functions through one fprobe link (5.18+)
+ *   kprobe        kernel function, perf PMU or legacy kprobe_events
+ *   tracepoint    any classic tracepoint (the context is opaque here)
+ *   uprobe        user function; uprobe.multi for many at once (6.6+)
+ *   usdt          USDT probe through libbpf's USDT support
+ *
+ * Only 4.14 helpers and map types; configuration lives in an array map.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+#include "stackcount.h"
+#include "announce_process.h"
+
+#define EEXIST 17
+#define ENOMEM 12
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_sc_config);
+} sc_config SEC(".maps");
+
+/* Sizes are set from options before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, 127 * sizeof(u64));
+} sc_stacks SEC(".maps");
+
+/* Per-CPU counts: no atomics, no shared cache lines on the hot path. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 40960);
+	__type(key, struct stk_sc_key);
+	__type(value, u64);
+} sc_counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_SC_STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} sc_stats SEC(".maps");
+
+/* tgids already announced to user space, with their comm digest (see announce_process.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, u64);
+} sc_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} sc_new_process SEC(".maps");
+
+static __always_inline void count_stat(u32 slot)
+{
+	u64 *v = bpf_map_lookup_elem(&sc_stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline s32 stack_id(void *ctx, u64 flags, u32 collision_slot, u32 full_slot)
+{
+	s32 id = bpf_get_stackid(ctx, &sc_stacks, flags);
+
+	if (id == -EEXIST)
+		count_stat(collision_slot);
+	else if (id == -ENOMEM)
+		count_stat(full_slot);
+	return id;
+}
+
+static __always_inline int count_stack(void *ctx)
+{
+	u32 zero = 0;
+	const struct stk_sc_config *cfg = bpf_map_lookup_elem(&sc_config, &zero);
+	u64 id = bpf_get_current_pid_tgid(), one = 1, *n;
+	struct stk_sc_key key = {};
+	u32 tgid = id >> 32;
+
+	if (!cfg)
+		return 0;
+	if (cfg->filter_pid && tgid != cfg->pid)
+		return 0;
+	if (cfg->filter_cpu && bpf_get_smp_processor_id() != cfg->cpu)
+		return 0;
+	key.kernel_stack_id = -1;
+	key.user_stack_id = -1;
+	if (cfg->keep_tgid) {
+		key.tgid = tgid;
+		bpf_get_current_comm(&key.comm, sizeof(key.comm));
+	}
+	if (cfg->kernel_stacks)
+		key.kernel_stack_id = stack_id(ctx, 0, STK_SC_STAT_KSTACK_COLLISION, STK_SC_STAT_KSTACK_FULL);
+	if (cfg->user_stacks)
+		key.user_stack_id = stack_id(ctx, BPF_F_USER_STACK, STK_SC_STAT_USTACK_COLLISION,
+					     STK_SC_STAT_USTACK_FULL);
+	n = bpf_map_lookup_elem(&sc_counts, &key);
+	if (n) {
+		(*n)++;
+		return 0;
+	}
+	if (bpf_map_update_elem(&sc_counts, &key, &one, BPF_NOEXIST)) {
+		n = bpf_map_lookup_elem(&sc_counts, &key);
+		if (n)
+			(*n)++;
+		else
+			count_stat(STK_SC_STAT_COUNTS_FULL);
+		return 0;
+	}
+	/* A new key may mean a new process, or one that exec'd. */
+	if (cfg->keep_tgid && stk_announce_process(ctx, &sc_seen, &sc_new_process, tgid, key.comm))
+		count_stat(STK_SC_STAT_NEW_PROCESS_LOST);
+	return 0;
+}
+
+SEC("fentry")
+int stk_sc_fentry(u64 *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("kprobe.multi")
+int stk_sc_kprobe_multi(struct pt_regs *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("kprobe")
+int stk_sc_kprobe(struct pt_regs *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("tracepoint")
+int stk_sc_tracepoint(void *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("uprobe")
+int stk_sc_uprobe(struct pt_regs *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("uprobe.multi")
+int stk_sc_uprobe_multi(struct pt_regs *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("usdt")
+int stk_sc_usdt(struct pt_regs *ctx)
+{
+	return count_stack(ctx);
+}
+
+char LICENSE[] SEC("license") = "GPL";

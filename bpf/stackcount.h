@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Types shared by bpf/stackcount.bpf.c and cmd/stackcount.c. */
+#ifndef STK_STACKCOUNT_H
+#define STK_STACKCOUNT_H
+
+#define STK_SC_COMM_LEN 16
+
+/* sc_config (one-entry array map; no global data, so 4.14 loads it). */
+struct stk_sc_config {
+	__u32 filter_pid;    /* -p: only this tgid */
+	__u32 pid;
+	__u32 filter_cpu;    /* -c: only this CPU */
+	__u32 cpu;
+	__u32 kernel_stacks; /* capture kernel stacks */
+	__u32 user_stacks;   /* capture user stacks */
+	__u32 keep_tgid;     /* key counts by process (-P, or user stacks to symbolize) */
+	__u32 pad;
+};
+
+/* sc_counts key; the value is the number of events. */
+struct stk_sc_key {
+	__u32 tgid;
+	__s32 kernel_stack_id;
+	__s32 user_stack_id;
+	char comm[STK_SC_COMM_LEN];
+};
+
+/* Slots of sc_stats (per-CPU counters of data stk could not keep). */
+enum stk_sc_stat {
+	STK_SC_STAT_KSTACK_COLLISION,
+	STK_SC_STAT_KSTACK_FULL,
+	STK_SC_STAT_USTACK_COLLISION,
+	STK_SC_STAT_USTACK_FULL,
+	STK_SC_STAT_COUNTS_FULL,
+	STK_SC_STAT_NEW_PROCESS_LOST,
+	STK_SC_STAT_COUNT,
+};
+
+#endif

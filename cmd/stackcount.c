@@ -1,0 +1,888 @@
+/*
+ * stk stackcount: how often each stack reaches a kernel function,
+ * tracepoint, user function or USDT probe. Patterns and options follow
+ * bcc's stackcount (core/probe_pattern.h); core/kernel_match and
+ * core/user_probe find what a pattern names, core/attach_kfunc,
+ * attach_tracepoint and attach_uprobe choose the mechanism and attach, and
+ * the counts go through core/capture like the other stack applets.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "applets.h"
+#include "stk.skel.h"
+#include "../bpf/stackcount.h"
+#include "../core/attach_kfunc.h"
+#include "../core/attach_tracepoint.h"
+#include "../core/attach_uprobe.h"
+#include "../core/bpf_object.h"
+#include "../core/btf_source.h"
+#include "../core/capture.h"
+#include "../core/kernel_match.h"
+#include "../core/log.h"
+#include "../core/options.h"
+#include "../core/output.h"
+#include "../core/probe_pattern.h"
+#include "../core/run_loop.h"
+#include "../core/stack_resolve.h"
+#include "../core/stack_trim.h"
+#include "../core/symbolize.h"
+#include "../core/sysfs_read.h"
+#include "../core/tracefs.h"
+#include "../core/usdt_notes.h"
+#include "../core/user_probe.h"
+
+#define APPLET "stackcount"
+#define DEFAULT_STACK_STORAGE 16384
+#define DEFAULT_COUNTS_SIZE 40960
+#define DEFAULT_MAX_PROBES 1000
+#define MAX_OUTPUTS 8
+/* Names listed in messages before "(+N more)". */
+#define LIST_SHOWN 8
+#define MECHANISM_ENV "STK_STACKCOUNT_MECHANISM"
+
+struct sc_config {
+	const char *pattern_text;
+	struct stk_probe_pattern pattern;
+	uint32_t pid;
+	int cpu; /* -1: all */
+	long interval_ms, duration_ms;
+	bool timestamps, regex, offsets, per_process, user_only, kernel_only, verbose, plan, delimiter;
+	bool no_args, format_given;
+	uint64_t stack_storage_size, max_depth, max_probes, fentry_max;
+	const char *mechanism; /* --mechanism or $STK_STACKCOUNT_MECHANISM, or NULL */
+	const char *btf_file;
+	const char *output_paths[MAX_OUTPUTS];
+	enum stk_format output_formats[MAX_OUTPUTS];
+	size_t n_outputs;
+	enum stk_format format;
+};
+
+static void print_help(void)
+{
+	printf("usage: stk stackcount [options] PATTERN\n\n"
+	       "Counts the stacks that reach a probe. PATTERN:\n"
+	       "  FUNC, p:FUNC            kernel function\n"
+	       "  t:CATEGORY:EVENT        tracepoint\n"
+	       "  LIB:FUNC, p:LIB:FUNC    user function in a library or executable (c = the C library; a path works)\n"
+	       "  u:LIB:PROBE             USDT probe (u:LIB:PROVIDER:PROBE names the provider)\n"
+	       "Names may use '*' wildcards, or be regular expressions with -r.\n\n"
+	       "  -p, --pid PID               only this process (its libraries are searched for LIB)\n"
+	       "  -c, --cpu CPU               only events on this CPU\n"
+	       "  -i, --interval SECS         print and reset the counts every SECS seconds\n"
+	       "  -T, --timestamp             print a time with each output\n"
+	       "  -D, --duration SECS         trace this long (default: until Ctrl-C or SIGTERM)\n"
+	       "  -r, --regexp                names are POSIX extended regular expressions (anchored at the start)\n"
+	       "  -s, --offset                show symbol offsets\n"
+	       "  -P, --perpid                count stacks per process\n"
+	       "  -K, --kernel-stacks-only    only kernel stacks\n"
+	       "  -U, --user-stacks-only      only user stacks\n"
+	       "  -v, --verbose               address and module for every frame; the mechanism chosen\n"
+	       "  -d, --debug                 print the attach plan (pattern, functions, mechanism), then run\n"
+	       "      --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"
+	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
+	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
+	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --max-probes N          refuse patterns matching more than N probes (default %d)\n"
+	       "      --fentry-max N          kernel functions up to which fentry is tried before kprobe.multi\n"
+	       "                              (default %d)\n"
+	       "  -o, --output FILE           write there; format from --format or the extension\n"
+	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
+	       "      --format FMT            text, folded, pmp, pprof or svg\n"
+	       "      --no-args               C++ names without parameter lists\n"
+	       "      --mechanism M           kernel functions: fentry, kprobe.multi, kprobe or kprobe_legacy;\n"
+	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
+	       "      --btf FILE              kernel BTF to use\n"
+	       "  -h, --help                  this help\n",
+	       DEFAULT_STACK_STORAGE, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
+}
+
+enum long_only {
+	OPT_STACK_STORAGE = 1000,
+	OPT_MAX_DEPTH,
+	OPT_MAX_PROBES,
+	OPT_FENTRY_MAX,
+	OPT_DELIMITED,
+	OPT_FORMAT,
+	OPT_NO_ARGS,
+	OPT_MECHANISM,
+	OPT_BTF,
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	stk_error(APPLET, "%s", msg);
+	return -1;
+}
+
+static int check_mechanism(const struct sc_config *cfg)
+{
+	enum stk_kfunc_mech m;
+	const char *name = cfg->mechanism;
+
+	if (!name)
+		return 0;
+	switch (cfg->pattern.kind) {
+	case STK_PROBE_KERNEL_FUNCTION:
+		if (stk_kfunc_mech_from_name(name, &m))
+			return usage_error("--mechanism %s: kernel functions use fentry, kprobe.multi, kprobe or "
+					   "kprobe_legacy", name);
+		return 0;
+	case STK_PROBE_USER_FUNCTION:
+		if (strcmp(name, "uprobe") && strcmp(name, "uprobe.multi"))
+			return usage_error("--mechanism %s: user functions use uprobe or uprobe.multi", name);
+		return 0;
+	case STK_PROBE_TRACEPOINT:
+		return strcmp(name, "tracepoint") ? usage_error("--mechanism %s: tracepoints use tracepoint", name) : 0;
+	case STK_PROBE_USDT:
+		return strcmp(name, "usdt") ? usage_error("--mechanism %s: USDT probes use usdt", name) : 0;
+	}
+	return 0;
+}
+
+static int check_args(struct sc_config *cfg)
+{
+	char msg[512];
+
+	if (cfg->user_only && cfg->kernel_only)
+		return usage_error("-U and -K are mutually exclusive%s", "");
+	if (stk_probe_pattern_parse(cfg->pattern_text, &cfg->pattern, msg, sizeof(msg)))
+		return usage_error("%s", msg);
+	if (check_mechanism(cfg))
+		return -1;
+	if (stk_resolve_output_formats(cfg->output_paths, cfg->output_formats, cfg->n_outputs, cfg->format_given,
+				       cfg->format, msg, sizeof(msg)) ||
+	    stk_check_targets(&cfg->pid, cfg->pid ? 1 : 0, "-p", NULL, 0, "-t", msg, sizeof(msg)))
+		return usage_error("%s", msg);
+	if (cfg->cpu >= 0 && cfg->cpu >= libbpf_num_possible_cpus()) {
+		snprintf(msg, sizeof(msg), "-c %d: this machine has CPUs 0 to %d", cfg->cpu,
+			 libbpf_num_possible_cpus() - 1);
+		return usage_error("%s", msg);
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct sc_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "regexp", no_argument, NULL, 'r' },
+		{ "offset", no_argument, NULL, 's' },
+		{ "perpid", no_argument, NULL, 'P' },
+		{ "kernel-stacks-only", no_argument, NULL, 'K' },
+		{ "user-stacks-only", no_argument, NULL, 'U' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "delimited", no_argument, NULL, OPT_DELIMITED },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
+		{ "fentry-max", required_argument, NULL, OPT_FENTRY_MAX },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
+		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	long max_stack = 127;
+	uint64_t v;
+	int c;
+
+	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
+	cfg->stack_storage_size = DEFAULT_STACK_STORAGE;
+	cfg->max_depth = (uint64_t)max_stack;
+	cfg->max_probes = DEFAULT_MAX_PROBES;
+	cfg->fentry_max = STK_KFUNC_FENTRY_MAX_DEFAULT;
+	cfg->cpu = -1;
+	cfg->format = STK_FORMAT_TEXT;
+	cfg->mechanism = getenv(MECHANISM_ENV);
+	if (cfg->mechanism && !*cfg->mechanism)
+		cfg->mechanism = NULL;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":p:c:i:TD:rsPKUvdfo:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (stk_parse_u64(optarg, 1, UINT32_MAX, &v))
+				return usage_error("-p %s: expected a positive PID", optarg);
+			cfg->pid = (uint32_t)v;
+			break;
+		case 'c':
+			if (stk_parse_u64(optarg, 0, 4095, &v))
+				return usage_error("-c %s: expected a CPU number", optarg);
+			cfg->cpu = (int)v;
+			break;
+		case 'i':
+			if (stk_parse_seconds(optarg, &cfg->interval_ms))
+				return usage_error("-i %s: expected a positive number of seconds", optarg);
+			break;
+		case 'T': cfg->timestamps = true; break;
+		case 'D':
+			if (stk_parse_seconds(optarg, &cfg->duration_ms))
+				return usage_error("-D %s: expected a positive number of seconds", optarg);
+			break;
+		case 'r': cfg->regex = true; break;
+		case 's': cfg->offsets = true; break;
+		case 'P': cfg->per_process = true; break;
+		case 'K': cfg->kernel_only = true; break;
+		case 'U': cfg->user_only = true; break;
+		case 'v': cfg->verbose = true; break;
+		case 'd': cfg->plan = true; break;
+		case OPT_DELIMITED: cfg->delimiter = true; break;
+		case 'f':
+			cfg->format = STK_FORMAT_FOLDED;
+			cfg->format_given = true;
+			break;
+		case OPT_STACK_STORAGE:
+			if (stk_parse_u64(optarg, 1, 1u << 24, &cfg->stack_storage_size))
+				return usage_error("--stack-storage-size %s: expected 1 to 16777216", optarg);
+			break;
+		case OPT_MAX_DEPTH:
+			if (stk_parse_u64(optarg, 1, (uint64_t)max_stack, &cfg->max_depth)) {
+				char msg[256];
+				snprintf(msg, sizeof(msg), "--perf-max-stack-depth %%s: expected 1 to %ld "
+					 "(kernel.perf_event_max_stack)", max_stack);
+				return usage_error(msg, optarg);
+			}
+			break;
+		case OPT_MAX_PROBES:
+			if (stk_parse_u64(optarg, 1, 1000000, &cfg->max_probes))
+				return usage_error("--max-probes %s: expected 1 to 1000000", optarg);
+			break;
+		case OPT_FENTRY_MAX:
+			if (stk_parse_u64(optarg, 0, 1000000, &cfg->fentry_max))
+				return usage_error("--fentry-max %s: expected 0 to 1000000", optarg);
+			break;
+		case 'o':
+			if (cfg->n_outputs == MAX_OUTPUTS)
+				return usage_error("-o %s: at most 8 output files", optarg);
+			cfg->output_paths[cfg->n_outputs++] = optarg;
+			break;
+		case OPT_FORMAT:
+			if (stk_format_from_name(optarg, &cfg->format))
+				return usage_error("--format %s: expected text, folded, pmp, pprof or svg", optarg);
+			cfg->format_given = true;
+			break;
+		case OPT_NO_ARGS: cfg->no_args = true; break;
+		case OPT_MECHANISM: cfg->mechanism = optarg; break;
+		case OPT_BTF: cfg->btf_file = optarg; break;
+		case 'h': print_help(); return 1;
+		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s' (see 'stk stackcount --help')", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("missing PATTERN (see 'stk stackcount --help')%s", "");
+	cfg->pattern_text = argv[optind];
+	if (optind + 1 < argc)
+		return usage_error("unexpected argument '%s' (one PATTERN per run)", argv[optind + 1]);
+	return check_args(cfg);
+}
+
+/* Everything the capture owns, released in one place. */
+struct sc_run {
+	struct sc_config cfg;
+	struct stk_name_match match, category;
+	bool match_ready, category_ready;
+	struct stk_name_list targets, untraceable; /* kernel functions, tracepoints, USDT probes */
+	struct stk_user_func_list funcs;           /* user functions */
+	struct stk_user_file file;
+	struct stk_probe_set probes;
+	struct perf_buffer *new_process_buf;
+	struct stk_symbolizer *sym;
+	struct stk_run_loop *loop;
+	int empty_btf_fd;
+	bool kernel_btf;
+	FILE *outs[MAX_OUTPUTS];
+};
+
+static size_t target_count(const struct sc_run *run)
+{
+	return run->cfg.pattern.kind == STK_PROBE_USER_FUNCTION ? run->funcs.n : run->targets.n;
+}
+
+static const char *target_name(const struct sc_run *run, size_t i)
+{
+	return run->cfg.pattern.kind == STK_PROBE_USER_FUNCTION ? run->funcs.funcs[i].name : run->targets.names[i];
+}
+
+/* "a b c (+N more)" into buf. */
+static void list_names(char *buf, size_t len, char *const *names, size_t n, size_t shown)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && i < shown && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", names[i]);
+	if (n > shown && used < len)
+		snprintf(buf + used, len - used, " (+%zu more)", n - shown);
+}
+
+static FILE *open_tracefs(const char *name)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", name);
+	if ((f = fopen(path, "re")))
+		return f;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/%s", name);
+	return fopen(path, "re");
+}
+
+static int find_kernel_functions(struct sc_run *run)
+{
+	const char *how;
+	char err[512];
+	/* Where tracefs cannot be mounted, kallsyms alone still names the functions. */
+	bool tracefs = stk_tracefs_ensure(&how, err, sizeof(err)) == 0;
+	struct stk_kfunc_sources src = {
+		.traceable = tracefs ? open_tracefs("available_filter_functions") : NULL,
+		.kallsyms = fopen("/proc/kallsyms", "re"),
+		.blacklist = fopen("/sys/kernel/debug/kprobes/blacklist", "re"),
+	};
+	int ret = stk_match_kernel_functions(&src, &run->match, &run->targets, &run->untraceable);
+
+	if (src.traceable)
+		fclose(src.traceable);
+	if (src.kallsyms)
+		fclose(src.kallsyms);
+	if (src.blacklist)
+		fclose(src.blacklist);
+	if (ret) {
+		stk_error(APPLET, "cannot read the kernel's functions (/proc/kallsyms, available_filter_functions)");
+		return -1;
+	}
+	if (run->targets.n == 0) {
+		char names[1024];
+		if (run->untraceable.n) {
+			list_names(names, sizeof(names), run->untraceable.names, run->untraceable.n, LIST_SHOWN);
+			stk_error(APPLET, "'%s' matches only functions that cannot be traced (notrace or blacklisted): %s",
+				  run->cfg.pattern.name, names);
+		} else {
+			stk_error(APPLET, "no kernel function matches '%s' (unknown, or inlined away)",
+				  run->cfg.pattern.name);
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static int find_tracepoints(struct sc_run *run)
+{
+	const char *how;
+	char err[512];
+	FILE *f;
+
+	if (stk_tracefs_ensure(&how, err, sizeof(err))) {
+		stk_error(APPLET, "tracepoints need tracefs: %s", err);
+		return -1;
+	}
+	if (!(f = open_tracefs("available_events"))) {
+		stk_error(APPLET, "cannot read tracefs available_events: %s", strerror(errno));
+		return -1;
+	}
+	int ret = stk_match_tracepoints(f, &run->category, &run->match, &run->targets);
+	fclose(f);
+	if (ret == 0 && run->targets.n == 0) {
+		stk_error(APPLET, "unknown tracepoint '%s:%s' (none in available_events matches)",
+			  run->cfg.pattern.category, run->cfg.pattern.name);
+		return -1;
+	}
+	return ret;
+}
+
+static int find_user_functions(struct sc_run *run)
+{
+	char err[1024];
+
+	if (stk_user_file_resolve(run->cfg.pattern.lib, (pid_t)run->cfg.pid, &run->file, err, sizeof(err)) ||
+	    stk_user_functions(run->file.path, &run->match, &run->funcs, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (run->funcs.n == 0) {
+		stk_error(APPLET, "no function matches '%s' in %s", run->cfg.pattern.name, run->file.display);
+		return -1;
+	}
+	return 0;
+}
+
+static int find_usdt_probes(struct sc_run *run)
+{
+	char err[1024];
+
+	if (stk_user_file_resolve(run->cfg.pattern.lib, (pid_t)run->cfg.pid, &run->file, err, sizeof(err)) ||
+	    stk_usdt_probes(run->file.path, run->category_ready ? &run->category : NULL, &run->match, &run->targets,
+			    err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (run->targets.n == 0) {
+		stk_error(APPLET, "USDT probe '%s' not found in %s", run->cfg.pattern.name, run->file.display);
+		return -1;
+	}
+	return 0;
+}
+
+/* Fills run->targets / run->funcs from the pattern. 0, or -1 after a one-line error. */
+static int find_targets(struct sc_run *run)
+{
+	struct sc_config *cfg = &run->cfg;
+	const struct stk_probe_pattern *p = &cfg->pattern;
+	char err[640];
+	int ret = -1;
+
+	if (stk_name_match_init(&run->match, p->name, cfg->regex, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	run->match_ready = true;
+	if (p->category[0]) {
+		if (stk_name_match_init(&run->category, p->category, false, err, sizeof(err))) {
+			stk_error(APPLET, "%s", err);
+			return -1;
+		}
+		run->category_ready = true;
+	}
+	switch (p->kind) {
+	case STK_PROBE_KERNEL_FUNCTION: ret = find_kernel_functions(run); break;
+	case STK_PROBE_TRACEPOINT: ret = find_tracepoints(run); break;
+	case STK_PROBE_USER_FUNCTION: ret = find_user_functions(run); break;
+	case STK_PROBE_USDT: ret = find_usdt_probes(run); break;
+	}
+	if (ret)
+		return -1;
+	if (target_count(run) > cfg->max_probes) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "'%%s' matches %zu %ss, more than the limit of %llu (raise it with "
+			 "--max-probes N)", target_count(run), stk_probe_kind_name(p->kind),
+			 (unsigned long long)cfg->max_probes);
+		return usage_error(msg, cfg->pattern_text);
+	}
+	return 0;
+}
+
+static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct sc_run *run = ctx;
+	uint32_t tgid;
+
+	(void)cpu;
+	if (size < sizeof(tgid))
+		return;
+	memcpy(&tgid, data, sizeof(tgid));
+	/* Announced again after an exec: the mappings learned before are stale. */
+	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
+}
+
+static void consume_new_processes(void *ctx)
+{
+	struct sc_run *run = ctx;
+
+	perf_buffer__consume(run->new_process_buf);
+}
+
+static const char *const sc_maps[] = {
+	"sc_config", "sc_stacks", "sc_counts", "sc_stats", "sc_seen", "sc_new_process", NULL,
+};
+/* libbpf's USDT support keeps its specs in these (bpf/usdt.bpf.h). */
+static const char *const sc_usdt_maps[] = {
+	"sc_config", "sc_stacks", "sc_counts", "sc_stats", "sc_seen", "sc_new_process",
+	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
+};
+
+static int size_maps(struct stk_bpf *s, void *ctx)
+{
+	const struct sc_config *cfg = &((struct sc_run *)ctx)->cfg;
+
+	if (bpf_map__set_max_entries(s->maps.sc_stacks, (uint32_t)cfg->stack_storage_size) ||
+	    bpf_map__set_value_size(s->maps.sc_stacks, (uint32_t)(cfg->max_depth * sizeof(uint64_t))) ||
+	    bpf_map__set_max_entries(s->maps.sc_counts, DEFAULT_COUNTS_SIZE))
+		return -1;
+	return 0;
+}
+
+static int write_config(struct stk_bpf *s, void *ctx)
+{
+	const struct sc_config *cfg = &((struct sc_run *)ctx)->cfg;
+	struct stk_sc_config bc = {
+		.filter_pid = cfg->pid != 0,
+		.pid = cfg->pid,
+		.filter_cpu = cfg->cpu >= 0,
+		.cpu = cfg->cpu >= 0 ? (uint32_t)cfg->cpu : 0,
+		.kernel_stacks = !cfg->user_only,
+		.user_stacks = !cfg->kernel_only,
+		/* user stacks resolve in their process, and folded output names the command */
+		.keep_tgid = 1,
+	};
+	uint32_t zero = 0;
+
+	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
+}
+
+static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
+{
+	return stk_percpu_sum(s->maps.sc_stats, slot);
+}
+
+static void report_losses(struct sc_run *run)
+{
+	struct stk_bpf *s = run->probes.skel;
+	struct stk_losses l = {
+		.collisions = sum_stat(s, STK_SC_STAT_KSTACK_COLLISION) + sum_stat(s, STK_SC_STAT_USTACK_COLLISION),
+		.stack_map_full = sum_stat(s, STK_SC_STAT_KSTACK_FULL) + sum_stat(s, STK_SC_STAT_USTACK_FULL),
+		.counts_full = sum_stat(s, STK_SC_STAT_COUNTS_FULL),
+		.new_process_lost = sum_stat(s, STK_SC_STAT_NEW_PROCESS_LOST),
+		.stack_storage_size = run->cfg.stack_storage_size,
+		.counts_size = DEFAULT_COUNTS_SIZE,
+		.unit = "events",
+	};
+
+	stk_report_losses(&l);
+}
+
+/* Kernel frames start at the probed code, not in the tracing code that took them. */
+static void trim_kernel(struct stk_stack *st)
+{
+	struct stk_frame *f = (struct stk_frame *)st->kernel;
+	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
+
+	if (skip) {
+		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
+		st->n_kernel -= skip;
+	}
+}
+
+static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct stk_sc_key *key, uint64_t count)
+{
+	const struct sc_config *cfg = &run->cfg;
+	int stacks_fd = bpf_map__fd(run->probes.skel->maps.sc_stacks);
+	struct stk_stack *st;
+
+	if (!(st = stk_stack_list_add(c)))
+		return -1;
+	st->pid = key->tgid;
+	memcpy(st->comm, key->comm, sizeof(st->comm));
+	st->comm[sizeof(st->comm) - 1] = '\0';
+	st->value = count;
+	if (!cfg->user_only) {
+		st->kernel = stk_resolve_stack(stacks_fd, key->kernel_stack_id, (uint32_t)cfg->max_depth, true, 0,
+					       run->sym, &st->n_kernel);
+		st->kernel_missing = stk_stack_id_missing(key->kernel_stack_id);
+		trim_kernel(st);
+	}
+	if (!cfg->kernel_only && key->tgid) {
+		st->user = stk_resolve_stack(stacks_fd, key->user_stack_id, (uint32_t)cfg->max_depth, false,
+					     (pid_t)key->tgid, run->sym, &st->n_user);
+		st->user_missing = stk_stack_id_missing(key->user_stack_id);
+	}
+	return 0;
+}
+
+static int collect_counts(struct sc_run *run, struct stk_stack_list *c, bool reset)
+{
+	int counts_fd = bpf_map__fd(run->probes.skel->maps.sc_counts);
+	struct stk_sc_key key, next;
+	const struct stk_sc_key *prev = NULL;
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
+	int ret = 0;
+
+	if (!percpu)
+		return -1;
+	while (ret == 0 && bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
+		uint64_t n = 0;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(counts_fd, &key, percpu))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			n += percpu[i];
+		if (n)
+			ret = add_stack(run, c, &key, n);
+	}
+	/* -i: each interval counts from zero, as bcc's does */
+	if (reset) {
+		prev = NULL;
+		while (bpf_map_get_next_key(counts_fd, NULL, &next) == 0 && bpf_map_delete_elem(counts_fd, &next) == 0)
+			;
+	}
+	free(percpu);
+	return ret;
+}
+
+static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_mono, bool reset)
+{
+	const struct sc_config *cfg = &run->cfg;
+	struct stk_stack_list c = { 0 };
+	int ret;
+	char why[256], title[600];
+
+	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
+		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
+	if (collect_counts(run, &c, reset)) {
+		stk_error(APPLET, "out of memory while reading the counts");
+		stk_stack_list_free(&c);
+		return -1;
+	}
+	if (cfg->timestamps) {
+		time_t now = time(NULL);
+		struct tm tm;
+		char ts[32];
+		strftime(ts, sizeof(ts), "%H:%M:%S", localtime_r(&now, &tm));
+		printf("%-8s\n", ts);
+		fflush(stdout);
+	}
+	snprintf(title, sizeof(title), "stk stackcount %s", cfg->pattern_text);
+	struct stk_report report = {
+		.stacks = c.stacks,
+		.n_stacks = c.n,
+		.value_type = "count",
+		.value_unit = "count",
+		.time_nanos = start_wall,
+		.duration_nanos = stk_now_ns(CLOCK_MONOTONIC) - start_mono,
+		.title = title,
+	};
+	struct stk_output_opts opts = {
+		.format = cfg->format,
+		.delimiter = cfg->delimiter,
+		.verbose = cfg->verbose,
+		.symbol_offsets = cfg->offsets,
+		.no_task = !cfg->per_process,
+	};
+	ret = stk_write_outputs(APPLET, run->outs, cfg->output_paths, cfg->output_formats, cfg->n_outputs, &report,
+				&opts);
+	stk_stack_list_free(&c);
+	return ret;
+}
+
+static const char *target_noun(const struct sc_run *run)
+{
+	switch (run->cfg.pattern.kind) {
+	case STK_PROBE_TRACEPOINT: return "tracepoints";
+	case STK_PROBE_USDT: return "USDT probes";
+	default: return "functions";
+	}
+}
+
+static void print_header(const struct sc_run *run)
+{
+	printf("Tracing %zu %s for \"%s\"... Hit Ctrl-C to end.\n", target_count(run), target_noun(run),
+	       run->cfg.pattern_text);
+	fflush(stdout);
+}
+
+/* -d: pattern -> matched names -> mechanism, on stderr so stdout stays data. */
+static void print_plan(const struct sc_run *run)
+{
+	const struct sc_config *cfg = &run->cfg;
+	const struct stk_probe_pattern *p = &cfg->pattern;
+	size_t n = target_count(run);
+
+	fprintf(stderr, "stackcount: plan for \"%s\": %s %s", cfg->pattern_text, stk_probe_kind_name(p->kind),
+		run->match.kind == STK_MATCH_REGEX ? "regex" : run->match.kind == STK_MATCH_GLOB ? "glob" : "name");
+	if (p->lib[0])
+		fprintf(stderr, " in %s", run->file.display);
+	fprintf(stderr, "\nstackcount:   matched %zu:", n);
+	for (size_t i = 0; i < n; i++) {
+		if (p->kind == STK_PROBE_USER_FUNCTION)
+			fprintf(stderr, " %s@0x%llx", target_name(run, i), (unsigned long long)run->funcs.funcs[i].offset);
+		else
+			fprintf(stderr, " %s", target_name(run, i));
+	}
+	fputc('\n', stderr);
+	if (run->untraceable.n) {
+		fprintf(stderr, "stackcount:   cannot be traced (%zu):", run->untraceable.n);
+		for (size_t i = 0; i < run->untraceable.n; i++)
+			fprintf(stderr, " %s", run->untraceable.names[i]);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "stackcount:   mechanism: %s%s%s%s\n", run->probes.mechanism,
+		run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "");
+}
+
+static int attach(struct sc_run *run, const char *btf_path)
+{
+	const struct sc_config *cfg = &run->cfg;
+	struct stk_probe_load load = {
+		.maps = cfg->pattern.kind == STK_PROBE_USDT ? sc_usdt_maps : sc_maps,
+		.btf_custom_path = btf_path,
+		.before_load = size_maps,
+		.after_load = write_config,
+		.ctx = run,
+		.progress = true,
+	};
+	char err[2048];
+	int ret = -1;
+
+	switch (cfg->pattern.kind) {
+	case STK_PROBE_KERNEL_FUNCTION: {
+		enum stk_kfunc_mech forced;
+		struct stk_kfunc_request req = {
+			.names = run->targets.names,
+			.n = run->targets.n,
+			.forced = cfg->mechanism && stk_kfunc_mech_from_name(cfg->mechanism, &forced) == 0 ? (int)forced : -1,
+			.kernel_btf = run->kernel_btf,
+			.fentry_max = cfg->fentry_max,
+		};
+		ret = stk_kfunc_attach(&run->probes, &load, &req, err, sizeof(err));
+		break;
+	}
+	case STK_PROBE_TRACEPOINT:
+		ret = stk_tracepoint_attach(&run->probes, &load, run->targets.names, run->targets.n, err, sizeof(err));
+		break;
+	case STK_PROBE_USER_FUNCTION:
+		ret = stk_uprobe_attach(&run->probes, &load, run->file.path, &run->funcs, (pid_t)cfg->pid, cfg->mechanism,
+					err, sizeof(err));
+		break;
+	case STK_PROBE_USDT:
+		ret = stk_usdt_attach(&run->probes, &load, run->file.path, run->targets.names, run->targets.n,
+				      (pid_t)cfg->pid, err, sizeof(err));
+		break;
+	}
+	if (ret)
+		stk_error(APPLET, "%s", err);
+	return ret;
+}
+
+static int setup(struct sc_run *run)
+{
+	struct sc_config *cfg = &run->cfg;
+	char err[1024], empty_btf[64];
+	struct stk_btf_source btf;
+	const char *btf_path;
+
+	if (stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
+		return -1;
+	/* Before any thread exists: tracefs may need a private mount namespace. */
+	if (find_targets(run))
+		return -1;
+	if (run->untraceable.n && !cfg->plan) {
+		char names[1024];
+		list_names(names, sizeof(names), run->untraceable.names, run->untraceable.n, LIST_SHOWN);
+		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
+			run->untraceable.n, names);
+	}
+	if (stk_open_outputs(APPLET, cfg->output_paths, cfg->n_outputs, run->outs))
+		return -1;
+	run->sym = stk_symbolizer_for(APPLET, cfg->no_args, &cfg->pid, cfg->pid ? 1 : 0);
+	if (!run->sym)
+		return -1;
+	run->kernel_btf = btf.kind != STK_BTF_NONE;
+	btf_path = stk_btf_custom_path(&btf);
+	if (btf.kind == STK_BTF_NONE) {
+		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
+		if (run->empty_btf_fd >= 0)
+			btf_path = empty_btf;
+	}
+	if (attach(run, btf_path))
+		return -1;
+	if (cfg->plan)
+		print_plan(run);
+	if (cfg->verbose)
+		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s; BTF %s\n", run->probes.n_targets,
+			target_noun(run), run->probes.mechanism, run->probes.tried[0] ? " (passed over: " : "",
+			run->probes.tried, run->probes.tried[0] ? ")" : "", stk_btf_kind_name(btf.kind));
+	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->probes.skel->maps.sc_new_process), 16,
+						learn_new_process, NULL, run, NULL);
+	if (!run->new_process_buf) {
+		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
+		return -1;
+	}
+	run->loop = stk_run_loop_new(cfg->duration_ms, cfg->interval_ms, err, sizeof(err));
+	if (!run->loop ||
+	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
+		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown(struct sc_run *run)
+{
+	perf_buffer__free(run->new_process_buf);
+	stk_run_loop_free(run->loop);
+	stk_probe_set_release(&run->probes);
+	if (run->sym)
+		stk_symbolizer_free(run->sym);
+	if (run->empty_btf_fd >= 0)
+		close(run->empty_btf_fd);
+	for (size_t i = 0; i < MAX_OUTPUTS; i++)
+		if (run->outs[i])
+			fclose(run->outs[i]);
+	if (run->match_ready)
+		stk_name_match_free(&run->match);
+	if (run->category_ready)
+		stk_name_match_free(&run->category);
+	stk_name_list_free(&run->targets);
+	stk_name_list_free(&run->untraceable);
+	stk_user_func_list_free(&run->funcs);
+}
+
+int stackcount_main(int argc, char **argv)
+{
+	struct sc_run *run = calloc(1, sizeof(*run));
+	int ret;
+
+	if (!run) {
+		stk_error(APPLET, "out of memory");
+		return 1;
+	}
+	run->empty_btf_fd = -1;
+	ret = parse_args(argc, argv, &run->cfg);
+	if (ret) {
+		teardown(run);
+		free(run);
+		return ret > 0 ? 0 : STK_EXIT_USAGE;
+	}
+	if (setup(run)) {
+		teardown(run);
+		free(run);
+		return STK_EXIT_USAGE;
+	}
+	if (run->cfg.format == STK_FORMAT_TEXT && !run->cfg.n_outputs)
+		print_header(run);
+	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
+	enum stk_run_event ev;
+	ret = 0;
+	while ((ev = stk_run_loop_wait(run->loop)) == STK_RUN_INTERVAL) {
+		perf_buffer__consume(run->new_process_buf);
+		if (print_results(run, start_wall, start_mono, true))
+			ret = 1;
+		start_wall = stk_now_ns(CLOCK_REALTIME);
+		start_mono = stk_now_ns(CLOCK_MONOTONIC);
+	}
+	/* Stop counting before reading, so the totals are one snapshot. */
+	stk_probe_set_detach(&run->probes);
+	perf_buffer__consume(run->new_process_buf);
+	if (ev == STK_RUN_ERROR)
+		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
+	report_losses(run);
+	if (run->cfg.verbose)
+		stk_print_symbolizer_stats(APPLET, run->sym);
+	if (print_results(run, start_wall, start_mono, false))
+		ret = 1;
+	teardown(run);
+	free(run);
+	return ret;
+}

@@ -1,0 +1,13 @@
+/* Attaching stackcount's tracepoint program to each matched "category:event". */
+#ifndef STK_ATTACH_TRACEPOINT_H
+#define STK_ATTACH_TRACEPOINT_H
+
+#include <stddef.h>
+
+#include "attach_probe.h"
+
+/* One program, one perf-event link per tracepoint. 0, or -1 with err set and nothing attached. */
+int stk_tracepoint_attach(struct stk_probe_set *s, const struct stk_probe_load *load, char *const *names, size_t n,
+			  char *err, size_t len);
+
+#endif
