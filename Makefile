@@ -112,7 +112,8 @@ $(UNIT_SUITES_H): $(UNIT_SRCS)
 	@rm -f $@.names
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP)
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP) \
+		     | $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
