@@ -795,14 +795,17 @@ static int setup(struct sc_run *run)
 		if (run->empty_btf_fd >= 0)
 			btf_path = empty_btf;
 	}
+	int64_t attach_start = stk_now_ns(CLOCK_MONOTONIC);
 	if (attach(run, btf_path))
 		return -1;
+	double attach_ms = (double)(stk_now_ns(CLOCK_MONOTONIC) - attach_start) / 1e6;
 	if (cfg->plan)
 		print_plan(run);
 	if (cfg->verbose)
-		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s; BTF %s\n", run->probes.n_targets,
-			target_noun(run), run->probes.mechanism, run->probes.tried[0] ? " (passed over: " : "",
-			run->probes.tried, run->probes.tried[0] ? ")" : "", stk_btf_kind_name(btf.kind));
+		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s\n",
+			run->probes.n_targets, target_noun(run), run->probes.mechanism,
+			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
+			attach_ms, stk_btf_kind_name(btf.kind));
 	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->probes.skel->maps.sc_new_process), 16,
 						learn_new_process, NULL, run, NULL);
 	if (!run->new_process_buf) {

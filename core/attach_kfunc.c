@@ -102,6 +102,10 @@ static int try_kprobe(struct stk_probe_set *s, const struct stk_probe_load *load
 			snprintf(why, len, "no kprobe_events in tracefs");
 			return -1;
 		}
+		if (stk_probe_set_guard(s)) {
+			snprintf(why, len, "starting the kprobe_events cleanup guard failed");
+			return -1;
+		}
 	}
 	if (stk_probe_set_load(s, load, "stk_sc_kprobe", NULL, why, len))
 		return -1;

@@ -10,6 +10,7 @@
 
 #include "bpf_object.h"
 #include "grow.h"
+#include "probe_guard.h"
 #include "stk.skel.h"
 
 #define PROGRESS_AFTER_NS 1000000000LL
@@ -104,6 +105,15 @@ void stk_probe_set_progress(struct stk_probe_set *s, size_t done, size_t total)
 	s->progress_shown = done != total;
 }
 
+int stk_probe_set_guard(struct stk_probe_set *s)
+{
+	if (s->guarded)
+		return 0;
+	s->guard_fd = stk_probe_guard_start();
+	s->guarded = s->guard_fd >= 0;
+	return s->guarded ? 0 : -1;
+}
+
 void stk_probe_set_passed_over(struct stk_probe_set *s, const char *mech, const char *why)
 {
 	size_t used = strlen(s->tried);
@@ -122,6 +132,10 @@ void stk_probe_set_detach(struct stk_probe_set *s)
 	/* link fds before program fds; closing either detaches */
 	for (size_t i = s->n_fds; i-- > 0;)
 		close(s->fds[i]);
+	/* libbpf removed its legacy events with the links: the guard finds nothing and exits */
+	if (s->guarded)
+		close(s->guard_fd);
+	s->guarded = false;
 	free(s->links);
 	free(s->fds);
 	s->links = NULL;

@@ -39,6 +39,8 @@ struct stk_probe_set {
 	size_t n_targets;      /* functions, tracepoints or probes attached */
 	int64_t attach_start_ns;
 	bool progress, progress_shown;
+	bool guarded; /* guard_fd keeps a core/probe_guard child waiting (legacy tracefs probes) */
+	int guard_fd;
 };
 
 /*
@@ -54,6 +56,8 @@ int stk_probe_set_add_link(struct stk_probe_set *s, struct bpf_link *link);
 int stk_probe_set_add_fd(struct stk_probe_set *s, int fd);
 /* After each attach: a "\rattached N/M ..." line on stderr once past one second. */
 void stk_probe_set_progress(struct stk_probe_set *s, size_t done, size_t total);
+/* Before creating legacy tracefs probes: have them removed even if stk is killed. 0 or -1. */
+int stk_probe_set_guard(struct stk_probe_set *s);
 /* Appends "mech: why" to the passed-over list. */
 void stk_probe_set_passed_over(struct stk_probe_set *s, const char *mech, const char *why);
 /* Stops tracing: links and cloned programs go, the maps stay readable. */

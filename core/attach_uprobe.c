@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 
 static int try_uprobe_multi(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
@@ -36,6 +37,11 @@ out:
 static int try_uprobe(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
 		      const struct stk_user_func_list *funcs, pid_t pid, char *why, size_t len)
 {
+	/* Without the uprobe PMU (before 4.17) libbpf writes uprobe_events: guard them. */
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) && stk_probe_set_guard(s)) {
+		snprintf(why, len, "starting the uprobe_events cleanup guard failed");
+		return -1;
+	}
 	if (stk_probe_set_load(s, load, "stk_sc_uprobe", NULL, why, len))
 		return -1;
 	for (size_t i = 0; i < funcs->n; i++) {

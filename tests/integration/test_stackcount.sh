@@ -109,7 +109,7 @@ for f in a b c; do
     expect_count "forced_uprobe_rl_step_$f" "$tmp/forced_uprobe.out" ";main;rl_step_$f [0-9]+$" $N
 done
 expect_contains path_glob_plan "$(cat "$tmp/path_glob.err")" "matched 3: rl_step_a@0x"
-expect_contains forced_uprobe_used "$(cat "$tmp/forced_uprobe.err")" "3 functions attached with uprobe;"
+expect_contains forced_uprobe_used "$(cat "$tmp/forced_uprobe.err")" "3 functions attached with uprobe in "
 expect_count regex_rl_step_a "$tmp/regex.out" ";main;rl_step_a [0-9]+$" $N
 expect_count regex_rl_step_b "$tmp/regex.out" ";main;rl_step_b [0-9]+$" $N
 expect_eq regex_not_rl_step_c "$(grep -c 'rl_step_c' "$tmp/regex.out")" 0

@@ -15,6 +15,7 @@
 #include "../../core/kernel_match.h"
 #include "../../core/kfunc_mech.h"
 #include "../../core/name_match.h"
+#include "../../core/probe_guard.h"
 #include "../../core/probe_pattern.h"
 #include "../../core/proc_maps.h"
 #include "../../core/usdt_notes.h"
@@ -305,7 +306,23 @@ static void usdt_notes(struct test_ctx *t)
 	stk_name_match_free(&prov);
 }
 
+static void guard_events(struct test_ctx *t)
+{
+	char name[128];
+
+	CHECK(t, stk_guard_event_of("p:kprobes/libbpf_42_vfs_read_0x0_0 vfs_read+0x0\n", 42, name, sizeof(name)) == 0);
+	CHECK_STR(t, name, "kprobes/libbpf_42_vfs_read_0x0_0");
+	CHECK(t, stk_guard_event_of("p:uprobes/libbpf_42__bin_x_0x1130 /bin/x:0x1130\n", 42, name, sizeof(name)) == 0);
+	CHECK_STR(t, name, "uprobes/libbpf_42__bin_x_0x1130");
+	/* another process's events (even one whose PID starts the same) and foreign events stay */
+	CHECK(t, stk_guard_event_of("p:kprobes/libbpf_421_vfs_read_0x0_0 vfs_read+0x0\n", 42, name, sizeof(name)) == -1);
+	CHECK(t, stk_guard_event_of("p:kprobes/myprobe vfs_read\n", 42, name, sizeof(name)) == -1);
+	CHECK(t, stk_guard_event_of("garbage\n", 42, name, sizeof(name)) == -1);
+	CHECK(t, stk_guard_event_of("p:kprobes/libbpf_42_x 1\n", 42, name, 4) == -1);
+}
+
 const struct test_case probe_pattern_tests[] = {
+	{ "stackcount_guard_events", guard_events },
 	{ "stackcount_patterns", patterns },
 	{ "stackcount_name_matching", name_matching },
 	{ "stackcount_kernel_functions", kernel_functions },

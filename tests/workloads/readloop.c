@@ -8,7 +8,7 @@
  *   semaphore (it fires only while a tracer holds the semaphore)
  * Usage: readloop ITERATIONS [GO_FILE]. Prints "ready PID", waits until
  * GO_FILE exists (polling with access(2), which reads nothing), runs the
- * loop, prints "done N guarded G", then sleeps until killed (so its mappings
+ * loop, prints "done N guarded G ns T" (T: the loop's wall time), then sleeps until killed (so its mappings
  * stay readable). Without GO_FILE it starts at once and exits when done.
  */
 #define _GNU_SOURCE
@@ -23,6 +23,14 @@
 /* With _SDT_HAS_SEMAPHORES every probe has one; only "guarded" is checked. */
 __extension__ unsigned short stk_readloop_tick_semaphore __attribute__((unused, section(".probes")));
 __extension__ unsigned short stk_readloop_guarded_semaphore __attribute__((unused, section(".probes")));
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static void nap_ms(long ms)
 {
@@ -76,6 +84,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (go && access(go, F_OK))
 		nap_ms(10);
+	long long start = now_ns();
 	for (long i = 0; i < n; i++) {
 		rl_read_path(fd, buf);
 		rl_alloc_path(i);
@@ -86,7 +95,8 @@ int main(int argc, char **argv)
 			guarded++;
 		}
 	}
-	printf("done %ld guarded %ld (%ld)\n", n, guarded, acc & 1);
+	long long elapsed = now_ns() - start;
+	printf("done %ld guarded %ld ns %lld (%ld)\n", n, guarded, elapsed, acc & 1);
 	fflush(stdout);
 	while (go)
 		nap_ms(1000);

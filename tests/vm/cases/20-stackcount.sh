@@ -38,12 +38,24 @@ sc_run stackcount_regex -d -r -f 'vfs_read$'
 for m in fentry kprobe.multi kprobe kprobe_legacy; do
     sc_run "stackcount_$m" --mechanism "$m" -f vfs_read
 done
+# Many functions: kprobe.multi where the kernel has it (one link), fentry per function otherwise.
+sc_run stackcount_many -f 'vfs_*'
 sc_run stackcount_tracepoint -f t:syscalls:sys_enter_read
 sc_run stackcount_uprobe -f c:malloc
 sc_run stackcount_usdt -f u:readloop_static:guarded
 echo "@@CASE stackcount_unknown"
 /stk stackcount --mechanism kprobe_legacy nosuch_function_xyz 2>&1
 echo "@@RC $?"
+# kill -9 while legacy kprobes are attached: stk's guard removes them.
+/stk stackcount -v --mechanism kprobe_legacy vfs_read > /tmp/sc.out 2>&1 &
+sc_pid=$!
+sc_wait /tmp/sc.out 'attached with' "$sc_pid"
+echo "@@CASE stackcount_kill9"
+grep -c 'attached with' /tmp/sc.out
+kill -9 "$sc_pid"
+wait "$sc_pid" 2>/dev/null
+sleep 1
+echo "@@RC 0"
 # Nothing may stay in kprobe_events / uprobe_events after all of the above.
 mkdir -p /tmp/sc_tracefs
 mount -t tracefs tracefs /tmp/sc_tracefs 2>/dev/null

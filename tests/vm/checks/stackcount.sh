@@ -64,6 +64,19 @@ for m in fentry kprobe.multi kprobe kprobe_legacy; do
     else fail "$id/stackcount_${m}_count" "count $got: $(printf '%s' "$out" | head -c 500)"; forced="$forced,$m=FAIL"; fi
 done
 
+out=$(case_output "$log" stackcount_many)
+expect_eq "$id/stackcount_many_rc" "$(case_rc "$log" stackcount_many)" 0
+many=$(sc_mech "$out")
+if sc_have kprobe.multi; then want_many=kprobe.multi; elif sc_have fentry; then want_many=fentry; else want_many=kprobe; fi
+[ "$want" = kprobe_legacy ] && [ "$want_many" = kprobe ] && want_many=kprobe_legacy
+[ "$want" = none ] && want_many=""
+expect_eq "$id/stackcount_many_used" "$many" "$want_many"
+sc_expect_count stackcount_many_count "$out" "$sc_read_re" "$sc_n"
+# kill -9 with legacy kprobes attached: the guard leaves kprobe_events empty (checked below)
+if sc_have kprobe_legacy; then
+    expect_eq "$id/stackcount_kill9_attached" "$(case_output "$log" stackcount_kill9)" 1
+fi
+
 out=$(case_output "$log" stackcount_tracepoint)
 expect_eq "$id/stackcount_tracepoint_rc" "$(case_rc "$log" stackcount_tracepoint)" 0
 sc_expect_count stackcount_tracepoint_count "$out" '^readloop_static;.*rl_read_path;' "$sc_n"
@@ -76,4 +89,4 @@ sc_expect_count stackcount_usdt_count "$out" '^readloop_static;.*main [0-9]+$' "
 
 expect_eq "$id/stackcount_unknown_rc" "$(case_rc "$log" stackcount_unknown)" 2
 expect_eq "$id/stackcount_leftovers" "$(case_output "$log" stackcount_leftovers)" ""
-cell "stackcount=${chosen:-FAIL}$forced"
+cell "stackcount=${chosen:-FAIL},many=${many:-FAIL}$forced"
