@@ -55,6 +55,9 @@ int stk_match_kernel_functions(const struct stk_kfunc_sources *src, const struct
 		goto out;
 	while (src->traceable && fgets(line, sizeof(line), src->traceable)) {
 		const char *name = first_word(line);
+		/* clones ("f.part.0") have no BTF for fentry and are not what a wildcard means */
+		if (m->kind != STK_MATCH_EXACT && is_padding_or_clone(name))
+			continue;
 		if (*name && stk_name_matches(m, name) &&
 		    stk_name_list_add(stk_name_list_contains(&black, name) ? untraceable : ok, name, (size_t)-1))
 			goto out;

@@ -2,7 +2,9 @@
  * Which kernel attach points a stackcount pattern names. Functions come
  * from tracefs available_filter_functions (what ftrace, and so fentry and
  * kprobe.multi, can attach to), or from /proc/kallsyms when that is not
- * readable; the kprobe blacklist is removed. Tracepoints come from tracefs
+ * readable; the kprobe blacklist is removed. Compiler clones ("f.isra.0",
+ * "f.part.0"), "__pfx_"/"__cfi_" padding symbols and ".cold" parts only
+ * match when named exactly (they have no BTF, so fentry cannot take them). Tracepoints come from tracefs
  * available_events. The inputs are open streams so tests can feed fixtures.
  */
 #ifndef STK_KERNEL_MATCH_H
@@ -22,9 +24,7 @@ struct stk_kfunc_sources {
 /*
  * Functions matching m that can be traced, sorted and unique, into ok; those
  * that match but cannot be traced (notrace, blacklisted, no ftrace entry)
- * into untraceable. With only kallsyms, compiler clones ("f.isra.0"),
- * "__pfx_"/"__cfi_" padding symbols and ".cold" parts are left out unless
- * named exactly. 0, or -1 when out of memory or no source was given.
+ * into untraceable. 0, or -1 when out of memory or no source was given.
  */
 int stk_match_kernel_functions(const struct stk_kfunc_sources *src, const struct stk_name_match *m,
 			       struct stk_name_list *ok, struct stk_name_list *untraceable);

@@ -9,6 +9,7 @@ static const char *const tracing_prefixes[] = {
 	"trace_event_raw_event_", "bpf_dispatcher_", "kprobe_", "__kprobe_", "aggr_pre_handler",
 	"opt_pre_handler", "optimized_callback", "kprobe_ftrace_handler", "ftrace_", "fprobe_",
 	"rethook_", "arch_rethook_", "exc_int3", "asm_exc_int3", "do_int3", "int3",
+	"bpf_trampoline_", "__bpf_prog_", "perf_syscall_",
 	NULL,
 };
 

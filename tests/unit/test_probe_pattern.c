@@ -97,7 +97,8 @@ static const char kallsyms[] =
 	"ffffffff81007000 t vfs_read_black\n"
 	"ffffffff81008000 t vfs_read_mod\t[ext4]\n"
 	"ffffffff81009000 T vfs_write\n";
-static const char traceable[] = "vfs_read\nvfs_readv\nvfs_read_black\nvfs_read_mod [ext4]\nvfs_write\nvfs_readv\n";
+static const char traceable[] = "vfs_read\nvfs_readv\nvfs_read_black\nvfs_read_mod [ext4]\nvfs_write\nvfs_readv\n"
+				 "vfs_readf.isra.0\n";
 static const char blacklist[] = "0xffffffff81007000-0xffffffff81007100\tvfs_read_black\n";
 
 static int match_kfuncs(const char *pattern, bool regex, bool with_traceable, struct stk_name_list *ok,

@@ -37,6 +37,9 @@ static void keeps_real_stacks(struct test_ctx *t)
 	CHECK(t, stk_tracing_prefix(NULL, 0) == 0);
 	CHECK(t, stk_is_tracing_frame("__traceiter_sched_switch"));
 	CHECK(t, !stk_is_tracing_frame("schedule"));
+	/* fentry's trampoline, and the syscall tracepoints' perf handler */
+	CHECK(t, stk_is_tracing_frame("bpf_trampoline_6442484490"));
+	CHECK(t, stk_is_tracing_frame("perf_syscall_enter"));
 	CHECK(t, !stk_is_tracing_frame(NULL));
 }
 

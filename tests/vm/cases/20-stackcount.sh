@@ -53,6 +53,7 @@ sc_wait /tmp/sc.out 'attached with' "$sc_pid"
 echo "@@CASE stackcount_kill9"
 grep -c 'attached with' /tmp/sc.out
 kill -9 "$sc_pid"
+cat /tmp/sc.out
 wait "$sc_pid" 2>/dev/null
 sleep 1
 echo "@@RC 0"
