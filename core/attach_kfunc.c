@@ -74,8 +74,13 @@ static int try_kprobe_multi(struct stk_probe_set *s, const struct stk_probe_load
 
 	if (stk_probe_set_load(s, load, "stk_sc_kprobe_multi", NULL, why, len))
 		return -1;
-	if (stk_probe_set_add_link(s, bpf_program__attach_kprobe_multi_opts(s->prog, NULL, &o))) {
-		snprintf(why, len, "attach failed: %s", strerror(errno));
+	/* A kernel without fprobe refuses it: the reason goes into "passed over", not libbpf's warning. */
+	libbpf_print_fn_t print = libbpf_set_print(NULL);
+	struct bpf_link *link = bpf_program__attach_kprobe_multi_opts(s->prog, NULL, &o);
+	int saved = errno;
+	libbpf_set_print(print);
+	if (stk_probe_set_add_link(s, link)) {
+		snprintf(why, len, "attach failed: %s", strerror(link ? errno : saved));
 		return -1;
 	}
 	return 0;

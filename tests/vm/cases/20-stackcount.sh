@@ -15,7 +15,7 @@ sc_wait() { # FILE REGEX [PID]: until FILE has a line matching REGEX (or PID is 
 sc_run() { # CASE STK-ARGS...
     sc_case=$1
     shift
-    rm -f /tmp/sc_go /tmp/sc_rl.out /tmp/sc.out
+    rm -f /tmp/sc_go /tmp/sc_rl.out /tmp/sc.out /tmp/sc_file.*
     /readloop_static "$SC_N" /tmp/sc_go > /tmp/sc_rl.out &
     sc_rl=$!
     sc_wait /tmp/sc_rl.out '^ready'
@@ -30,9 +30,11 @@ sc_run() { # CASE STK-ARGS...
     kill "$sc_rl"
     echo "@@CASE $sc_case"
     cat /tmp/sc.out
+    cat /tmp/sc_file.* 2>/dev/null
     echo "@@RC $sc_rc"
 }
-sc_run stackcount_vfs_read -f vfs_read
+# Both shapes from one capture: folded (checked) and bcc's text (shown in the README).
+sc_run stackcount_vfs_read -o /tmp/sc_file.folded -o /tmp/sc_file.txt vfs_read
 sc_run stackcount_wildcard -d -f 'vfs_rea*'
 sc_run stackcount_regex -d -r -f 'vfs_read$'
 for m in fentry kprobe.multi kprobe kprobe_legacy; do
