@@ -35,6 +35,7 @@
 #include "../core/stack_resolve.h"
 #include "../core/stack_trim.h"
 #include "../core/symbolize.h"
+#include "../core/stack_opts.h"
 #include "../core/sysfs_read.h"
 #include "../core/tracefs.h"
 #include "../core/usdt_notes.h"
@@ -44,26 +45,20 @@
 #define DEFAULT_STACK_STORAGE 16384
 #define DEFAULT_COUNTS_SIZE 40960
 #define DEFAULT_MAX_PROBES 1000
-#define MAX_OUTPUTS 8
 /* Names listed in messages before "(+N more)". */
 #define LIST_SHOWN 8
 #define MECHANISM_ENV "STK_STACKCOUNT_MECHANISM"
 
 struct sc_config {
+	struct stk_stack_opts common; /* -p -U -K -f -o ... shared with the other stack applets */
 	const char *pattern_text;
 	struct stk_probe_pattern pattern;
-	uint32_t pid;
-	int cpu; /* -1: all */
-	long interval_ms, duration_ms;
-	bool timestamps, regex, offsets, per_process, user_only, kernel_only, verbose, plan, delimiter;
-	bool no_args, format_given;
-	uint64_t stack_storage_size, max_depth, max_probes, fentry_max;
+	uint32_t pid; /* -p: one process (0: all) */
+	int cpu;      /* -1: all */
+	long interval_ms;
+	bool timestamps, regex, offsets, per_process, plan;
+	uint64_t max_probes, fentry_max;
 	const char *mechanism; /* --mechanism or $STK_STACKCOUNT_MECHANISM, or NULL */
-	const char *btf_file;
-	const char *output_paths[MAX_OUTPUTS];
-	enum stk_format output_formats[MAX_OUTPUTS];
-	size_t n_outputs;
-	enum stk_format format;
 };
 
 static void print_help(void)
@@ -106,15 +101,10 @@ static void print_help(void)
 }
 
 enum long_only {
-	OPT_STACK_STORAGE = 1000,
-	OPT_MAX_DEPTH,
-	OPT_MAX_PROBES,
+	OPT_MAX_PROBES = STK_OPT_APPLET,
 	OPT_FENTRY_MAX,
 	OPT_DELIMITED,
-	OPT_FORMAT,
-	OPT_NO_ARGS,
 	OPT_MECHANISM,
-	OPT_BTF,
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -151,20 +141,20 @@ static int check_mechanism(const struct sc_config *cfg)
 	return 0;
 }
 
-static int check_args(struct sc_config *cfg)
+static int check_args(struct sc_config *cfg, int argc, char **argv)
 {
 	char msg[512];
 
-	if (cfg->user_only && cfg->kernel_only)
-		return usage_error("-U and -K are mutually exclusive%s", "");
+	/* the pattern is the one operand: no trailing duration (that is -D) */
+	if (stk_stack_opts_finish(&cfg->common, argc, argv, argc, msg, sizeof(msg)))
+		return usage_error("%s", msg);
+	if (cfg->common.n_pids > 1)
+		return usage_error("-p: stackcount traces one process (or all)%s", "");
+	cfg->pid = cfg->common.n_pids ? cfg->common.pids[0] : 0;
 	if (stk_probe_pattern_parse(cfg->pattern_text, &cfg->pattern, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	if (check_mechanism(cfg))
 		return -1;
-	if (stk_resolve_output_formats(cfg->output_paths, cfg->output_formats, cfg->n_outputs, cfg->format_given,
-				       cfg->format, msg, sizeof(msg)) ||
-	    stk_check_targets(&cfg->pid, cfg->pid ? 1 : 0, "-p", NULL, 0, "-t", msg, sizeof(msg)))
-		return usage_error("%s", msg);
 	if (cfg->cpu >= 0 && cfg->cpu >= libbpf_num_possible_cpus()) {
 		snprintf(msg, sizeof(msg), "-c %d: this machine has CPUs 0 to %d", cfg->cpu,
 			 libbpf_num_possible_cpus() - 1);
@@ -175,8 +165,20 @@ static int check_args(struct sc_config *cfg)
 
 static int parse_args(int argc, char **argv, struct sc_config *cfg)
 {
+	/* The shared table minus "tid" (no thread option) and "delimited" (here -d is the plan). */
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "user-stacks-only", no_argument, NULL, 'U' },
+		{ "kernel-stacks-only", no_argument, NULL, 'K' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "stack-storage-size", required_argument, NULL, STK_OPT_STACK_STORAGE },
+		{ "perf-max-stack-depth", required_argument, NULL, STK_OPT_MAX_DEPTH },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, STK_OPT_FORMAT },
+		{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },
+		{ "btf", required_argument, NULL, STK_OPT_BTF },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "timestamp", no_argument, NULL, 'T' },
@@ -184,48 +186,38 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 		{ "regexp", no_argument, NULL, 'r' },
 		{ "offset", no_argument, NULL, 's' },
 		{ "perpid", no_argument, NULL, 'P' },
-		{ "kernel-stacks-only", no_argument, NULL, 'K' },
-		{ "user-stacks-only", no_argument, NULL, 'U' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "delimited", no_argument, NULL, OPT_DELIMITED },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
-		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_DEPTH },
 		{ "max-probes", required_argument, NULL, OPT_MAX_PROBES },
 		{ "fentry-max", required_argument, NULL, OPT_FENTRY_MAX },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
-		{ "btf", required_argument, NULL, OPT_BTF },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	long max_stack = 127;
+	char msg[512];
 	uint64_t v;
-	int c;
+	int c, taken;
 
 	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
-	cfg->stack_storage_size = DEFAULT_STACK_STORAGE;
-	cfg->max_depth = (uint64_t)max_stack;
+	/* no thread option: this letter never comes back from getopt */
+	stk_stack_opts_init(&cfg->common, '\x01', DEFAULT_STACK_STORAGE, (uint64_t)max_stack);
 	cfg->max_probes = DEFAULT_MAX_PROBES;
 	cfg->fentry_max = STK_KFUNC_FENTRY_MAX_DEFAULT;
 	cfg->cpu = -1;
-	cfg->format = STK_FORMAT_TEXT;
 	cfg->mechanism = getenv(MECHANISM_ENV);
 	if (cfg->mechanism && !*cfg->mechanism)
 		cfg->mechanism = NULL;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":p:c:i:TD:rsPKUvdfo:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:UKfo:vhc:i:TD:rsPd", longopts, NULL)) != -1) {
+		/* -d is the attach plan here, not the shared "delimited" */
+		taken = c == 'd' ? 0 : stk_stack_opt(&cfg->common, c, optarg, msg, sizeof(msg));
+		if (taken < 0)
+			return usage_error("%s", msg);
+		if (taken)
+			continue;
 		switch (c) {
-		case 'p':
-			if (stk_parse_u64(optarg, 1, UINT32_MAX, &v))
-				return usage_error("-p %s: expected a positive PID", optarg);
-			cfg->pid = (uint32_t)v;
-			break;
 		case 'c':
 			if (stk_parse_u64(optarg, 0, 4095, &v))
 				return usage_error("-c %s: expected a CPU number", optarg);
@@ -237,33 +229,14 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 			break;
 		case 'T': cfg->timestamps = true; break;
 		case 'D':
-			if (stk_parse_seconds(optarg, &cfg->duration_ms))
+			if (stk_parse_seconds(optarg, &cfg->common.duration_ms))
 				return usage_error("-D %s: expected a positive number of seconds", optarg);
 			break;
 		case 'r': cfg->regex = true; break;
 		case 's': cfg->offsets = true; break;
 		case 'P': cfg->per_process = true; break;
-		case 'K': cfg->kernel_only = true; break;
-		case 'U': cfg->user_only = true; break;
-		case 'v': cfg->verbose = true; break;
 		case 'd': cfg->plan = true; break;
-		case OPT_DELIMITED: cfg->delimiter = true; break;
-		case 'f':
-			cfg->format = STK_FORMAT_FOLDED;
-			cfg->format_given = true;
-			break;
-		case OPT_STACK_STORAGE:
-			if (stk_parse_u64(optarg, 1, 1u << 24, &cfg->stack_storage_size))
-				return usage_error("--stack-storage-size %s: expected 1 to 16777216", optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			if (stk_parse_u64(optarg, 1, (uint64_t)max_stack, &cfg->max_depth)) {
-				char msg[256];
-				snprintf(msg, sizeof(msg), "--perf-max-stack-depth %%s: expected 1 to %ld "
-					 "(kernel.perf_event_max_stack)", max_stack);
-				return usage_error(msg, optarg);
-			}
-			break;
+		case OPT_DELIMITED: cfg->common.delimiter = true; break;
 		case OPT_MAX_PROBES:
 			if (stk_parse_u64(optarg, 1, 1000000, &cfg->max_probes))
 				return usage_error("--max-probes %s: expected 1 to 1000000", optarg);
@@ -272,19 +245,7 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 			if (stk_parse_u64(optarg, 0, 1000000, &cfg->fentry_max))
 				return usage_error("--fentry-max %s: expected 0 to 1000000", optarg);
 			break;
-		case 'o':
-			if (cfg->n_outputs == MAX_OUTPUTS)
-				return usage_error("-o %s: at most 8 output files", optarg);
-			cfg->output_paths[cfg->n_outputs++] = optarg;
-			break;
-		case OPT_FORMAT:
-			if (stk_format_from_name(optarg, &cfg->format))
-				return usage_error("--format %s: expected text, folded, pmp, pprof or svg", optarg);
-			cfg->format_given = true;
-			break;
-		case OPT_NO_ARGS: cfg->no_args = true; break;
 		case OPT_MECHANISM: cfg->mechanism = optarg; break;
-		case OPT_BTF: cfg->btf_file = optarg; break;
 		case 'h': print_help(); return 1;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s' (see 'stk stackcount --help')", argv[optind - 1]);
@@ -295,7 +256,7 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 	cfg->pattern_text = argv[optind];
 	if (optind + 1 < argc)
 		return usage_error("unexpected argument '%s' (one PATTERN per run)", argv[optind + 1]);
-	return check_args(cfg);
+	return check_args(cfg, argc, argv);
 }
 
 /* Everything the capture owns, released in one place. */
@@ -312,7 +273,7 @@ struct sc_run {
 	struct stk_run_loop *loop;
 	int empty_btf_fd;
 	bool kernel_btf;
-	FILE *outs[MAX_OUTPUTS];
+	FILE *outs[STK_MAX_OUTPUTS];
 };
 
 static size_t target_count(const struct sc_run *run)
@@ -515,8 +476,8 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 {
 	const struct sc_config *cfg = &((struct sc_run *)ctx)->cfg;
 
-	if (bpf_map__set_max_entries(s->maps.sc_stacks, (uint32_t)cfg->stack_storage_size) ||
-	    bpf_map__set_value_size(s->maps.sc_stacks, (uint32_t)(cfg->max_depth * sizeof(uint64_t))) ||
+	if (bpf_map__set_max_entries(s->maps.sc_stacks, (uint32_t)cfg->common.stack_storage_size) ||
+	    bpf_map__set_value_size(s->maps.sc_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
 	    bpf_map__set_max_entries(s->maps.sc_counts, DEFAULT_COUNTS_SIZE))
 		return -1;
 	return 0;
@@ -530,8 +491,8 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.pid = cfg->pid,
 		.filter_cpu = cfg->cpu >= 0,
 		.cpu = cfg->cpu >= 0 ? (uint32_t)cfg->cpu : 0,
-		.kernel_stacks = !cfg->user_only,
-		.user_stacks = !cfg->kernel_only,
+		.kernel_stacks = !cfg->common.user_only,
+		.user_stacks = !cfg->common.kernel_only,
 		/* user stacks resolve in their process, and folded output names the command */
 		.keep_tgid = 1,
 	};
@@ -553,7 +514,7 @@ static void report_losses(struct sc_run *run)
 		.stack_map_full = sum_stat(s, STK_SC_STAT_KSTACK_FULL) + sum_stat(s, STK_SC_STAT_USTACK_FULL),
 		.counts_full = sum_stat(s, STK_SC_STAT_COUNTS_FULL),
 		.new_process_lost = sum_stat(s, STK_SC_STAT_NEW_PROCESS_LOST),
-		.stack_storage_size = run->cfg.stack_storage_size,
+		.stack_storage_size = run->cfg.common.stack_storage_size,
 		.counts_size = DEFAULT_COUNTS_SIZE,
 		.unit = "events",
 	};
@@ -585,14 +546,14 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 	memcpy(st->comm, key->comm, sizeof(st->comm));
 	st->comm[sizeof(st->comm) - 1] = '\0';
 	st->value = count;
-	if (!cfg->user_only) {
-		st->kernel = stk_resolve_stack(stacks_fd, key->kernel_stack_id, (uint32_t)cfg->max_depth, true, 0,
+	if (!cfg->common.user_only) {
+		st->kernel = stk_resolve_stack(stacks_fd, key->kernel_stack_id, (uint32_t)cfg->common.max_depth, true, 0,
 					       run->sym, &st->n_kernel);
 		st->kernel_missing = stk_stack_id_missing(key->kernel_stack_id);
 		trim_kernel(st);
 	}
-	if (!cfg->kernel_only && key->tgid) {
-		st->user = stk_resolve_stack(stacks_fd, key->user_stack_id, (uint32_t)cfg->max_depth, false,
+	if (!cfg->common.kernel_only && key->tgid) {
+		st->user = stk_resolve_stack(stacks_fd, key->user_stack_id, (uint32_t)cfg->common.max_depth, false,
 					     (pid_t)key->tgid, run->sym, &st->n_user);
 		st->user_missing = stk_stack_id_missing(key->user_stack_id);
 	}
@@ -638,7 +599,7 @@ static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_m
 	int ret;
 	char why[256], title[600];
 
-	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
+	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 	if (collect_counts(run, &c, reset)) {
 		stk_error(APPLET, "out of memory while reading the counts");
@@ -664,13 +625,13 @@ static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_m
 		.title = title,
 	};
 	struct stk_output_opts opts = {
-		.format = cfg->format,
-		.delimiter = cfg->delimiter,
-		.verbose = cfg->verbose,
+		.format = cfg->common.format,
+		.delimiter = cfg->common.delimiter,
+		.verbose = cfg->common.verbose,
 		.symbol_offsets = cfg->offsets,
 		.no_task = !cfg->per_process,
 	};
-	ret = stk_write_outputs(APPLET, run->outs, cfg->output_paths, cfg->output_formats, cfg->n_outputs, &report,
+	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs, &report,
 				&opts);
 	stk_stack_list_free(&c);
 	return ret;
@@ -772,7 +733,7 @@ static int setup(struct sc_run *run)
 	struct stk_btf_source btf;
 	const char *btf_path;
 
-	if (stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
+	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, &btf))
 		return -1;
 	/* Before any thread exists: tracefs may need a private mount namespace. */
 	if (find_targets(run))
@@ -783,9 +744,9 @@ static int setup(struct sc_run *run)
 		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
 			run->untraceable.n, names);
 	}
-	if (stk_open_outputs(APPLET, cfg->output_paths, cfg->n_outputs, run->outs))
+	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->no_args, &cfg->pid, cfg->pid ? 1 : 0);
+	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, &cfg->pid, cfg->pid ? 1 : 0);
 	if (!run->sym)
 		return -1;
 	run->kernel_btf = btf.kind != STK_BTF_NONE;
@@ -801,7 +762,7 @@ static int setup(struct sc_run *run)
 	double attach_ms = (double)(stk_now_ns(CLOCK_MONOTONIC) - attach_start) / 1e6;
 	if (cfg->plan)
 		print_plan(run);
-	if (cfg->verbose)
+	if (cfg->common.verbose)
 		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s\n",
 			run->probes.n_targets, target_noun(run), run->probes.mechanism,
 			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
@@ -812,7 +773,7 @@ static int setup(struct sc_run *run)
 		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
 		return -1;
 	}
-	run->loop = stk_run_loop_new(cfg->duration_ms, cfg->interval_ms, err, sizeof(err));
+	run->loop = stk_run_loop_new(cfg->common.duration_ms, cfg->interval_ms, err, sizeof(err));
 	if (!run->loop ||
 	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
 		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
@@ -830,7 +791,7 @@ static void teardown(struct sc_run *run)
 		stk_symbolizer_free(run->sym);
 	if (run->empty_btf_fd >= 0)
 		close(run->empty_btf_fd);
-	for (size_t i = 0; i < MAX_OUTPUTS; i++)
+	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
 		if (run->outs[i])
 			fclose(run->outs[i]);
 	if (run->match_ready)
@@ -840,6 +801,7 @@ static void teardown(struct sc_run *run)
 	stk_name_list_free(&run->targets);
 	stk_name_list_free(&run->untraceable);
 	stk_user_func_list_free(&run->funcs);
+	stk_stack_opts_free(&run->cfg.common);
 }
 
 int stackcount_main(int argc, char **argv)
@@ -863,7 +825,7 @@ int stackcount_main(int argc, char **argv)
 		free(run);
 		return STK_EXIT_USAGE;
 	}
-	if (run->cfg.format == STK_FORMAT_TEXT && !run->cfg.n_outputs)
+	if (run->cfg.common.format == STK_FORMAT_TEXT && !run->cfg.common.n_outputs)
 		print_header(run);
 	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
 	enum stk_run_event ev;
@@ -881,7 +843,7 @@ int stackcount_main(int argc, char **argv)
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(run);
-	if (run->cfg.verbose)
+	if (run->cfg.common.verbose)
 		stk_print_symbolizer_stats(APPLET, run->sym);
 	if (print_results(run, start_wall, start_mono, false))
 		ret = 1;
