@@ -522,11 +522,28 @@ static void report_losses(struct sc_run *run)
 	stk_report_losses(&l);
 }
 
-/* Kernel frames start at the probed code, not in the tracing code that took them. */
-static void trim_kernel(struct stk_stack *st)
+/* How far down a kernel-function stack its traced function may sit (below trampoline frames). */
+#define TARGET_FRAME_DEPTH 4
+
+/*
+ * Kernel frames start at the probed code, not in the tracing code that took
+ * them. A kernel function's own frame is the first one: fentry stacks begin
+ * in the trampoline, whose address kallsyms may not name (it then resolves
+ * to whatever symbol precedes it), so frames above the traced function go.
+ */
+static void trim_kernel(const struct sc_run *run, struct stk_stack *st)
 {
 	struct stk_frame *f = (struct stk_frame *)st->kernel;
 	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
+
+	if (f && run->cfg.pattern.kind == STK_PROBE_KERNEL_FUNCTION) {
+		for (size_t i = 0; i < st->n_kernel && i < TARGET_FRAME_DEPTH; i++) {
+			if (f[i].symbol && stk_name_list_contains(&run->targets, f[i].symbol)) {
+				skip = i;
+				break;
+			}
+		}
+	}
 
 	if (skip) {
 		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
@@ -550,7 +567,7 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 		st->kernel = stk_resolve_stack(stacks_fd, key->kernel_stack_id, (uint32_t)cfg->common.max_depth, true, 0,
 					       run->sym, &st->n_kernel);
 		st->kernel_missing = stk_stack_id_missing(key->kernel_stack_id);
-		trim_kernel(st);
+		trim_kernel(run, st);
 	}
 	if (!cfg->common.kernel_only && key->tgid) {
 		st->user = stk_resolve_stack(stacks_fd, key->user_stack_id, (uint32_t)cfg->common.max_depth, false,
