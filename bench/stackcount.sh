@@ -62,9 +62,12 @@ run_loop() {
 # plain perf events instead: give it a second and check it is still running
 wait_attached() {
     local p
-    if [[ "$(cat /proc/"$1"/cmdline 2>/dev/null | tr '\0' ' ')" == *"perf stat"* ]]; then
-        sleep 1.5; kill -0 "$1" 2>/dev/null; return
-    fi
+    sleep 0.2
+    for p in $(tree "$1"); do
+        if [[ "$(tr '\0' ' ' < /proc/"$p"/cmdline 2>/dev/null)" == *"perf stat"* ]]; then
+            sleep 1.5; kill -0 "$1" 2>/dev/null; return
+        fi
+    done
     for _ in $(seq 200); do
         for p in $(tree "$1"); do
             if grep -qs '^prog_id:' /proc/"$p"/fdinfo/* || grep -qs 'ATTACHED\|^Attaching' "$tmp/err"; then
