@@ -31,7 +31,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
-		     core/stack_resolve.c core/capture.c core/attach_sched.c
+		     core/stack_resolve.c core/capture.c core/attach_sched.c \
+		     core/process_watch.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
