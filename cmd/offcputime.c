@@ -301,24 +301,14 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 
 	if (ns / 1000 == 0)
 		return 0;
-	if (!(st = stk_stack_list_add(c)))
+	const struct stk_counted_key key = {
+		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
+	};
+	st = stk_stack_list_add_key(c, &key, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+				    cfg->common.user_only, cfg->common.kernel_only);
+	if (!st)
 		return -1;
-	st->pid = tgid;
-	st->tid = tid;
-	memcpy(st->comm, comm, sizeof(st->comm));
-	st->comm[sizeof(st->comm) - 1] = '\0';
-	st->value = ns / 1000;
-	if (!cfg->common.user_only) {
-		st->kernel = stk_resolve_stack(stacks_fd, kid, (uint32_t)cfg->common.max_depth, true, 0, run->sym,
-					       &st->n_kernel);
-		st->kernel_missing = stk_stack_id_missing(kid);
-		trim_kernel(st);
-	}
-	if (!cfg->common.kernel_only && tgid) {
-		st->user = stk_resolve_stack(stacks_fd, uid, (uint32_t)cfg->common.max_depth, false, (pid_t)tgid,
-					     run->sym, &st->n_user);
-		st->user_missing = stk_stack_id_missing(uid);
-	}
+	trim_kernel(st);
 	return still ? mark_still_off_cpu(st) : 0;
 }
 

@@ -288,25 +288,14 @@ static int collect(struct profile_run *run, struct stk_stack_list *c)
 			count += percpu[i];
 		if (!count)
 			continue;
-		struct stk_stack *st = stk_stack_list_add(c);
-		if (!st) {
+		const struct stk_counted_key counted = {
+			.tgid = key.tgid, .tid = key.tid, .comm = key.comm, .kernel_stack_id = key.kernel_stack_id,
+			.user_stack_id = key.user_stack_id, .value = count,
+		};
+		if (!stk_stack_list_add_key(c, &counted, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+					    cfg->common.user_only, cfg->common.kernel_only)) {
 			free(percpu);
 			return -1;
-		}
-		st->pid = key.tgid;
-		st->tid = key.tid;
-		memcpy(st->comm, key.comm, sizeof(st->comm));
-		st->comm[sizeof(st->comm) - 1] = '\0';
-		st->value = count;
-		if (!cfg->common.user_only) {
-			st->kernel = stk_resolve_stack(stacks_fd, key.kernel_stack_id, (uint32_t)cfg->common.max_depth,
-						       true, 0, run->sym, &st->n_kernel);
-			st->kernel_missing = stk_stack_id_missing(key.kernel_stack_id);
-		}
-		if (!cfg->common.kernel_only && key.tgid) {
-			st->user = stk_resolve_stack(stacks_fd, key.user_stack_id, (uint32_t)cfg->common.max_depth,
-						     false, (pid_t)key.tgid, run->sym, &st->n_user);
-			st->user_missing = stk_stack_id_missing(key.user_stack_id);
 		}
 	}
 	free(percpu);
