@@ -27,6 +27,7 @@
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/process_watch.h"
 #include "../core/run_loop.h"
 #include "../core/stack_opts.h"
 #include "../core/sched_state.h"
@@ -178,32 +179,12 @@ struct offcpu_run {
 	struct offcpu_config cfg;
 	struct stk_sched_attachment *attachment;
 	struct stk_bpf *skel; /* owned by attachment */
-	struct perf_buffer *new_process_buf;
+	struct stk_process_watch *processes;
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
 	FILE *outs[STK_MAX_OUTPUTS];
 };
-
-static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
-{
-	struct offcpu_run *run = ctx;
-	uint32_t tgid;
-
-	(void)cpu;
-	if (size < sizeof(tgid))
-		return;
-	memcpy(&tgid, data, sizeof(tgid));
-	/* Announced again after an exec: the mappings learned before are stale. */
-	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
-}
-
-static void consume_new_processes(void *ctx)
-{
-	struct offcpu_run *run = ctx;
-
-	perf_buffer__consume(run->new_process_buf);
-}
 
 static const char *const offcpu_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
@@ -320,24 +301,14 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 
 	if (ns / 1000 == 0)
 		return 0;
-	if (!(st = stk_stack_list_add(c)))
+	const struct stk_counted_key key = {
+		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
+	};
+	st = stk_stack_list_add_key(c, &key, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+				    cfg->common.user_only, cfg->common.kernel_only);
+	if (!st)
 		return -1;
-	st->pid = tgid;
-	st->tid = tid;
-	memcpy(st->comm, comm, sizeof(st->comm));
-	st->comm[sizeof(st->comm) - 1] = '\0';
-	st->value = ns / 1000;
-	if (!cfg->common.user_only) {
-		st->kernel = stk_resolve_stack(stacks_fd, kid, (uint32_t)cfg->common.max_depth, true, 0, run->sym,
-					       &st->n_kernel);
-		st->kernel_missing = stk_stack_id_missing(kid);
-		trim_kernel(st);
-	}
-	if (!cfg->common.kernel_only && tgid) {
-		st->user = stk_resolve_stack(stacks_fd, uid, (uint32_t)cfg->common.max_depth, false, (pid_t)tgid,
-					     run->sym, &st->n_user);
-		st->user_missing = stk_stack_id_missing(uid);
-	}
+	trim_kernel(st);
 	return still ? mark_still_off_cpu(st) : 0;
 }
 
@@ -490,18 +461,14 @@ static int setup(struct offcpu_run *run)
 		return -1;
 	}
 	run->skel = stk_sched_skeleton(run->attachment);
-	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->skel->maps.offcpu_new_process), 16,
-						learn_new_process, NULL, run, NULL);
-	if (!run->new_process_buf) {
-		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
-		return -1;
-	}
 	run->loop = stk_run_loop_new(cfg->common.duration_ms, 0, err, sizeof(err));
-	if (!run->loop ||
-	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
-		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+	if (!run->loop) {
+		stk_error(APPLET, "%s", err);
 		return -1;
 	}
+	run->processes = stk_process_watch_start(APPLET, run->skel->maps.offcpu_new_process, run->sym, run->loop);
+	if (!run->processes)
+		return -1;
 	if (cfg->common.verbose) {
 		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
 		const char *tried = stk_sched_tried(run->attachment);
@@ -514,7 +481,7 @@ static int setup(struct offcpu_run *run)
 
 static void teardown(struct offcpu_run *run)
 {
-	perf_buffer__free(run->new_process_buf);
+	stk_process_watch_free(run->processes);
 	stk_run_loop_free(run->loop);
 	stk_sched_attachment_free(run->attachment);
 	if (run->sym)
@@ -551,7 +518,7 @@ int offcputime_main(int argc, char **argv)
 	/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
 	stk_sched_detach(run.attachment);
 	int64_t end_mono = stk_now_ns(CLOCK_MONOTONIC);
-	perf_buffer__consume(run.new_process_buf);
+	stk_process_watch_drain(run.processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(&run);

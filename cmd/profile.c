@@ -27,6 +27,7 @@
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/process_watch.h"
 #include "../core/run_loop.h"
 #include "../core/stack_opts.h"
 #include "../core/stack_resolve.h"
@@ -160,7 +161,7 @@ struct profile_run {
 	struct profile_config cfg;
 	struct stk_bpf *skel;
 	struct stk_perf_attachment *attachment;
-	struct perf_buffer *new_process_buf;
+	struct stk_process_watch *processes;
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int *cpus;
@@ -169,26 +170,6 @@ struct profile_run {
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
 	FILE *outs[STK_MAX_OUTPUTS];
 };
-
-static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
-{
-	struct profile_run *run = ctx;
-	uint32_t tgid;
-
-	(void)cpu;
-	if (size < sizeof(tgid))
-		return;
-	memcpy(&tgid, data, sizeof(tgid));
-	/* Announced again after an exec: the mappings learned before are stale. */
-	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
-}
-
-static void consume_new_processes(void *ctx)
-{
-	struct profile_run *run = ctx;
-
-	perf_buffer__consume(run->new_process_buf);
-}
 
 static const char *const profile_programs[] = { "stk_profile_sample", NULL };
 static const char *const profile_maps[] = {
@@ -307,25 +288,14 @@ static int collect(struct profile_run *run, struct stk_stack_list *c)
 			count += percpu[i];
 		if (!count)
 			continue;
-		struct stk_stack *st = stk_stack_list_add(c);
-		if (!st) {
+		const struct stk_counted_key counted = {
+			.tgid = key.tgid, .tid = key.tid, .comm = key.comm, .kernel_stack_id = key.kernel_stack_id,
+			.user_stack_id = key.user_stack_id, .value = count,
+		};
+		if (!stk_stack_list_add_key(c, &counted, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+					    cfg->common.user_only, cfg->common.kernel_only)) {
 			free(percpu);
 			return -1;
-		}
-		st->pid = key.tgid;
-		st->tid = key.tid;
-		memcpy(st->comm, key.comm, sizeof(st->comm));
-		st->comm[sizeof(st->comm) - 1] = '\0';
-		st->value = count;
-		if (!cfg->common.user_only) {
-			st->kernel = stk_resolve_stack(stacks_fd, key.kernel_stack_id, (uint32_t)cfg->common.max_depth,
-						       true, 0, run->sym, &st->n_kernel);
-			st->kernel_missing = stk_stack_id_missing(key.kernel_stack_id);
-		}
-		if (!cfg->common.kernel_only && key.tgid) {
-			st->user = stk_resolve_stack(stacks_fd, key.user_stack_id, (uint32_t)cfg->common.max_depth,
-						     false, (pid_t)key.tgid, run->sym, &st->n_user);
-			st->user_missing = stk_stack_id_missing(key.user_stack_id);
 		}
 	}
 	free(percpu);
@@ -446,18 +416,14 @@ static int setup(struct profile_run *run)
 		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
-	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->skel->maps.profile_new_process), 16,
-						learn_new_process, NULL, run, NULL);
-	if (!run->new_process_buf) {
-		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
-		return -1;
-	}
 	run->loop = stk_run_loop_new(cfg->common.duration_ms, 0, err, sizeof(err));
-	if (!run->loop ||
-	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
-		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+	if (!run->loop) {
+		stk_error(APPLET, "%s", err);
 		return -1;
 	}
+	run->processes = stk_process_watch_start(APPLET, run->skel->maps.profile_new_process, run->sym, run->loop);
+	if (!run->processes)
+		return -1;
 	size_t attached = 0;
 	run->attachment = stk_attach_cpu_sampling(run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
 						  &cfg->sampling, &attached, err, sizeof(err));
@@ -475,7 +441,7 @@ static int setup(struct profile_run *run)
 static void teardown(struct profile_run *run)
 {
 	stk_perf_attachment_destroy(run->attachment);
-	perf_buffer__free(run->new_process_buf);
+	stk_process_watch_free(run->processes);
 	stk_run_loop_free(run->loop);
 	stk_bpf__destroy(run->skel);
 	if (run->sym)
@@ -515,7 +481,7 @@ int profile_main(int argc, char **argv)
 	/* Stop sampling before reading, so the counts are a consistent snapshot. */
 	stk_perf_attachment_destroy(run.attachment);
 	run.attachment = NULL;
-	perf_buffer__consume(run.new_process_buf);
+	stk_process_watch_drain(run.processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(&run);
