@@ -31,8 +31,8 @@
 #include "../core/options.h"
 #include "../core/output.h"
 #include "../core/probe_pattern.h"
+#include "../core/process_watch.h"
 #include "../core/run_loop.h"
-#include "../core/stack_resolve.h"
 #include "../core/stack_trim.h"
 #include "../core/symbolize.h"
 #include "../core/stack_opts.h"
@@ -268,7 +268,7 @@ struct sc_run {
 	struct stk_user_func_list funcs;           /* user functions */
 	struct stk_user_file file;
 	struct stk_probe_set probes;
-	struct perf_buffer *new_process_buf;
+	struct stk_process_watch *processes;
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int empty_btf_fd;
@@ -443,26 +443,6 @@ static int find_targets(struct sc_run *run)
 	return 0;
 }
 
-static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
-{
-	struct sc_run *run = ctx;
-	uint32_t tgid;
-
-	(void)cpu;
-	if (size < sizeof(tgid))
-		return;
-	memcpy(&tgid, data, sizeof(tgid));
-	/* Announced again after an exec: the mappings learned before are stale. */
-	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
-}
-
-static void consume_new_processes(void *ctx)
-{
-	struct sc_run *run = ctx;
-
-	perf_buffer__consume(run->new_process_buf);
-}
-
 static const char *const sc_maps[] = {
 	"sc_config", "sc_stacks", "sc_counts", "sc_stats", "sc_seen", "sc_new_process", NULL,
 };
@@ -553,27 +533,17 @@ static void trim_kernel(const struct sc_run *run, struct stk_stack *st)
 
 static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct stk_sc_key *key, uint64_t count)
 {
-	const struct sc_config *cfg = &run->cfg;
-	int stacks_fd = bpf_map__fd(run->probes.skel->maps.sc_stacks);
-	struct stk_stack *st;
+	const struct stk_stack_opts *o = &run->cfg.common;
+	const struct stk_counted_key k = {
+		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
+		.user_stack_id = key->user_stack_id, .value = count,
+	};
+	struct stk_stack *st = stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks), run->sym,
+						      (uint32_t)o->max_depth, o->user_only, o->kernel_only);
 
-	if (!(st = stk_stack_list_add(c)))
+	if (!st)
 		return -1;
-	st->pid = key->tgid;
-	memcpy(st->comm, key->comm, sizeof(st->comm));
-	st->comm[sizeof(st->comm) - 1] = '\0';
-	st->value = count;
-	if (!cfg->common.user_only) {
-		st->kernel = stk_resolve_stack(stacks_fd, key->kernel_stack_id, (uint32_t)cfg->common.max_depth, true, 0,
-					       run->sym, &st->n_kernel);
-		st->kernel_missing = stk_stack_id_missing(key->kernel_stack_id);
-		trim_kernel(run, st);
-	}
-	if (!cfg->common.kernel_only && key->tgid) {
-		st->user = stk_resolve_stack(stacks_fd, key->user_stack_id, (uint32_t)cfg->common.max_depth, false,
-					     (pid_t)key->tgid, run->sym, &st->n_user);
-		st->user_missing = stk_stack_id_missing(key->user_stack_id);
-	}
+	trim_kernel(run, st);
 	return 0;
 }
 
@@ -784,24 +754,18 @@ static int setup(struct sc_run *run)
 			run->probes.n_targets, target_noun(run), run->probes.mechanism,
 			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
 			attach_ms, stk_btf_kind_name(btf.kind));
-	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->probes.skel->maps.sc_new_process), 16,
-						learn_new_process, NULL, run, NULL);
-	if (!run->new_process_buf) {
-		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
-		return -1;
-	}
 	run->loop = stk_run_loop_new(cfg->common.duration_ms, cfg->interval_ms, err, sizeof(err));
-	if (!run->loop ||
-	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
-		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+	if (!run->loop) {
+		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	return 0;
+	run->processes = stk_process_watch_start(APPLET, run->probes.skel->maps.sc_new_process, run->sym, run->loop);
+	return run->processes ? 0 : -1;
 }
 
 static void teardown(struct sc_run *run)
 {
-	perf_buffer__free(run->new_process_buf);
+	stk_process_watch_free(run->processes);
 	stk_run_loop_free(run->loop);
 	stk_probe_set_release(&run->probes);
 	if (run->sym)
@@ -848,7 +812,7 @@ int stackcount_main(int argc, char **argv)
 	enum stk_run_event ev;
 	ret = 0;
 	while ((ev = stk_run_loop_wait(run->loop)) == STK_RUN_INTERVAL) {
-		perf_buffer__consume(run->new_process_buf);
+		stk_process_watch_drain(run->processes);
 		if (print_results(run, start_wall, start_mono, true))
 			ret = 1;
 		start_wall = stk_now_ns(CLOCK_REALTIME);
@@ -856,7 +820,7 @@ int stackcount_main(int argc, char **argv)
 	}
 	/* Stop counting before reading, so the totals are one snapshot. */
 	stk_probe_set_detach(&run->probes);
-	perf_buffer__consume(run->new_process_buf);
+	stk_process_watch_drain(run->processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(run);
