@@ -1,61 +1,89 @@
 # Guest case: stackcount on /readloop_static (a known number of read(2),
 # malloc and USDT calls on known paths), with the mechanism stk chooses for
 # kernel functions and with each one forced; tracepoint, uprobe and USDT too.
-# Each run: start the workload (it waits for a go file), start stk, wait for
-# its "attached with" line, let the workload loop once, stop stk with SIGINT.
+# One workload run serves many tracers at once (TCG is slow): start the
+# workload (it waits for a go file), start every stk, wait for each one's
+# "attached with" line (or its exit), let the workload loop once, stop them
+# all with SIGINT, print one block per tracer.
 SC_N=1000
 sc_wait() { # FILE REGEX [PID]: until FILE has a line matching REGEX (or PID is gone), at most 20 s
-    i=0
-    while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 400 ]; do
+    sc_w=0
+    while ! grep -q "$2" "$1" 2>/dev/null && [ $sc_w -lt 400 ]; do
         [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null && return
         sleep 0.05
-        i=$((i + 1))
+        sc_w=$((sc_w + 1))
     done
 }
-sc_run() { # CASE STK-ARGS...
-    sc_case=$1
-    shift
-    rm -f /tmp/sc_go /tmp/sc_rl.out /tmp/sc.out /tmp/sc_file.*
+sc_begin() { # starts the workload
+    rm -f /tmp/sc_go /tmp/sc_rl.out /tmp/sc_[0-9]*
     /readloop_static "$SC_N" /tmp/sc_go > /tmp/sc_rl.out &
     sc_rl=$!
     sc_wait /tmp/sc_rl.out '^ready'
-    /stk stackcount -v -p "$sc_rl" "$@" > /tmp/sc.out 2>&1 &
-    sc_pid=$!
-    sc_wait /tmp/sc.out 'attached with' "$sc_pid"
-    touch /tmp/sc_go
-    sc_wait /tmp/sc_rl.out '^done' "$sc_pid"
-    kill -INT "$sc_pid" 2>/dev/null
-    wait "$sc_pid"
-    sc_rc=$?
-    kill "$sc_rl"
-    echo "@@CASE $sc_case"
-    cat /tmp/sc.out
-    cat /tmp/sc_file.* 2>/dev/null
-    echo "@@RC $sc_rc"
+    sc_n=0
+    sc_cases=""
 }
+sc_trace() { # CASE STK-ARGS... (@OUT@ in an argument: this tracer's file prefix)
+    sc_n=$((sc_n + 1))
+    sc_case=$1
+    shift
+    for sc_a in "$@"; do
+        shift
+        set -- "$@" "$(echo "$sc_a" | sed "s|@OUT@|/tmp/sc_$sc_n|")"
+    done
+    /stk stackcount -v -p "$sc_rl" "$@" > "/tmp/sc_$sc_n.out" 2>&1 &
+    eval "sc_pid_$sc_n=$!"
+    sc_cases="$sc_cases $sc_case"
+}
+sc_end() { # runs the loop once, stops every tracer, prints the blocks
+    sc_i=1
+    while [ $sc_i -le $sc_n ]; do
+        eval "sc_p=\$sc_pid_$sc_i"
+        sc_wait "/tmp/sc_$sc_i.out" 'attached with' "$sc_p"
+        sc_i=$((sc_i + 1))
+    done
+    touch /tmp/sc_go
+    sc_wait /tmp/sc_rl.out '^done'
+    sc_i=1
+    while [ $sc_i -le $sc_n ]; do eval "kill -INT \$sc_pid_$sc_i 2>/dev/null"; sc_i=$((sc_i + 1)); done
+    sc_i=1
+    for sc_c in $sc_cases; do
+        eval "wait \$sc_pid_$sc_i"
+        sc_rc=$?
+        echo "@@CASE $sc_c"
+        cat "/tmp/sc_$sc_i.out"
+        cat /tmp/sc_$sc_i.file.* 2>/dev/null
+        echo "@@RC $sc_rc"
+        sc_i=$((sc_i + 1))
+    done
+    kill "$sc_rl"
+}
+sc_begin
 # Both shapes from one capture: folded (checked) and bcc's text (shown in the README).
-sc_run stackcount_vfs_read -o /tmp/sc_file.folded -o /tmp/sc_file.txt vfs_read
-sc_run stackcount_wildcard -d -f 'vfs_rea*'
-sc_run stackcount_regex -d -r -f 'vfs_read$'
-for m in fentry kprobe.multi kprobe kprobe_legacy; do
-    sc_run "stackcount_$m" --mechanism "$m" -f vfs_read
-done
+sc_trace stackcount_vfs_read -o @OUT@.file.folded -o @OUT@.file.txt vfs_read
+sc_trace stackcount_wildcard -d -f 'vfs_rea*'
+sc_trace stackcount_regex -d -r -f 'vfs_read$'
 # Many functions: kprobe.multi where the kernel has it (one link), fentry per function otherwise.
-sc_run stackcount_many -f 'vfs_*'
-sc_run stackcount_tracepoint -f t:syscalls:sys_enter_read
-sc_run stackcount_uprobe -f c:malloc
-sc_run stackcount_usdt -f u:readloop_static:guarded
+sc_trace stackcount_many -f 'vfs_*'
+sc_end
+sc_begin
+for m in fentry kprobe.multi kprobe kprobe_legacy; do
+    sc_trace "stackcount_$m" --mechanism "$m" -f vfs_read
+done
+sc_trace stackcount_tracepoint -f t:syscalls:sys_enter_read
+sc_trace stackcount_uprobe -f c:malloc
+sc_trace stackcount_usdt -f u:readloop_static:guarded
+sc_end
 echo "@@CASE stackcount_unknown"
 /stk stackcount --mechanism kprobe_legacy nosuch_function_xyz 2>&1
 echo "@@RC $?"
 # kill -9 while legacy kprobes are attached: stk's guard removes them.
-/stk stackcount -v --mechanism kprobe_legacy vfs_read > /tmp/sc.out 2>&1 &
+/stk stackcount -v --mechanism kprobe_legacy vfs_read > /tmp/sc_kill9.out 2>&1 &
 sc_pid=$!
-sc_wait /tmp/sc.out 'attached with' "$sc_pid"
+sc_wait /tmp/sc_kill9.out 'attached with' "$sc_pid"
 echo "@@CASE stackcount_kill9"
-grep -c 'attached with' /tmp/sc.out
+grep -c 'attached with' /tmp/sc_kill9.out
 kill -9 "$sc_pid"
-cat /tmp/sc.out
+cat /tmp/sc_kill9.out
 wait "$sc_pid" 2>/dev/null
 sleep 1
 echo "@@RC 0"
