@@ -26,13 +26,18 @@ CORE_SRCS := $(wildcard core/*.c)
 CMD_SRCS  := $(wildcard cmd/*.c)
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
+# core/btf_archive_pack.c is build-time only (btf/pack.c and the unit tests);
+# the embedded BTF archive (btf/) is linked in as one more object.
+STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(filter-out core/btf_archive_pack.c,$(CORE_SRCS)) $(CMD_SRCS)) \
+	     $(OBJ)/btf_archive.o
 
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
 		     core/stack_resolve.c core/capture.c core/attach_sched.c
-UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
+# Core files that need the generated BTF archive object: not in the unit build either.
+CORE_NEEDS_ARCHIVE := core/btf_embedded.c
+UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF) $(CORE_NEEDS_ARCHIVE),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
@@ -101,6 +106,42 @@ $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm
 	@strip -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
+
+# --- embedded BTF archive (begin) ---
+# make BTF_ARCHIVE=DIR embeds the minimized BTF of every kernel under DIR
+# (btfhub-archive layout, see btf/README.md); without it the archive is empty
+# and `stk --version` says so. Rebuilt when DIR's file list, the BPF object
+# or the pipeline changes; the build prints the sizes per kernel.
+BTF_ARCHIVE ?=
+BTFB     := $(BUILD)/btf
+BTF_PACK := $(BTFB)/stk-btf-pack
+BTF_OUT  := $(BTFB)/archive.stkbtf
+
+$(BTF_PACK): btf/pack.c core/btf_archive_pack.c core/btf_archive.c core/grow.c core/btf_archive_pack.h \
+	     core/btf_archive.h | $(TOOLS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  HOSTCC   $@"
+	@gcc -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $(filter %.c,$^) -lz
+
+# Which input and what is in it: rewritten only when that changes.
+$(BTFB)/input.list: FORCE
+	@mkdir -p $(@D)
+	@{ echo "BTF_ARCHIVE=$(BTF_ARCHIVE)"; [ -z "$(BTF_ARCHIVE)" ] || \
+	   find "$(BTF_ARCHIVE)/" -type f -printf '%P %s %T@\n' | LC_ALL=C sort; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(BTF_OUT): $(BTFB)/input.list $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) btf/build-archive.sh
+	@echo "  BTF      $@ from $(or $(BTF_ARCHIVE),nothing: no BTF_ARCHIVE=DIR given)"
+	@BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh "$(BTF_ARCHIVE)" $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $@
+
+$(OBJ)/btf_archive.o: $(BTF_OUT) $(DEPS_STAMP)
+	@mkdir -p $(@D) $(GEN)
+	@printf '%s\n' '	.section .rodata.stk_btf_archive,"a"' '	.balign 8' \
+	   '	.globl stk_btf_archive_start' 'stk_btf_archive_start:' '	.incbin "$(abspath $(BTF_OUT))"' \
+	   '	.globl stk_btf_archive_end' 'stk_btf_archive_end:' '	.section .note.GNU-stack,"",@progbits' \
+	   > $(GEN)/btf_archive.S
+	@$(CC_MUSL) -c $(GEN)/btf_archive.S -o $@
+# --- embedded BTF archive (end) ---
 
 # --- tests ---
 $(UNIT_SUITES_H): $(UNIT_SRCS)
@@ -178,7 +219,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 
 clean:
-	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped
+	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf
 
 distclean:
 	rm -rf $(BUILD)
