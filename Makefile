@@ -134,13 +134,28 @@ $(BTF_OUT): $(BTFB)/input.list $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) btf/build-arch
 	@echo "  BTF      $@ from $(or $(BTF_ARCHIVE),nothing: no BTF_ARCHIVE=DIR given)"
 	@BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh "$(BTF_ARCHIVE)" $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $@
 
-$(OBJ)/btf_archive.o: $(BTF_OUT) $(DEPS_STAMP)
-	@mkdir -p $(@D) $(GEN)
-	@printf '%s\n' '	.section .rodata.stk_btf_archive,"a"' '	.balign 8' \
-	   '	.globl stk_btf_archive_start' 'stk_btf_archive_start:' '	.incbin "$(abspath $(BTF_OUT))"' \
-	   '	.globl stk_btf_archive_end' 'stk_btf_archive_end:' '	.section .note.GNU-stack,"",@progbits' \
-	   > $(GEN)/btf_archive.S
-	@$(CC_MUSL) -c $(GEN)/btf_archive.S -o $@
+$(OBJ)/btf_archive.o: $(BTF_OUT) btf/embed.sh $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@bash btf/embed.sh $(BTF_OUT) $@ $(CC_MUSL)
+
+# For tests/integration/test_info.sh: stk with an archive of this host's own
+# kernel BTF under its os-release key (made from /sys/kernel/btf/vmlinux), so
+# the embedded path runs here with sysfs hidden. Skipped without sysfs BTF.
+HOSTBTF := $(BUILD)/tests/btf-host
+$(BUILD)/tests/stk-hostbtf: $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS)) $(BTF_PACK) btf/build-archive.sh \
+			    btf/embed.sh $(DEPS_STAMP)
+	@if [ -r /sys/kernel/btf/vmlinux ]; then \
+	    rm -rf $(HOSTBTF) && . /etc/os-release && \
+	    d=$(HOSTBTF)/tree/$$ID/$${VERSION_ID:--}/$$(uname -m | sed 's/^aarch64$$/arm64/') && mkdir -p $$d && \
+	    cp /sys/kernel/btf/vmlinux $$d/$$(uname -r).btf && echo "  BTF      $(HOSTBTF) (this host's kernel)" && \
+	    BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh $(HOSTBTF)/tree $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) \
+		$(HOSTBTF)/archive.stkbtf >/dev/null && \
+	    bash btf/embed.sh $(HOSTBTF)/archive.stkbtf $(HOSTBTF)/archive.o $(CC_MUSL) && \
+	    echo "  LD       $@" && \
+	    $(CC_MUSL) -static -o $@ $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS)) $(HOSTBTF)/archive.o \
+		-L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm; \
+	else echo "  SKIP     $@: no /sys/kernel/btf/vmlinux on this host"; fi
+check: $(BUILD)/tests/stk-hostbtf
 # --- embedded BTF archive (end) ---
 
 # --- tests ---

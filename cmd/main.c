@@ -48,7 +48,8 @@ static void print_version(void)
 	printf("built %s with %s, statically linked against musl\n", STK_BUILD_DATE, STK_CC_VERSION);
 	unsigned kernels = stk_btf_embedded_count();
 	if (kernels)
-		printf("embedded BTF: %u kernels (minimized for CO-RE; see 'stk info')\n", kernels);
+		printf("embedded BTF: %u kernel%s (minimized for CO-RE; see 'stk info')\n", kernels,
+		       kernels == 1 ? "" : "s");
 	else
 		printf("embedded BTF: none (built without BTF_ARCHIVE)\n");
 }

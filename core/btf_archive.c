@@ -100,8 +100,6 @@ static bool matches(const struct stk_btf_archive *a, uint32_t i, const struct st
 	if (strcmp(entry_string(a, i, E_RELEASE), want->release) != 0 ||
 	    strcmp(entry_string(a, i, E_ARCH), stk_btf_arch_name(want->arch)) != 0)
 		return false;
-	if (level == STK_BTF_MATCH_RELEASE)
-		return true;
 	if (strcmp(entry_string(a, i, E_ID), want->id) != 0)
 		return false;
 	return level == STK_BTF_MATCH_ID || strcmp(entry_string(a, i, E_VERSION), want->version_id) == 0;
@@ -110,7 +108,7 @@ static bool matches(const struct stk_btf_archive *a, uint32_t i, const struct st
 enum stk_btf_match stk_btf_archive_find(const struct stk_btf_archive *a, const struct stk_btf_key *want,
 					uint32_t *index)
 {
-	static const enum stk_btf_match levels[] = { STK_BTF_MATCH_EXACT, STK_BTF_MATCH_ID, STK_BTF_MATCH_RELEASE };
+	static const enum stk_btf_match levels[] = { STK_BTF_MATCH_EXACT, STK_BTF_MATCH_ID };
 	bool ambiguous = false;
 
 	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {

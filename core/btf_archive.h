@@ -36,7 +36,6 @@ enum stk_btf_match {
 	STK_BTF_MATCH_NONE,
 	STK_BTF_MATCH_EXACT,     /* ID, VERSION_ID, arch and release */
 	STK_BTF_MATCH_ID,        /* ID, arch and release (no or another VERSION_ID) */
-	STK_BTF_MATCH_RELEASE,   /* arch and release only (other ID, e.g. in a container) */
 	STK_BTF_MATCH_AMBIGUOUS, /* several entries with different BTF: none chosen */
 };
 
@@ -48,9 +47,11 @@ int stk_btf_archive_parse(const void *bytes, size_t size, struct stk_btf_archive
 /* Entry i's key and minimized BTF size. 0, or -1 for a bad index. */
 int stk_btf_archive_key(const struct stk_btf_archive *a, uint32_t i, struct stk_btf_key *key, uint32_t *size);
 /*
- * The best entry for want: exact, else same ID + arch + release, else same
- * arch + release; a fallback level counts only when every entry it matches
- * holds the same BTF. *index is set for EXACT, ID and RELEASE.
+ * The best entry for want: exact, else same ID + arch + release (a host
+ * running another suite's kernel, or one without VERSION_ID), which counts
+ * only when every such entry holds the same BTF. Never across IDs: a bare
+ * release string such as "5.15.0" does not identify a build. *index is set
+ * for EXACT and ID.
  */
 enum stk_btf_match stk_btf_archive_find(const struct stk_btf_archive *a, const struct stk_btf_key *want,
 					uint32_t *index);

@@ -82,7 +82,6 @@ static const char *match_text(enum stk_btf_match m)
 	switch (m) {
 	case STK_BTF_MATCH_EXACT: return "os-release ID, VERSION_ID, arch and kernel release match";
 	case STK_BTF_MATCH_ID: return "os-release ID, arch and kernel release match; VERSION_ID differs";
-	case STK_BTF_MATCH_RELEASE: return "arch and kernel release match; os-release ID differs";
 	default: return "";
 	}
 }

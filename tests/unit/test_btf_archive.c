@@ -82,9 +82,9 @@ static void packs_and_finds(struct test_ctx *t)
 	/* A bookworm host running the bullseye kernel: same ID, arch and release. */
 	k = key("debian", "12", "x86_64", "5.10.0-32-cloud-amd64");
 	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_ID && i == 0);
-	/* A container with another os-release on a Debian kernel. */
+	/* Another distribution's os-release (a container) never borrows Debian's BTF. */
 	k = key("alpine", "3.20.1", "x86_64", "6.1.0-50-cloud-amd64");
-	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_RELEASE && i == 1);
+	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_NONE);
 	/* Unknown release, or the right release on another arch: nothing. */
 	k = key("debian", "12", "x86_64", "6.1.0-99-amd64");
 	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_NONE);
@@ -100,6 +100,8 @@ static void refuses_ambiguous_fallbacks(struct test_ctx *t)
 		entry("ubuntu", "18.04", "x86_64", "5.4.0-42-generic", btf_b),
 		entry("centos", "8", "x86_64", "4.18.0-80.el8.x86_64", btf_a),
 		entry("rhel", "8", "x86_64", "4.18.0-80.el8.x86_64", btf_a),
+		entry("ubuntu", "20.04", "x86_64", "5.4.0-50-generic", btf_b),
+		entry("ubuntu", "18.04", "x86_64", "5.4.0-50-generic", btf_b),
 	};
 	unsigned char *bytes;
 	size_t size, unique;
@@ -108,15 +110,22 @@ static void refuses_ambiguous_fallbacks(struct test_ctx *t)
 	uint32_t i;
 	char err[128];
 
-	CHECK(t, stk_btf_pack(e, 4, &bytes, &size, &unique, err, sizeof(err)) == 0);
+	CHECK(t, stk_btf_pack(e, sizeof(e) / sizeof(e[0]), &bytes, &size, &unique, err, sizeof(err)) == 0);
 	CHECK(t, stk_btf_archive_parse(bytes, size, &a, err, sizeof(err)) == 0);
 	/* 22.04 running 5.4.0-42: two ubuntu entries with different BTF. */
 	k = key("ubuntu", "22.04", "x86_64", "5.4.0-42-generic");
 	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_AMBIGUOUS);
-	/* Two entries, same BTF: either one is right. */
-	k = key("rocky", "8", "x86_64", "4.18.0-80.el8.x86_64");
-	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_RELEASE);
+	/* Another VERSION_ID, one ID with one BTF for the release: found. */
+	k = key("centos", "8.2", "x86_64", "4.18.0-80.el8.x86_64");
+	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_ID && i == 2);
 	extracts(t, &a, i, btf_a);
+	/* Two VERSION_IDs holding the same BTF for the release: either is right. */
+	k = key("ubuntu", "22.04", "x86_64", "5.4.0-50-generic");
+	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_ID && (i == 4 || i == 5));
+	extracts(t, &a, i, btf_b);
+	/* Same release under two IDs, asked as a third: none. */
+	k = key("rocky", "8", "x86_64", "4.18.0-80.el8.x86_64");
+	CHECK(t, stk_btf_archive_find(&a, &k, &i) == STK_BTF_MATCH_NONE);
 	free(bytes);
 }
 
