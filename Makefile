@@ -138,24 +138,44 @@ $(OBJ)/btf_archive.o: $(BTF_OUT) btf/embed.sh $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@bash btf/embed.sh $(BTF_OUT) $@ $(CC_MUSL)
 
-# For tests/integration/test_info.sh: stk with an archive of this host's own
-# kernel BTF under its os-release key (made from /sys/kernel/btf/vmlinux), so
-# the embedded path runs here with sysfs hidden. Skipped without sysfs BTF.
+# stk linked with the archive of another tree, for tests:
+# $(call stk_with_btf,TREE,WORKDIR,OUT) packs TREE into WORKDIR and links OUT.
+STK_OBJS_NO_BTF := $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS))
+STK_WITH_BTF_DEPS := $(STK_OBJS_NO_BTF) $(BTF_PACK) $(BUILD)/bpf/stk.bpf.o btf/build-archive.sh btf/embed.sh $(DEPS_STAMP)
+define stk_with_btf
+	BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh $(1) $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $(2)/archive.stkbtf \
+	    > $(2)/sizes.txt && \
+	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
+	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm && \
+	strip -R .comment $(3)
+endef
+
+# For tests/integration/test_info.sh: this host's own kernel BTF under its
+# os-release key (from /sys/kernel/btf/vmlinux), so the embedded path runs
+# here with sysfs hidden. Skipped without sysfs BTF.
 HOSTBTF := $(BUILD)/tests/btf-host
-$(BUILD)/tests/stk-hostbtf: $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS)) $(BTF_PACK) btf/build-archive.sh \
-			    btf/embed.sh $(DEPS_STAMP)
+$(BUILD)/tests/stk-hostbtf: $(STK_WITH_BTF_DEPS)
 	@if [ -r /sys/kernel/btf/vmlinux ]; then \
 	    rm -rf $(HOSTBTF) && . /etc/os-release && \
 	    d=$(HOSTBTF)/tree/$$ID/$${VERSION_ID:--}/$$(uname -m | sed 's/^aarch64$$/arm64/') && mkdir -p $$d && \
-	    cp /sys/kernel/btf/vmlinux $$d/$$(uname -r).btf && echo "  BTF      $(HOSTBTF) (this host's kernel)" && \
-	    BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh $(HOSTBTF)/tree $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) \
-		$(HOSTBTF)/archive.stkbtf >/dev/null && \
-	    bash btf/embed.sh $(HOSTBTF)/archive.stkbtf $(HOSTBTF)/archive.o $(CC_MUSL) && \
-	    echo "  LD       $@" && \
-	    $(CC_MUSL) -static -o $@ $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS)) $(HOSTBTF)/archive.o \
-		-L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm; \
+	    cp /sys/kernel/btf/vmlinux $$d/$$(uname -r).btf && \
+	    $(call stk_with_btf,$(HOSTBTF)/tree,$(HOSTBTF),$@); \
 	else echo "  SKIP     $@: no /sys/kernel/btf/vmlinux on this host"; fi
 check: $(BUILD)/tests/stk-hostbtf
+
+# For the kernel matrix (tests/vm/run.sh): stk with the BTF of the fetched
+# Debian kernels (btf/make-fixture.sh writes STK_VM_BTF_TREE).
+STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture
+VMBTF := $(BUILD)/tests/btf-vm
+$(VMBTF)/input.list: FORCE
+	@mkdir -p $(@D)
+	@{ echo "$(STK_VM_BTF_TREE)"; find "$(STK_VM_BTF_TREE)/" -type f -printf '%P %s %T@\n' 2>/dev/null | \
+	   LC_ALL=C sort; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(BUILD)/tests/stk-vm: $(VMBTF)/input.list $(STK_WITH_BTF_DEPS)
+	@$(call stk_with_btf,$(STK_VM_BTF_TREE),$(VMBTF),$@)
+	@cat $(VMBTF)/sizes.txt
 # --- embedded BTF archive (end) ---
 
 # --- tests ---
