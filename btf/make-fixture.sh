@@ -6,7 +6,9 @@
 # with the raw BTF from the vmlinux inside each vmlinuz. VERSION_ID is the
 # suite's os-release VERSION_ID (bullseye 11, bookworm 12, trixie 13); sid
 # and testing have none, so they go under "-" (see btf/README.md).
-# Existing files newer than their vmlinuz are kept.
+# Existing files newer than their vmlinuz are kept. Prints one line per
+# kernel: "RELEASE ID VERSION_ID" (VERSION_ID "-" for none), the os-release
+# a guest booting that kernel should have.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR < 'SUITE RELEASE VMLINUZ' lines" >&2; exit 2; }
 out=$1
@@ -25,9 +27,9 @@ while read -r suite release vmlinuz; do
     [ -n "$suite" ] || continue
     v=$(version_of "$suite")
     dest=$out/debian/$v/$arch/$release.btf
-    if [ -f "$dest" ] && [ "$dest" -nt "$vmlinuz" ]; then echo "$dest"; continue; fi
+    if [ -f "$dest" ] && [ "$dest" -nt "$vmlinuz" ]; then echo "$release debian $v"; continue; fi
     mkdir -p "$(dirname "$dest")"
     bash "$here/extract-vmlinux-btf.sh" "$vmlinuz" "$dest.tmp"
     mv "$dest.tmp" "$dest"
-    echo "$dest"
+    echo "$release debian $v"
 done
