@@ -24,7 +24,7 @@ if [ -n "$dir" ]; then
         *.btf.tar.xz) release=${file%.btf.tar.xz}
             mkdir -p "$tmp/x" && rm -rf "$tmp/x"/*
             tar -xJf "$dir/$rel" -C "$tmp/x"
-            in=$(find "$tmp/x" -type f -name '*.btf' | head -1)
+            in=$(find "$tmp/x" -type f -name '*.btf' -print -quit)
             [ -n "$in" ] || { echo "build-archive: $rel holds no .btf file" >&2; exit 1; } ;;
         *.btf) release=${file%.btf}; in=$dir/$rel ;;
         *) continue ;;
