@@ -114,8 +114,8 @@ static int use_embedded(const struct stk_btf_env *env, struct stk_btf_source *sr
 	}
 	enum stk_btf_match m = stk_btf_archive_find(&a, &want, &idx);
 	if (m == STK_BTF_MATCH_NONE || m == STK_BTF_MATCH_AMBIGUOUS) {
-		snprintf(src->detail, sizeof(src->detail), "the embedded archive (%u kernels) has %s", a.count,
-			 m == STK_BTF_MATCH_NONE ? "no such entry" : "several different BTFs for it");
+		snprintf(src->detail, sizeof(src->detail), "the embedded archive (%u kernel%s) has %s", a.count,
+			 a.count == 1 ? "" : "s", m == STK_BTF_MATCH_NONE ? "no such entry" : "several different BTFs for it");
 		return -1;
 	}
 	if (stk_btf_archive_extract(&a, idx, &btf, &len, err, sizeof(err))) {

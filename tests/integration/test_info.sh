@@ -195,7 +195,7 @@ expect_contains nomatch_key "$ERR" "looked up $nomatch_key"
 expect_contains nomatch_hint "$ERR" "pass --btf FILE"
 expect_eq nomatch_one_line "$(printf '%s\n' "$ERR" | grep -c .)" 1
 run_capture hidden "mount --bind '$tmp/os-release' /etc/os-release && exec '$HB' info"
-expect_contains nomatch_info "$OUT" "btf: none (looked up $nomatch_key: the embedded archive (1 kernels) has no such entry)"
+expect_contains nomatch_info "$OUT" "btf: none (looked up $nomatch_key: the embedded archive (1 kernel) has no such entry)"
 # --btf FILE still wins over everything (here: the host's BTF, copied).
 cp /sys/kernel/btf/vmlinux "$tmp/vmlinux.btf"
 run_capture hidden "mount --bind '$tmp/os-release' /etc/os-release && exec '$HB' offcputime -v -f --state S --btf '$tmp/vmlinux.btf' -p $wpid 1"

@@ -144,7 +144,7 @@ static void names_the_key_when_nothing_matches(struct test_ctx *t)
 	CHECK_STR(t, src.key, "debian/12/arm64/6.1.0-50-cloud-amd64");
 	stk_btf_missing(&src, msg, sizeof(msg));
 	CHECK(t, strstr(msg, "looked up debian/12/arm64/6.1.0-50-cloud-amd64") != NULL);
-	CHECK(t, strstr(msg, "embedded archive (1 kernels) has no such entry") != NULL);
+	CHECK(t, strstr(msg, "embedded archive (1 kernel) has no such entry") != NULL);
 	CHECK(t, strstr(msg, "--btf FILE") != NULL);
 	CHECK(t, strchr(msg, '\n') == NULL);
 	stk_btf_source_release(&src);
