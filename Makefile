@@ -127,7 +127,7 @@ $(BTF_PACK): btf/pack.c core/btf_archive_pack.c core/btf_archive.c core/grow.c c
 $(BTFB)/input.list: FORCE
 	@mkdir -p $(@D)
 	@{ echo "BTF_ARCHIVE=$(BTF_ARCHIVE)"; [ -z "$(BTF_ARCHIVE)" ] || \
-	   find "$(BTF_ARCHIVE)/" -type f -printf '%P %s %T@\n' | LC_ALL=C sort; } > $@.tmp
+	   find -L "$(BTF_ARCHIVE)/" -type f -printf '%P %s %T@\n' | LC_ALL=C sort; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 $(BTF_OUT): $(BTFB)/input.list $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) btf/build-archive.sh

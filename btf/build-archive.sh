@@ -39,7 +39,7 @@ if [ -n "$dir" ]; then
         [ "$version" = "-" ] && version=
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$version" "$arch" "$release" "$min" \
             "$(stat -c %s "$in")" >> "$tmp/manifest"
-    done < <(cd "$dir" && find . -mindepth 4 -maxdepth 4 -type f \( -name '*.btf' -o -name '*.btf.tar.xz' \) |
+    done < <(cd "$dir" && find -L . -mindepth 4 -maxdepth 4 -type f \( -name '*.btf' -o -name '*.btf.tar.xz' \) |
              sed 's|^\./||' | LC_ALL=C sort)
     [ "$n" -gt 0 ] || { echo "build-archive: no ID/VERSION_ID/ARCH/RELEASE.btf[.tar.xz] under $dir" >&2; exit 1; }
 fi
