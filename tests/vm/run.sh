@@ -32,7 +32,7 @@ kernels=$(bash "$root/tests/vm/fetch-kernels.sh") || { fail fetch_kernels "apt c
 logs=$BUILD/vm-logs
 rm -rf "$logs" && mkdir -p "$logs"
 btf_tree=${STK_VM_BTF_TREE:-${STK_VM_CACHE:-/var/cache/stk-vm}/btf-fixture}
-if osrel=$(printf '%s\n' "$kernels" | bash "$root/btf/make-fixture.sh" "$btf_tree" 2>"$logs/btf-fixture.log") &&
+if vm_osrel=$(printf '%s\n' "$kernels" | bash "$root/btf/make-fixture.sh" "$btf_tree" 2>"$logs/btf-fixture.log") &&
    make -s -C "$root" BUILD="$BUILD" STK_VM_BTF_TREE="$btf_tree" "$BUILD/tests/stk-vm" >"$logs/stk-vm.log" 2>&1; then
     STK=${STK_VM:-$BUILD/tests/stk-vm}
 else
@@ -81,7 +81,7 @@ while read -r suite release vmlinuz; do
     fi
     config=$(dirname "$vmlinuz")/config
     # "RELEASE ID VERSION_ID" from btf/make-fixture.sh; "-" is no VERSION_ID (sid).
-    guest_osrel=$(printf '%s\n' "${osrel:-}" | awk -v r="$release" '$1 == r { print $2 ":" ($3 == "-" ? "" : $3) }')
+    guest_osrel=$(printf '%s\n' "${vm_osrel:-}" | awk -v r="$release" '$1 == r { print $2 ":" ($3 == "-" ? "" : $3) }')
     for btf in $btf_modes; do
         log=$logs/$release.$btf.log
         id="$suite-${release%%-*}/$btf"

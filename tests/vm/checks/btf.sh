@@ -6,9 +6,9 @@ if ! case_output "$log" btf_version | grep -q '^embedded BTF: [1-9][0-9]* kernel
     fail "$id/btf_archive_present" "stk in the VM has no embedded BTF: $(case_output "$log" btf_version | tail -1)"
 fi
 # The key the guest's os-release and kernel make, read here without stk.
-osrel=$(case_output "$log" btf_os_release)
-os_id=$(printf '%s\n' "$osrel" | sed -n 's/^ID=//p' | tr -d '"')
-os_ver=$(printf '%s\n' "$osrel" | sed -n 's/^VERSION_ID=//p' | tr -d '"')
+btf_os_text=$(case_output "$log" btf_os_release)
+os_id=$(printf '%s\n' "$btf_os_text" | sed -n 's/^ID=//p' | tr -d '"')
+os_ver=$(printf '%s\n' "$btf_os_text" | sed -n 's/^VERSION_ID=//p' | tr -d '"')
 key="$os_id/${os_ver:--}/x86_64/$release"
 if [ "$btf" = visible ]; then
     expect_eq "$id/btf_source" "$(printf '%s\n' "$btf_info" | sed -n 's/^btf: \([a-z]*\) .*/\1/p')" sysfs
