@@ -34,7 +34,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(filter-out core/btf_archive_pack.c,$(CO
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
-		     core/stack_resolve.c core/capture.c core/attach_sched.c
+		     core/stack_resolve.c core/capture.c core/attach_sched.c \
+		     core/process_watch.c
 # Core files that need the generated BTF archive object: not in the unit build either.
 CORE_NEEDS_ARCHIVE := core/btf_embedded.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF) $(CORE_NEEDS_ARCHIVE),$(CORE_SRCS))
