@@ -137,16 +137,16 @@ int stk_btf_archive_extract(const struct stk_btf_archive *a, uint32_t i, unsigne
 			    char *err, size_t errlen)
 {
 	z_stream zs = { 0 };
-	uint32_t off = entry_field(a, i, E_DATA_OFF), size = entry_field(a, i, E_DATA_SIZE);
-	size_t need = (size_t)off + size; /* inflate only up to the end of this entry */
 	unsigned char *buf;
 	int zret;
 
 	*out = NULL;
-	if (i >= a->count || size == 0) {
+	if (i >= a->count || entry_field(a, i, E_DATA_SIZE) == 0) {
 		snprintf(err, errlen, "BTF archive entry %u does not exist or is empty", i);
 		return -1;
 	}
+	uint32_t off = entry_field(a, i, E_DATA_OFF), size = entry_field(a, i, E_DATA_SIZE);
+	size_t need = (size_t)off + size; /* inflate only up to the end of this entry */
 	buf = malloc(need);
 	if (!buf || inflateInit(&zs) != Z_OK) {
 		free(buf);

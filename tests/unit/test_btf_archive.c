@@ -156,6 +156,8 @@ static void rejects_damage(struct test_ctx *t)
 	unsigned char *btf = NULL;
 	size_t len;
 	CHECK(t, stk_btf_archive_extract(&a, 1, &btf, &len, err, sizeof(err)) == -1 && btf == NULL);
+	/* An index past the end is refused, not read. */
+	CHECK(t, stk_btf_archive_extract(&a, a.count, &btf, &len, err, sizeof(err)) == -1 && btf == NULL);
 	free(bytes);
 }
 
