@@ -165,6 +165,12 @@ $(BUILD)/tests/stk-hostbtf: $(STK_WITH_BTF_DEPS)
 	else echo "  SKIP     $@: no /sys/kernel/btf/vmlinux on this host"; fi
 check: $(BUILD)/tests/stk-hostbtf
 
+# Start-up cost of each BTF source (sysfs, --btf FILE, embedded); part of make bench.
+.PHONY: bench-btf
+bench-btf: all workloads $(BUILD)/tests/stk-hostbtf
+	@BUILD=$(abspath $(BUILD)) bash bench/btf.sh
+bench: bench-btf
+
 # For the kernel matrix (tests/vm/run.sh): stk with the BTF of the fetched
 # Debian kernels (btf/make-fixture.sh writes STK_VM_BTF_TREE).
 STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture
