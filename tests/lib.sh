@@ -56,4 +56,18 @@ kernel_at_least() {
     [ "$maj" -gt "$1" ] || { [ "$maj" -eq "$1" ] && [ "$min" -ge "$2" ]; }
 }
 
+# cpu_ticks PID [TID]: user + system CPU time so far, in clock ticks (/proc stat fields 14, 15)
+cpu_ticks() {
+    local f=/proc/$1/stat
+    [ -n "${2:-}" ] && f=/proc/$1/task/$2/stat
+    sed 's/.*) //' "$f" | awk '{ print $12 + $13 }'
+}
+# thread_by_comm PID COMM: the TID of PID's thread named COMM
+thread_by_comm() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        [ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return 0; }
+    done
+    return 1
+}
 yesno() { if "$@"; then echo yes; else echo no; fi; }
