@@ -31,7 +31,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
-		     core/stack_resolve.c core/capture.c core/attach_sched.c
+		     core/stack_resolve.c core/capture.c core/attach_sched.c \
+		     core/threads_source.c core/threads_iter.c core/threads_tp.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
@@ -90,8 +91,16 @@ $(GEN)/build_info.h: FORCE $(DEPS_STAMP)
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
+# threadstate's syscall names, from the UAPI headers stk is built with (x86_64).
+SYSCALL_NAMES_H := $(GEN)/syscall_names.h
+$(SYSCALL_NAMES_H): $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@sed -n 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' \
+		$(UAPI)/asm/unistd_64.h > $@.tmp
+	@test -s $@.tmp && mv $@.tmp $@
+
 # --- the static binary ---
-$(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SDTINC)/sys/sdt.h $(wildcard core/*.h cmd/*.h bpf/*.h)
+$(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDTINC)/sys/sdt.h $(wildcard core/*.h cmd/*.h bpf/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	@$(CC_MUSL) $(STK_CFLAGS) -c $< -o $@
@@ -111,12 +120,12 @@ $(UNIT_SUITES_H): $(UNIT_SRCS)
 	@rm -f $@.names
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP)
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
 
-$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h)
+$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h core/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC       $@ (ASan+UBSan)"
 	@$(ASAN_CC) $(ASAN_FLAGS) -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
@@ -126,7 +135,8 @@ W := $(BUILD)/tests/workloads
 # -O0: gcc 12 drops the frame of leaf functions at -O1 even with -mno-omit-leaf-frame-pointer.
 WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
-	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static
+	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
+	     $(W)/threads $(W)/threads_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -155,6 +165,13 @@ $(W)/offcpu: tests/workloads/offcpu.c
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 # Static (musl) build for the kernel-matrix initramfs, which has no libc.
 $(W)/offcpu_static: tests/workloads/offcpu.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
+# Threads in known states (threadstate); the static one runs in the kernel matrix.
+$(W)/threads: tests/workloads/threads.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
+$(W)/threads_static: tests/workloads/threads.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
