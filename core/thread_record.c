@@ -13,6 +13,7 @@
 struct stk_thread_record {
 	struct stk_csv_writer *samples, *stacks;
 	struct stk_idmap *written; /* stacks in the current stacks file: low 32 bits -> full hash */
+	int64_t hour;              /* of the current files */
 };
 
 struct stk_thread_record *stk_thread_record_new(const char *dir, char *err, size_t len)
@@ -23,11 +24,9 @@ struct stk_thread_record *stk_thread_record_new(const char *dir, char *err, size
 		snprintf(err, len, "out of memory");
 		return NULL;
 	}
+	r->hour = -1;
 	if (!(r->samples = stk_csv_writer_new(dir, "samples", STK_SAMPLES_HEADER, err, len)) ||
-	    !(r->stacks = stk_csv_writer_new(dir, "stacks", STK_STACKS_HEADER, err, len)) ||
-	    !(r->written = stk_idmap_new(sizeof(uint64_t), NULL))) {
-		if (r->stacks && !r->written)
-			snprintf(err, len, "out of memory");
+	    !(r->stacks = stk_csv_writer_new(dir, "stacks", STK_STACKS_HEADER, err, len))) {
 		stk_thread_record_free(r);
 		return NULL;
 	}
@@ -70,16 +69,8 @@ static int write_stack(struct stk_thread_record *r, const char *folded, const ch
 	if (seen && *seen == hash)
 		return 0;
 	const char *fields[] = { hash_text, kind, folded };
-	int opened = stk_csv_write_row(r->stacks, wall_ns, fields, 3, err, len);
-	if (opened < 0)
+	if (stk_csv_write_row(r->stacks, wall_ns, fields, 3, err, len) < 0)
 		return -1;
-	if (opened) { /* a new hour file: it must hold every stack it is asked for again */
-		stk_idmap_free(r->written);
-		if (!(r->written = stk_idmap_new(sizeof(uint64_t), NULL))) {
-			snprintf(err, len, "out of memory");
-			return -1;
-		}
-	}
 	if ((seen = stk_idmap_put(r->written, (uint32_t)hash, &created)))
 		*seen = hash;
 	return 0;
@@ -89,7 +80,16 @@ int stk_thread_record_write(struct stk_thread_record *r, const struct stk_thread
 			    size_t len)
 {
 	char time_text[80], tid[16], pid[16], syscall[32], syscall_us[24], args[6][24], kstack[20], ustack[20];
+	int64_t hour = wall_ns / 1000000000 / 3600;
 
+	if (hour != r->hour) { /* a new hour's stacks file holds every stack its samples use */
+		stk_idmap_free(r->written);
+		r->hour = hour;
+		if (!(r->written = stk_idmap_new(sizeof(uint64_t), NULL))) {
+			snprintf(err, len, "out of memory");
+			return -1;
+		}
+	}
 	if (write_stack(r, t->kstack, "kernel", wall_ns, kstack, sizeof(kstack), err, len) ||
 	    write_stack(r, t->ustack, "user", wall_ns, ustack, sizeof(ustack), err, len))
 		return -1;

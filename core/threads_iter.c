@@ -90,6 +90,8 @@ static int add_record(struct threads_iter *it, const struct stk_ts_iter_record *
 		t->kstack = stk_fold_addrs(it->sym, 0, (const uint64_t *)r->kstack, n > STK_TS_KSTACK_MAX ?
 					   STK_TS_KSTACK_MAX : n, it->kernel_stacks, t->wchan, sizeof(t->wchan));
 	}
+	if (t->state == STK_TSTATE_RUNQ) /* as /proc's wchan: a runnable thread waits for nothing */
+		t->wchan[0] = '\0';
 	return 0;
 }
 

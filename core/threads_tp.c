@@ -95,6 +95,8 @@ static void from_map(struct threads_tp *tp, const struct stk_ts_tp_thread *e, st
 			add_stack(tp, e->kstack_id, 0, &t->kstack, t->wchan, sizeof(t->wchan));
 		if (tp->user_stacks && !t->kthread)
 			add_stack(tp, e->ustack_id, t->tgid, &t->ustack, NULL, 0);
+		if (t->state == STK_TSTATE_RUNQ) /* as /proc's wchan: a runnable thread waits for nothing */
+			t->wchan[0] = '\0';
 	}
 }
 

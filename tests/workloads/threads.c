@@ -2,8 +2,9 @@
  * Threads in known states for `stk threadstate` tests and its bench.
  *
  *   threads known [BUSY]  one thread of each kind, named after it:
- *     spin      spins on CPU 0 at nice -20: RUN (it wins its CPU from
- *               nice-0 neighbours by CFS weight, ~88761:1024)
+ *     spin      spins on CPU 0: RUN, or RUNQ while something else has
+ *               CPU 0 (tests compare with its /proc schedstat times; a
+ *               raised priority would starve CPU 0's kworkers instead)
  *     busyN     BUSY (default 3) spinners pinned together on the last CPU:
  *               one runs, the others wait, so at any sample at least
  *               BUSY-1 of them are RUNQ
@@ -28,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,7 +66,6 @@ static void *spin(void *arg)
 {
 	(void)arg;
 	pin_to(0);
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -20);
 	announce("spin");
 	spin_forever();
 	return NULL;
