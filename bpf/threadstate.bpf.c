@@ -5,7 +5,11 @@
  * iterator's seq_file: state, on-CPU flag, the syscall number and arguments
  * from the registers saved at kernel entry, and the kernel stack (for the
  * wchan-like "where does it wait"). User space reads the records with
- * read() on the iterator fd and does everything else.
+ * read() on the iterator fd and does everything else. Unless asked for all
+ * threads, a thread that cannot be active (see core/thread_active.h: a
+ * sleep outside the I/O syscalls, stopped, idle) is skipped here, before
+ * its stack is walked: on a host of idle threads a pass costs little more
+ * than the walk over the task list.
  *
  * Two programs that differ only in how they find the saved registers:
  * bpf_task_pt_regs() (5.15+), or the top of the task's kernel stack
@@ -36,31 +40,73 @@ struct {
 	__type(value, struct stk_ts_iter_record);
 } ts_iter_scratch SEC(".maps");
 
+/* Direct (BTF pointer) loads: cheaper than probe reads, and this runs for every task. */
 static __always_inline u32 ts_task_state(struct task_struct *t)
 {
 	struct task_struct___old *old = (void *)t;
 
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return (u32)BPF_CORE_READ(old, state);
+		return t->__state;
+	return (u32)old->state;
 }
 
-/* Syscall number (orig_ax) and arguments from the registers saved at kernel entry. */
-static __always_inline void read_syscall(struct stk_ts_iter_record *r, const void *regs)
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_NOLOAD 0x400
+
+/* Runnable, in D (not idle), or asleep in one of the I/O-wait syscalls. */
+static __always_inline bool maybe_active(const struct stk_ts_iter_config *cfg, const struct stk_ts_iter_record *r)
+{
+	if (r->exit_state)
+		return false;
+	if (r->state == 0)
+		return true;
+	if ((r->state & TASK_UNINTERRUPTIBLE) && !(r->state & TASK_NOLOAD))
+		return true;
+	if (!(r->state & TASK_INTERRUPTIBLE) || !(r->flags & STK_TS_F_REGS))
+		return false;
+	u64 nr = (u64)r->syscall_nr;
+	if (nr >= STK_TS_SYSCALL_BITS)
+		return false;
+	return (cfg->io_wait[nr / 64] >> (nr % 64)) & 1;
+}
+
+#if defined(__TARGET_ARCH_x86)
+/* x86_64 pt_regs from r10 to di: r10 r9 r8 ax cx dx si di (then orig_ax). */
+struct ts_regs_args {
+	u64 r10, r9, r8, ax, cx, dx, si, di;
+};
+#define REGS_ARGS_OFFSET __builtin_offsetof(struct pt_regs, r10)
+#define REGS_ORIG_AX_OFFSET __builtin_offsetof(struct pt_regs, orig_rax)
+#endif
+
+/* The syscall number (orig_ax) from the registers saved at kernel entry. */
+static __always_inline void read_syscall_nr(struct stk_ts_iter_record *r, const void *regs)
 {
 #if defined(__TARGET_ARCH_x86)
-	struct pt_regs saved;
+	s64 nr;
 
-	if (!regs || bpf_probe_read_kernel(&saved, sizeof(saved), regs))
+	if (regs && bpf_probe_read_kernel(&nr, sizeof(nr), (const char *)regs + REGS_ORIG_AX_OFFSET) == 0) {
+		r->syscall_nr = nr;
+		r->flags |= STK_TS_F_REGS;
+	}
+#endif
+}
+
+/* Its arguments: di, si, dx, r10, r8, r9, read in one go. */
+static __always_inline void read_syscall_args(struct stk_ts_iter_record *r, const void *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct ts_regs_args a;
+
+	if (bpf_probe_read_kernel(&a, sizeof(a), (const char *)regs + REGS_ARGS_OFFSET))
 		return;
-	r->syscall_nr = (s64)saved.orig_rax;
-	r->args[0] = saved.rdi;
-	r->args[1] = saved.rsi;
-	r->args[2] = saved.rdx;
-	r->args[3] = saved.r10;
-	r->args[4] = saved.r8;
-	r->args[5] = saved.r9;
-	r->flags |= STK_TS_F_REGS;
+	r->args[0] = a.di;
+	r->args[1] = a.si;
+	r->args[2] = a.dx;
+	r->args[3] = a.r10;
+	r->args[4] = a.r8;
+	r->args[5] = a.r9;
 #endif
 }
 
@@ -68,6 +114,7 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *t = ctx->task;
+	const void *regs = NULL;
 	u32 zero = 0;
 
 	if (!t)
@@ -88,21 +135,27 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 	if (bpf_core_field_exists(t->on_cpu) && t->on_cpu)
 		r->flags |= STK_TS_F_ON_CPU;
 	r->syscall_nr = STK_TS_NO_SYSCALL;
-	__builtin_memset(r->args, 0, sizeof(r->args));
-	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
 	/* A running thread's saved registers are stale (it may be in user mode). */
 	if (!(r->flags & (STK_TS_F_KTHREAD | STK_TS_F_ON_CPU)) && !r->exit_state) {
-		const void *regs;
 		if (has_task_pt_regs)
 			regs = (const void *)bpf_task_pt_regs(t);
 		else
-			regs = (const char *)BPF_CORE_READ(t, stack) + X86_64_THREAD_SIZE - sizeof(struct pt_regs);
-		read_syscall(r, regs);
+			regs = (const char *)t->stack + X86_64_THREAD_SIZE - sizeof(struct pt_regs);
+		read_syscall_nr(r, regs);
 	}
+	if (!cfg->all && !maybe_active(cfg, r))
+		return 0;
+	__builtin_memset(r->args, 0, sizeof(r->args));
+	if (regs && (r->flags & STK_TS_F_REGS) && r->syscall_nr >= 0)
+		read_syscall_args(r, regs);
+	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
 	r->kstack_bytes = 0;
 	u32 depth = cfg->kstack_depth;
 	if (depth > STK_TS_KSTACK_MAX)
 		depth = STK_TS_KSTACK_MAX;
+	/* A runnable thread waits in nothing: its stack only for -k. */
+	if (r->state == 0 && depth != STK_TS_KSTACK_MAX)
+		depth = 0;
 	if (depth && !(r->flags & STK_TS_F_ON_CPU) && !r->exit_state)
 		r->kstack_bytes = bpf_get_task_stack(t, r->kstack, depth * sizeof(u64), 0);
 	bpf_seq_write(seq, r, sizeof(*r));

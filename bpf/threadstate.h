@@ -29,9 +29,16 @@
 #define STK_TS_F_ON_CPU 0x2
 #define STK_TS_F_REGS 0x4 /* syscall_nr and args were read from the task's registers */
 
+/* Syscall numbers below this can be marked as waits for I/O. */
+#define STK_TS_SYSCALL_BITS 512
+
 struct stk_ts_iter_config {
 	__u32 kstack_depth; /* frames to keep: 0 none */
 	__u32 skip_tgid;    /* stk itself */
+	__u32 all;          /* emit every thread, not only the maybe-active ones */
+	__u32 pad;
+	/* The active rule's I/O-wait syscalls (user space checks the fd type after). */
+	__u64 io_wait[STK_TS_SYSCALL_BITS / 64];
 };
 
 struct stk_ts_iter_record {

@@ -36,3 +36,17 @@ bool stk_thread_is_active(const struct stk_thread *t)
 		return false;
 	}
 }
+
+bool stk_thread_may_be_active(const struct stk_thread *t)
+{
+	switch (t->state) {
+	case STK_TSTATE_RUN:
+	case STK_TSTATE_RUNQ:
+	case STK_TSTATE_DISK:
+		return true;
+	case STK_TSTATE_SLEEP:
+		return t->syscall == STK_TSYS_UNKNOWN || sleeping_in_io_syscall(t);
+	default:
+		return false;
+	}
+}

@@ -18,5 +18,7 @@
 /* The rule needs the file behind the fd argument to decide (read it into t->filename first). */
 bool stk_thread_active_needs_file(const struct stk_thread *t);
 bool stk_thread_is_active(const struct stk_thread *t);
+/* Cheap first cut before the fd is known: false only for threads that cannot be active. */
+bool stk_thread_may_be_active(const struct stk_thread *t);
 
 #endif

@@ -160,6 +160,8 @@ void stk_thread_enrich(struct stk_thread_enrich *e, struct stk_thread *t, bool k
 		read_wchan(e, t);
 	if (!t->filename[0])
 		stk_thread_read_fd_name(e, t);
+	if (t->state == STK_TSTATE_RUNQ) /* as /proc's wchan: a runnable thread waits for nothing */
+		t->wchan[0] = '\0';
 }
 
 void stk_thread_enrich_end_pass(struct stk_thread_enrich *e)

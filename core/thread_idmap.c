@@ -128,6 +128,19 @@ size_t stk_idmap_count(const struct stk_idmap *m)
 	return m->n;
 }
 
+void stk_idmap_for_each(struct stk_idmap *m, int (*fn)(void *ctx, uint32_t key, void *value), void *ctx)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		unsigned char *s = slot_at(m, i);
+		uint32_t k;
+		if (!s[4])
+			continue;
+		memcpy(&k, s, sizeof(k));
+		if (fn(ctx, k, s + HDR))
+			return;
+	}
+}
+
 void stk_idmap_free(struct stk_idmap *m)
 {
 	if (!m)

@@ -40,6 +40,10 @@ struct stk_thread {
 	char wchan[STK_THREAD_WCHAN_LEN]; /* kernel function it waits in */
 	char *kstack;         /* folded "root;...;leaf", owned by the batch, or NULL */
 	char *ustack;
+	/* Kernel stack addresses (leaf first) a BPF source took, not yet symbolized;
+	   borrowed from the source, valid until its next pass. */
+	const unsigned long long *kaddrs; /* the BPF side's __u64 */
+	size_t n_kaddrs;
 	/* Filled for kept threads by core/thread_enrich. */
 	char filename[STK_THREAD_FILE_LEN]; /* file behind the fd argument */
 	const char *exe;      /* owned by the enrich cache, valid until its next pass */

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_object.h"
+#include "syscall_table.h"
 #include "threads_source.h"
 #include "stk.skel.h"
 #include "../bpf/threadstate.h"
@@ -28,10 +29,8 @@
 struct threads_iter {
 	struct stk_bpf *skel;
 	struct bpf_link *link;
-	struct stk_symbolizer *sym;
 	const uint32_t *pids;
 	size_t n_pids;
-	bool kernel_stacks;
 	char *buf;
 	size_t cap;
 };
@@ -87,11 +86,9 @@ static int add_record(struct threads_iter *it, const struct stk_ts_iter_record *
 	}
 	if (r->kstack_bytes > 0) {
 		size_t n = (size_t)r->kstack_bytes / sizeof(uint64_t);
-		t->kstack = stk_fold_addrs(it->sym, 0, (const uint64_t *)r->kstack, n > STK_TS_KSTACK_MAX ?
-					   STK_TS_KSTACK_MAX : n, it->kernel_stacks, t->wchan, sizeof(t->wchan));
+		t->kaddrs = r->kstack; /* symbolized only if the thread is kept */
+		t->n_kaddrs = n > STK_TS_KSTACK_MAX ? STK_TS_KSTACK_MAX : n;
 	}
-	if (t->state == STK_TSTATE_RUNQ) /* as /proc's wchan: a runnable thread waits for nothing */
-		t->wchan[0] = '\0';
 	return 0;
 }
 
@@ -121,12 +118,10 @@ static int iter_sample(void *impl, struct stk_thread_batch *b)
 		used += (size_t)n;
 	}
 	close(fd);
-	for (size_t off = 0; off + sizeof(struct stk_ts_iter_record) <= used; off += sizeof(struct stk_ts_iter_record)) {
-		struct stk_ts_iter_record r;
-		memcpy(&r, it->buf + off, sizeof(r));
-		if (add_record(it, &r, b))
+	/* The buffer is malloc-aligned and records are multiples of 8 bytes: used in place. */
+	for (size_t off = 0; off + sizeof(struct stk_ts_iter_record) <= used; off += sizeof(struct stk_ts_iter_record))
+		if (add_record(it, (const struct stk_ts_iter_record *)(it->buf + off), b))
 			return -1;
-	}
 	return n < 0 ? -1 : 0;
 }
 
@@ -151,11 +146,15 @@ static int try_program(struct threads_iter *it, const struct stk_tsource_request
 	struct stk_ts_iter_config cfg = {
 		.kstack_depth = req->kernel_stacks ? STK_TS_KSTACK_MAX : WCHAN_DEPTH,
 		.skip_tgid = req->self_tgid,
+		.all = req->all,
 	};
 	uint32_t zero = 0;
 	char err[256];
 	int ret;
 
+	for (int nr = 0; nr < STK_TS_SYSCALL_BITS; nr++)
+		if (stk_syscall_waits_for_io(nr))
+			cfg.io_wait[nr / 64] |= 1ULL << (nr % 64);
 	it->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!it->skel) {
 		snprintf(why, len, "%s", err);
@@ -196,10 +195,8 @@ int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsou
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
-	it->sym = req->sym;
 	it->pids = req->pids;
 	it->n_pids = req->n_pids;
-	it->kernel_stacks = req->kernel_stacks;
 	/* bpf_task_pt_regs() needs 5.15; before, the registers are found from the task's stack. */
 	if (try_program(it, req, "stk_ts_iter", first, sizeof(first)) &&
 	    try_program(it, req, "stk_ts_iter_stack_regs", why, len)) {

@@ -143,7 +143,7 @@ void stk_tsource_free(struct stk_thread_sampler *s)
 	free(s);
 }
 
-char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const uint64_t *addrs, size_t n, bool fold,
+char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned long long *addrs, size_t n, bool fold,
 		     char *wchan, size_t wchan_len)
 {
 	const char *syms[128];

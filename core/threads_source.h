@@ -31,6 +31,7 @@ struct stk_tsource_request {
 	uint32_t self_tgid;   /* left out: stk's own threads */
 	bool kernel_stacks;   /* -k: whole kernel stacks, not only the wchan frame */
 	bool user_stacks;     /* -u */
+	bool all;             /* -a: every thread, not only those that may be active */
 	const char *btf_custom_path;
 	bool kernel_btf;      /* the running kernel's BTF is available */
 	int forced;           /* an enum stk_tsource to use or fail, -1: first that works */
@@ -63,7 +64,7 @@ int stk_threads_tp_open(const struct stk_tsource_request *req, struct stk_tsourc
  * Folds addresses (leaf first) into "root;...;leaf" when fold (else NULL);
  * pid 0 means kernel addresses, whose wchan-like frame goes to wchan (may be NULL).
  */
-char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const uint64_t *addrs, size_t n, bool fold,
+char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned long long *addrs, size_t n, bool fold,
 		     char *wchan, size_t wchan_len);
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * threadstate's tracepoint source (bpf/threadstate_tp.bpf.c): the
- * tracepoints keep each thread's state in ts_tp_threads; a pass walks the
- * threads in /proc and takes each one's state from the map, or, for a
- * thread with no event since attach (so nothing about it changed since),
- * from /proc, read once and kept.
+ * tracepoints keep each thread's state in ts_tp_threads. A pass reads the
+ * map (the threads that had an event since attach) and joins it with what
+ * /proc said of every thread when it was first seen: a thread with no event
+ * since then cannot have changed state. /proc is walked again once a second
+ * to forget the threads that exited and learn the identity of new ones.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_object.h"
+#include "thread_active.h"
 #include "thread_idmap.h"
 #include "thread_procfs.h"
 #include "threads_proc.h"
@@ -24,6 +26,7 @@
 
 #define STACK_DEPTH 127
 #define STACK_ENTRIES 16384
+#define PROC_WALK_NS 1000000000LL
 
 static const struct {
 	const char *program, *category, *event;
@@ -39,19 +42,16 @@ static const struct {
 struct threads_tp {
 	struct stk_bpf *skel;
 	struct bpf_link *links[N_TRACEPOINTS];
-	struct stk_idmap *from_proc; /* tid -> struct stk_thread read from /proc, for threads without events */
+	struct stk_idmap *from_proc; /* tid -> struct stk_thread read from /proc when first seen */
+	struct stk_idmap *events;    /* this pass: tid -> struct stk_ts_tp_thread from the map */
+	int64_t last_walk_ns;
 	struct stk_symbolizer *sym;
 	const uint32_t *pids;
 	size_t n_pids;
 	uint32_t self_tgid;
-	bool kernel_stacks, user_stacks;
+	bool kernel_stacks, user_stacks, all;
 	int threads_fd, stacks_fd;
-	uint64_t addrs[STACK_DEPTH];
-};
-
-struct pass {
-	struct threads_tp *tp;
-	struct stk_thread_batch *b;
+	unsigned long long addrs[STACK_DEPTH]; /* as the stack map holds them (__u64) */
 };
 
 static void add_stack(struct threads_tp *tp, int32_t id, uint32_t pid, char **out, char *wchan, size_t wlen)
@@ -95,45 +95,121 @@ static void from_map(struct threads_tp *tp, const struct stk_ts_tp_thread *e, st
 			add_stack(tp, e->kstack_id, 0, &t->kstack, t->wchan, sizeof(t->wchan));
 		if (tp->user_stacks && !t->kthread)
 			add_stack(tp, e->ustack_id, t->tgid, &t->ustack, NULL, 0);
-		if (t->state == STK_TSTATE_RUNQ) /* as /proc's wchan: a runnable thread waits for nothing */
-			t->wchan[0] = '\0';
 	}
 }
 
-static int visit_thread(void *ctx, uint32_t tgid, uint32_t tid)
+/* Walk of /proc: remembers each thread as /proc shows it when first seen. */
+static int learn_thread(void *ctx, uint32_t tgid, uint32_t tid)
 {
-	struct pass *pass = ctx;
-	struct threads_tp *tp = pass->tp;
-	struct stk_ts_tp_thread e;
+	struct threads_tp *tp = ctx;
 	bool created;
 	struct stk_thread *cached = stk_idmap_put(tp->from_proc, tid, &created);
 
 	if (!cached)
 		return -1;
-	/* Identity (comm, kernel thread) and the state before any event, read once. */
-	if (created && stk_thread_read_proc("/proc", tgid, tid, cached)) {
-		cached->tid = 0; /* gone */
+	if (created && stk_thread_read_proc("/proc", tgid, tid, cached))
+		cached->tid = 0; /* gone already: skipped until swept */
+	return 0;
+}
+
+static bool wanted(const struct threads_tp *tp, uint32_t tgid)
+{
+	if (!tp->n_pids)
+		return true;
+	for (size_t i = 0; i < tp->n_pids; i++)
+		if (tp->pids[i] == tgid)
+			return true;
+	return false;
+}
+
+/* Copies the map into tp->events (usually few: only threads that ran or woke). */
+static int read_events(struct threads_tp *tp)
+{
+	uint32_t key, next, *prev = NULL;
+	struct stk_ts_tp_thread e;
+	bool created;
+
+	stk_idmap_sweep(tp->events);
+	stk_idmap_sweep(tp->events); /* empty: every entry is read anew */
+	while (bpf_map_get_next_key(tp->threads_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(tp->threads_fd, &key, &e))
+			continue;
+		struct stk_ts_tp_thread *slot = stk_idmap_put(tp->events, key, &created);
+		if (!slot)
+			return -1;
+		*slot = e;
+	}
+	return 0;
+}
+
+struct pass {
+	struct threads_tp *tp;
+	struct stk_thread_batch *b;
+	int ret;
+};
+
+static int add_known(void *ctx, uint32_t tid, void *value)
+{
+	struct pass *pass = ctx;
+	struct threads_tp *tp = pass->tp;
+	const struct stk_thread *cached = value;
+	struct stk_thread t;
+
+	if (!cached->tid || cached->tid == tp->self_tgid || cached->tgid == tp->self_tgid ||
+	    !wanted(tp, cached->tgid))
+		return 0;
+	t = *cached;
+	struct stk_ts_tp_thread *e = stk_idmap_get(tp->events, tid);
+	if (e)
+		from_map(tp, e, &t, pass->b->mono_ns);
+	struct stk_thread *out = NULL;
+	if ((!tp->all && !stk_thread_may_be_active(&t)) || !(out = stk_thread_batch_add(pass->b))) {
+		free(t.kstack);
+		free(t.ustack);
+		if (!out && (tp->all || stk_thread_may_be_active(&t))) {
+			pass->ret = -1;
+			return 1;
+		}
 		return 0;
 	}
-	if (!cached->tid)
+	*out = t;
+	return 0;
+}
+
+/* A thread with events that the last /proc walk did not see: new since. */
+static int add_new(void *ctx, uint32_t tid, void *value)
+{
+	struct pass *pass = ctx;
+	struct threads_tp *tp = pass->tp;
+	const struct stk_ts_tp_thread *e = value;
+	bool created;
+
+	if (stk_idmap_get(tp->from_proc, tid) || !e->tgid)
 		return 0;
-	struct stk_thread *t = stk_thread_batch_add(pass->b);
-	if (!t)
-		return -1;
-	*t = *cached;
-	if (bpf_map_lookup_elem(tp->threads_fd, &tid, &e) == 0)
-		from_map(tp, &e, t, pass->b->mono_ns);
+	struct stk_thread *cached = stk_idmap_put(tp->from_proc, tid, &created);
+	if (cached && stk_thread_read_proc("/proc", e->tgid, tid, cached))
+		cached->tid = 0;
 	return 0;
 }
 
 static int tp_sample(void *impl, struct stk_thread_batch *b)
 {
 	struct threads_tp *tp = impl;
-	struct pass pass = { tp, b };
-	int ret = stk_proc_walk_threads("/proc", tp->pids, tp->n_pids, tp->self_tgid, visit_thread, &pass);
+	struct pass pass = { tp, b, 0 };
 
-	stk_idmap_sweep(tp->from_proc);
-	return ret;
+	if (!tp->last_walk_ns || b->mono_ns - tp->last_walk_ns >= PROC_WALK_NS) {
+		if (stk_proc_walk_threads("/proc", tp->pids, tp->n_pids, tp->self_tgid, learn_thread, tp))
+			return -1;
+		stk_idmap_sweep(tp->from_proc);
+		tp->last_walk_ns = b->mono_ns;
+	}
+	if (read_events(tp))
+		return -1;
+	stk_idmap_for_each(tp->events, add_new, &pass);
+	stk_idmap_for_each(tp->from_proc, add_known, &pass);
+	return pass.ret;
 }
 
 static void tp_free(void *impl)
@@ -144,6 +220,7 @@ static void tp_free(void *impl)
 		bpf_link__destroy(tp->links[i]);
 	stk_bpf__destroy(tp->skel);
 	stk_idmap_free(tp->from_proc);
+	stk_idmap_free(tp->events);
 	free(tp);
 }
 
@@ -198,11 +275,15 @@ int stk_threads_tp_open(const struct stk_tsource_request *req, struct stk_tsourc
 
 	if (stk_tracefs_ensure(&how, why, len))
 		return -1;
-	if (!(tp = calloc(1, sizeof(*tp))) || !(tp->from_proc = stk_idmap_new(sizeof(struct stk_thread), NULL))) {
+	if (!(tp = calloc(1, sizeof(*tp))) || !(tp->from_proc = stk_idmap_new(sizeof(struct stk_thread), NULL)) ||
+	    !(tp->events = stk_idmap_new(sizeof(struct stk_ts_tp_thread), NULL))) {
+		if (tp)
+			stk_idmap_free(tp->from_proc);
 		free(tp);
 		snprintf(why, len, "out of memory");
 		return -1;
 	}
+	tp->all = req->all;
 	tp->sym = req->sym;
 	tp->pids = req->pids;
 	tp->n_pids = req->n_pids;

@@ -117,6 +117,21 @@ static void active_rule(struct test_ctx *t)
 	CHECK(t, stk_thread_is_active(&th));
 	th.syscall = STK_TSYS_UNKNOWN;
 	CHECK(t, !stk_thread_is_active(&th));
+	/* The first cut keeps what the fd or a /proc read may still make active. */
+	CHECK(t, stk_thread_may_be_active(&th));
+	th.syscall = stk_syscall_number("read");
+	CHECK(t, stk_thread_may_be_active(&th));
+	th.syscall = stk_syscall_number("pause");
+	CHECK(t, !stk_thread_may_be_active(&th));
+	th.state = STK_TSTATE_IDLE;
+	CHECK(t, !stk_thread_may_be_active(&th));
+}
+
+static int add_value(void *ctx, uint32_t key, void *value)
+{
+	(void)key;
+	*(uint64_t *)ctx += *(uint64_t *)value;
+	return 0;
 }
 
 static void idmap(struct test_ctx *t)
@@ -142,6 +157,9 @@ static void idmap(struct test_ctx *t)
 	CHECK(t, stk_idmap_get(m, 2) == NULL);
 	v = stk_idmap_get(m, 999);
 	CHECK(t, v && *v == 6993);
+	uint64_t sum = 0;
+	stk_idmap_for_each(m, add_value, &sum);
+	CHECK(t, sum == 7ULL * 250000); /* 7 * (1 + 3 + ... + 999) */
 	stk_idmap_free(m);
 }
 
