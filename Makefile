@@ -193,6 +193,7 @@ vmtest: all workloads
 bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
 
 clean:
 	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped
