@@ -70,7 +70,7 @@ static void print_help(void)
 	       "  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
 	       "      --cgroup PATH           only threads in this cgroup (a cgroup v2 or v1 directory)\n"
 	       "  -k, --kernel-stacks         record kernel stacks (CSV stacks file, kstack column)\n"
-	       "  -u, --user-stacks           record user stacks (tracepoint_state source only)\n"
+	       "  -u, --user-stacks           record user stacks (taken at switch-out: implies --source tracepoint_state)\n"
 	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
 	       "  -n, --iterations N          stop after N samples\n"
@@ -389,8 +389,9 @@ static int open_source(struct ts_run *run)
 		.all = cfg->all,
 		.btf_custom_path = stk_btf_custom_path(&btf),
 		.kernel_btf = btf.kind != STK_BTF_NONE,
-		/* Without BPF privileges only /proc can work. */
-		.forced = can_bpf ? cfg->source : STK_TSOURCE_PROC,
+		/* Without BPF privileges only /proc can work; user stacks only the tracepoints take. */
+		.forced = !can_bpf ? STK_TSOURCE_PROC : cfg->source >= 0 ? cfg->source
+			  : cfg->user_stacks ? STK_TSOURCE_TRACEPOINT : -1,
 		.sym = run->sym,
 	};
 	char empty_btf[64];

@@ -93,6 +93,23 @@ for src in task_iter tracepoint_state proc; do
     expect_contains "${src}_table_header" "$OUT" "samples, source $src"
 done
 
+# --- -u: user stacks (taken at switch-out by the tracepoint source, which -u picks) ---
+rec=$tmp/ustacks
+mkdir -p "$rec"
+run_capture taskset -c "$last_cpu" "$STK" threadstate -v -u -F 10 -d 2 -o "$rec" -p "$wpid"
+expect_contains user_stacks_source "$ERR" "threadstate: source tracepoint_state"
+ustacks=$(cat "$rec"/stacks-*.csv 2>/dev/null | grep ',user,')
+expect_contains user_stack_of_busy "$ustacks" ",user,start_thread;busy;spin_forever"
+used=$(python3 - "$rec" <<'PY'
+import csv, glob, sys
+stacks = {r["hash"] for p in glob.glob(sys.argv[1] + "/stacks-*.csv") for r in csv.DictReader(open(p, newline=""))}
+rows = [r for p in glob.glob(sys.argv[1] + "/samples-*.csv") for r in csv.DictReader(open(p, newline=""))]
+busy = [r for r in rows if r["comm"].startswith("busy") and r["state"] == "RUNQ"]
+print("ok" if busy and all(r["ustack"] in stacks for r in busy) else f"{len(busy)} RUNQ busy rows, ustack not all in the stacks file")
+PY
+)
+expect_eq user_stack_hashes_resolve "$used" ok
+
 # --- the default keeps active threads only: not the sleeper, stopped or idle main thread ---
 rec=$tmp/active
 mkdir -p "$rec"
