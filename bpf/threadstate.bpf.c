@@ -128,11 +128,12 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 		return 0;
 	r->tid = t->pid;
 	r->state = ts_task_state(t);
-	r->exit_state = t->exit_state;
+	/* Read by size: on_cpu and exit_state are not int on every kernel (7.x). */
+	r->exit_state = (u32)BPF_CORE_READ_BITFIELD(t, exit_state);
 	r->flags = 0;
 	if (t->flags & PF_KTHREAD)
 		r->flags |= STK_TS_F_KTHREAD;
-	if (bpf_core_field_exists(t->on_cpu) && t->on_cpu)
+	if (bpf_core_field_exists(t->on_cpu) && BPF_CORE_READ_BITFIELD(t, on_cpu))
 		r->flags |= STK_TS_F_ON_CPU;
 	r->syscall_nr = STK_TS_NO_SYSCALL;
 	/* A running thread's saved registers are stale (it may be in user mode). */

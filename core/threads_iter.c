@@ -198,10 +198,13 @@ int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsou
 	it->pids = req->pids;
 	it->n_pids = req->n_pids;
 	/* bpf_task_pt_regs() needs 5.15; before, the registers are found from the task's stack. */
-	if (try_program(it, req, "stk_ts_iter", first, sizeof(first)) &&
-	    try_program(it, req, "stk_ts_iter_stack_regs", why, len)) {
-		free(it);
-		return -1;
+	if (try_program(it, req, "stk_ts_iter", first, sizeof(first))) {
+		char second[384];
+		if (try_program(it, req, "stk_ts_iter_stack_regs", second, sizeof(second))) {
+			snprintf(why, len, "%s; %s", first, second);
+			free(it);
+			return -1;
+		}
 	}
 	out->impl = it;
 	out->sample = iter_sample;
