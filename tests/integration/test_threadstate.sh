@@ -110,6 +110,19 @@ PY
 )
 expect_eq user_stack_hashes_resolve "$used" ok
 
+# --- --cgroup: only the threads of the workload, moved into a cgroup of its own ---
+if [ -e /sys/fs/cgroup/cgroup.controllers ]; then cgbase=/sys/fs/cgroup; else cgbase=/sys/fs/cgroup/pids; fi
+cg=$cgbase/stk-threadstate-test-$$
+if mkdir "$cg" 2>/dev/null && echo "$wpid" >"$cg/cgroup.procs" 2>/dev/null; then
+    run_capture "$STK" threadstate -a --cgroup "$cg" -g comm -n 3 -t 0
+    comms=$(printf '%s\n' "$OUT" | awk '$1 ~ /^[0-9.]+$/ { print $2 }' | sort | tr '\n' ' ')
+    expect_eq cgroup_filter "$comms" "busy1 busy2 busy3 piperead sleeper spin threads vforkwait "
+    echo "$wpid" >"$cgbase/cgroup.procs"
+else
+    fail cgroup_filter "cannot create $cg and move the workload into it"
+fi
+rmdir "$cg" 2>/dev/null
+
 # --- the default keeps active threads only: not the sleeper, stopped or idle main thread ---
 rec=$tmp/active
 mkdir -p "$rec"
@@ -175,8 +188,7 @@ kp=$!
 sleep 1.5
 ids=$(grep -h '^prog_id:' /proc/$kp/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
 [ -n "$ids" ] && pass kill9_programs_seen || fail kill9_programs_seen "no prog_id in /proc/$kp/fdinfo"
-kill -9 $kp
-wait $kp 2>/dev/null
+{ kill -9 $kp; wait $kp; } 2>/dev/null
 for _ in $(seq 50); do
     left=0
     for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
