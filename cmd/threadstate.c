@@ -284,8 +284,7 @@ static void select_threads(struct ts_run *run)
 	struct stk_thread_batch *b = &run->batch;
 
 	if (run->cfg.cgroup) {
-		stk_idmap_sweep(run->cgroup_tids);
-		stk_idmap_sweep(run->cgroup_tids); /* empty it: every tid is read anew */
+		stk_idmap_clear(run->cgroup_tids); /* every tid is read anew */
 		read_cgroup(run);
 	}
 	for (size_t i = 0; i < b->n; i++) {

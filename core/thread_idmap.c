@@ -123,6 +123,17 @@ void stk_idmap_sweep(struct stk_idmap *m)
 		rehash(m, m->cap);
 }
 
+void stk_idmap_clear(struct stk_idmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		unsigned char *s = slot_at(m, i);
+		if (s[4] && m->release)
+			m->release(s + HDR);
+		s[4] = 0;
+	}
+	m->n = 0;
+}
+
 size_t stk_idmap_count(const struct stk_idmap *m)
 {
 	return m->n;

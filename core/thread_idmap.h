@@ -20,6 +20,8 @@ void *stk_idmap_get(struct stk_idmap *m, uint32_t key);
 void *stk_idmap_put(struct stk_idmap *m, uint32_t key, bool *created);
 /* Drops every entry not got or put since the previous sweep. */
 void stk_idmap_sweep(struct stk_idmap *m);
+/* Drops every entry. */
+void stk_idmap_clear(struct stk_idmap *m);
 size_t stk_idmap_count(const struct stk_idmap *m);
 /* Calls fn on every entry (without marking it seen); nonzero from fn stops. */
 void stk_idmap_for_each(struct stk_idmap *m, int (*fn)(void *ctx, uint32_t key, void *value), void *ctx);

@@ -129,8 +129,7 @@ static int read_events(struct threads_tp *tp)
 	struct stk_ts_tp_thread e;
 	bool created;
 
-	stk_idmap_sweep(tp->events);
-	stk_idmap_sweep(tp->events); /* empty: every entry is read anew */
+	stk_idmap_clear(tp->events);
 	while (bpf_map_get_next_key(tp->threads_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;

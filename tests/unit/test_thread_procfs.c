@@ -160,6 +160,9 @@ static void idmap(struct test_ctx *t)
 	uint64_t sum = 0;
 	stk_idmap_for_each(m, add_value, &sum);
 	CHECK(t, sum == 7ULL * 250000); /* 7 * (1 + 3 + ... + 999) */
+	stk_idmap_clear(m);
+	CHECK(t, stk_idmap_count(m) == 0 && stk_idmap_get(m, 999) == NULL);
+	CHECK(t, stk_idmap_put(m, 999, &created) && created);
 	stk_idmap_free(m);
 }
 
