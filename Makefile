@@ -91,12 +91,15 @@ $(GEN)/build_info.h: FORCE $(DEPS_STAMP)
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-# threadstate's syscall names, from the UAPI headers stk is built with (x86_64).
+# threadstate's syscall names, from the UAPI headers stk is built with:
+# asm/unistd_64.h (x86_64), or asm-generic/unistd.h (arm64 and other new arches).
 SYSCALL_NAMES_H := $(GEN)/syscall_names.h
 $(SYSCALL_NAMES_H): $(DEPS_STAMP)
 	@mkdir -p $(@D)
-	@sed -n 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' \
-		$(UAPI)/asm/unistd_64.h > $@.tmp
+	@{ cat $(UAPI)/asm/unistd_64.h 2>/dev/null || cat $(UAPI)/asm-generic/unistd.h; } | \
+		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' \
+		       -e 's/^#define __NR3264_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' | \
+		awk -F'[][]' '!seen[$$2]++' > $@.tmp
 	@test -s $@.tmp && mv $@.tmp $@
 
 # --- the static binary ---

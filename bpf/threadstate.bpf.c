@@ -140,8 +140,10 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 	if (!(r->flags & (STK_TS_F_KTHREAD | STK_TS_F_ON_CPU)) && !r->exit_state) {
 		if (has_task_pt_regs)
 			regs = (const void *)bpf_task_pt_regs(t);
+#if defined(__TARGET_ARCH_x86)
 		else
 			regs = (const char *)t->stack + X86_64_THREAD_SIZE - sizeof(struct pt_regs);
+#endif
 		read_syscall_nr(r, regs);
 	}
 	if (!cfg->all && !maybe_active(cfg, r))
