@@ -11,6 +11,10 @@
  * its stack is walked: on a host of idle threads a pass costs little more
  * than the walk over the task list.
  *
+ * The time spent in the current syscall comes from a raw_tp on sys_enter
+ * that keeps each thread's last syscall entry (number and time): no
+ * sys_exit is needed, since a thread in a syscall always entered it last.
+ *
  * Two programs that differ only in how they find the saved registers:
  * bpf_task_pt_regs() (5.15+), or the top of the task's kernel stack
  * computed as the kernel's task_pt_regs() does on x86_64 (older kernels,
@@ -41,6 +45,25 @@ struct {
 } ts_iter_scratch SEC(".maps");
 
 /* Direct (BTF pointer) loads: cheaper than probe reads, and this runs for every task. */
+/* tid -> its last syscall entry; LRU so exited threads cannot fill it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u32);
+	__type(value, struct stk_ts_iter_enter);
+} ts_iter_enter SEC(".maps");
+
+/* raw_syscalls:sys_enter(struct pt_regs *regs, long id): no BTF, no tracefs needed. */
+SEC("raw_tp/sys_enter")
+int stk_ts_iter_sys_enter(u64 *ctx)
+{
+	u32 tid = (u32)bpf_get_current_pid_tgid();
+	struct stk_ts_iter_enter e = { .ns = bpf_ktime_get_ns(), .nr = (s64)ctx[1] };
+
+	bpf_map_update_elem(&ts_iter_enter, &tid, &e, BPF_ANY);
+	return 0;
+}
+
 static __always_inline u32 ts_task_state(struct task_struct *t)
 {
 	struct task_struct___old *old = (void *)t;
@@ -149,8 +172,14 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 	if (!cfg->all && !maybe_active(cfg, r))
 		return 0;
 	__builtin_memset(r->args, 0, sizeof(r->args));
-	if (regs && (r->flags & STK_TS_F_REGS) && r->syscall_nr >= 0)
+	r->enter_ns = 0;
+	if (regs && (r->flags & STK_TS_F_REGS) && r->syscall_nr >= 0) {
 		read_syscall_args(r, regs);
+		u32 tid = r->tid;
+		struct stk_ts_iter_enter *e = bpf_map_lookup_elem(&ts_iter_enter, &tid);
+		if (e && e->nr == r->syscall_nr)
+			r->enter_ns = e->ns;
+	}
 	bpf_probe_read_kernel(r->comm, sizeof(r->comm), t->comm);
 	r->kstack_bytes = 0;
 	u32 depth = cfg->kstack_depth;

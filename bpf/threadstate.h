@@ -48,9 +48,16 @@ struct stk_ts_iter_record {
 	__u32 exit_state;
 	__s32 kstack_bytes; /* bpf_get_task_stack's result: bytes, or a negative error */
 	__s64 syscall_nr;   /* orig_ax when F_REGS */
+	__u64 enter_ns;     /* bpf_ktime_get_ns() when it entered that syscall, 0 unknown */
 	__u64 args[6];
 	char comm[STK_TS_COMM_LEN];
 	__u64 kstack[STK_TS_KSTACK_MAX];
+};
+
+/* The last syscall a thread entered (raw_tp sys_enter), for the iterator's syscall time. */
+struct stk_ts_iter_enter {
+	__u64 ns;
+	__s64 nr;
 };
 
 struct stk_ts_tp_config {

@@ -29,6 +29,7 @@
 struct threads_iter {
 	struct stk_bpf *skel;
 	struct bpf_link *link;
+	struct bpf_link *enter_link; /* sys_enter times; NULL when it could not attach */
 	const uint32_t *pids;
 	size_t n_pids;
 	char *buf;
@@ -83,6 +84,8 @@ static int add_record(struct threads_iter *it, const struct stk_ts_iter_record *
 	else if (r->flags & STK_TS_F_REGS) {
 		t->syscall = r->syscall_nr >= 0 ? (int32_t)r->syscall_nr : STK_TSYS_NONE;
 		memcpy(t->args, r->args, sizeof(t->args));
+		if (r->enter_ns) /* entered while stk watched */
+			t->syscall_ns = b->mono_ns > (int64_t)r->enter_ns ? b->mono_ns - (int64_t)r->enter_ns : 0;
 	}
 	if (r->kstack_bytes > 0) {
 		size_t n = (size_t)r->kstack_bytes / sizeof(uint64_t);
@@ -129,6 +132,7 @@ static void iter_free(void *impl)
 {
 	struct threads_iter *it = impl;
 
+	bpf_link__destroy(it->enter_link);
 	bpf_link__destroy(it->link);
 	stk_bpf__destroy(it->skel);
 	free(it->buf);
@@ -139,8 +143,8 @@ static void iter_free(void *impl)
 static int try_program(struct threads_iter *it, const struct stk_tsource_request *req, const char *program,
 		       char *why, size_t len)
 {
-	const char *programs[] = { program, NULL };
-	const char *maps[] = { "ts_iter_config", "ts_iter_scratch", NULL };
+	const char *programs[] = { program, "stk_ts_iter_sys_enter", NULL };
+	const char *maps[] = { "ts_iter_config", "ts_iter_scratch", "ts_iter_enter", NULL };
 	struct stk_bpf_selection sel = { .programs = programs, .maps = maps,
 					 .btf_custom_path = req->btf_custom_path };
 	struct stk_ts_iter_config cfg = {
@@ -174,6 +178,9 @@ static int try_program(struct threads_iter *it, const struct stk_tsource_request
 		snprintf(why, len, "attaching the task iterator failed: %s", strerror(errno));
 		goto fail;
 	}
+	/* Only the syscall_us column depends on it: sampling works without. */
+	it->enter_link = bpf_program__attach_raw_tracepoint(
+		bpf_object__find_program_by_name(it->skel->obj, "stk_ts_iter_sys_enter"), "sys_enter");
 	return 0;
 fail:
 	stk_bpf__destroy(it->skel);

@@ -116,7 +116,7 @@ cg=$cgbase/stk-threadstate-test-$$
 if mkdir "$cg" 2>/dev/null && echo "$wpid" >"$cg/cgroup.procs" 2>/dev/null; then
     run_capture "$STK" threadstate -a --cgroup "$cg" -g comm -n 3 -t 0
     comms=$(printf '%s\n' "$OUT" | awk '$1 ~ /^[0-9.]+$/ { print $2 }' | sort | tr '\n' ' ')
-    expect_eq cgroup_filter "$comms" "busy1 busy2 busy3 piperead sleeper spin threads vforkwait "
+    expect_eq cgroup_filter "$comms" "busy1 busy2 busy3 napper piperead sleeper spin threads vforkwait "
     echo "$wpid" >"$cgbase/cgroup.procs"
 else
     fail cgroup_filter "cannot create $cg and move the workload into it"

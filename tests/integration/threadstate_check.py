@@ -80,3 +80,13 @@ expect("vforkwait", lambda r: r["state"] == "DISK" and r["syscall"] in ("clone",
 expect("stopped", lambda r: r["state"] == "STOPPED", "stopped")
 wchan = fraction("sleeper", lambda r: "nanosleep" in r["wchan"])
 report("sleeper_wchan", wchan >= 0.9, f"wchan has no *nanosleep* in {1 - wchan:.2f} of samples")
+
+# Time in the current syscall: sources that see syscalls entered while they watch.
+if source in ("task_iter", "tracepoint_state"):
+    naps = [r for r in by_tid.get(tids.get("napper", "?"), []) if r["syscall"] in ("clock_nanosleep", "nanosleep")]
+    timed = [int(r["syscall_us"]) for r in naps if r["syscall_us"]]
+    ok = len(naps) >= 0.8 * len(samples) and len(timed) >= 0.8 * len(naps) and all(0 <= us <= 150000 for us in timed)
+    report("napper_syscall_time", ok, f"{len(naps)} nanosleep rows, {len(timed)} timed, values {timed[:8]}")
+else:
+    timed = [r for r in rows if r["syscall_us"]]
+    report("no_syscall_time", not timed, f"{len(timed)} rows with a syscall time the source cannot know")

@@ -11,6 +11,8 @@
  *     piperead  blocked in read() on a pipe nobody writes: SLEEP, read,
  *               fd pipe:[...]
  *     sleeper   in nanosleep(): SLEEP, nanosleep
+ *     napper    nanosleep() of 100 ms in a loop: SLEEP, nanosleep, with a
+ *               syscall time below 100 ms (it re-enters while stk watches)
  *     vforkwait in clone(CLONE_VFORK) whose child never execs or exits:
  *               the parent waits in wait_for_vfork_done(), TASK_KILLABLE
  *               (uninterruptible but killable): DISK, clone
@@ -105,6 +107,17 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+static void *napper(void *arg)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	(void)arg;
+	announce("napper");
+	for (;;)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
 static int vfork_child(void *arg)
 {
 	(void)arg;
@@ -183,6 +196,7 @@ int main(int argc, char **argv)
 		start(busy, (void *)i, 256 * 1024);
 	start(piperead, NULL, 256 * 1024);
 	start(sleeper, NULL, 256 * 1024);
+	start(napper, NULL, 256 * 1024);
 	start(vforkwait, NULL, 256 * 1024);
 	sleep(1); /* let every thread announce itself and reach its state */
 	printf("ready\n");
