@@ -71,7 +71,7 @@ static void print_help(void)
 	       "      --cgroup PATH           only threads in this cgroup (a cgroup v2 or v1 directory)\n"
 	       "  -k, --kernel-stacks         record kernel stacks (CSV stacks file, kstack column)\n"
 	       "  -u, --user-stacks           record user stacks (taken at switch-out: implies --source tracepoint_state)\n"
-	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC)\n"
+	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
 	       "  -n, --iterations N          stop after N samples\n"
 	       "      --source S              task_iter, tracepoint_state or proc instead of the first that works\n"

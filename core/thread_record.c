@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "csv_writer.h"
@@ -25,6 +26,7 @@ struct stk_thread_record *stk_thread_record_new(const char *dir, char *err, size
 		return NULL;
 	}
 	r->hour = -1;
+	mkdir(dir, 0750); /* one level, like the systemd unit's LogsDirectory; errors show below */
 	if (!(r->samples = stk_csv_writer_new(dir, "samples", STK_SAMPLES_HEADER, err, len)) ||
 	    !(r->stacks = stk_csv_writer_new(dir, "stacks", STK_STACKS_HEADER, err, len))) {
 		stk_thread_record_free(r);
