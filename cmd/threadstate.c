@@ -43,7 +43,7 @@ struct ts_config {
 	uint32_t *pids;
 	size_t n_pids;
 	const char *cgroup;
-	bool all, kernel_stacks, user_stacks, verbose, list_columns;
+	bool all, kernel_stacks, user_stacks, verbose, list_columns, syscall_time;
 	double hz;
 	long interval_ms, duration_ms;
 	uint64_t iterations, top;
@@ -70,6 +70,8 @@ static void print_help(void)
 	       "  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
 	       "      --cgroup PATH           only threads in this cgroup (a cgroup v2 or v1 directory)\n"
 	       "  -k, --kernel-stacks         record kernel stacks (CSV stacks file, kstack column)\n"
+	       "  -T, --syscall-time          time in the current syscall with the task_iter source too\n"
+	       "                              (a BPF hook on every syscall; tracepoint_state always has it)\n"
 	       "  -u, --user-stacks           record user stacks (taken at switch-out: implies --source tracepoint_state)\n"
 	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
@@ -144,6 +146,7 @@ static int parse_args(int argc, char **argv, struct ts_config *cfg)
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "kernel-stacks", no_argument, NULL, 'k' },
 		{ "user-stacks", no_argument, NULL, 'u' },
+		{ "syscall-time", no_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
@@ -164,7 +167,7 @@ static int parse_args(int argc, char **argv, struct ts_config *cfg)
 	cfg->source = -1;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":F:i:g:G:t:ap:kuo:d:n:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":F:i:g:G:t:ap:kuTo:d:n:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			cfg->hz = strtod(optarg, &end);
@@ -201,6 +204,7 @@ static int parse_args(int argc, char **argv, struct ts_config *cfg)
 		case OPT_CGROUP: cfg->cgroup = optarg; break;
 		case 'k': cfg->kernel_stacks = true; break;
 		case 'u': cfg->user_stacks = true; break;
+		case 'T': cfg->syscall_time = true; break;
 		case 'o': cfg->out_dir = optarg; break;
 		case 'd':
 			if (stk_parse_seconds(optarg, &cfg->duration_ms))
@@ -386,6 +390,7 @@ static int open_source(struct ts_run *run)
 		.kernel_stacks = cfg->kernel_stacks,
 		.user_stacks = cfg->user_stacks,
 		.all = cfg->all,
+		.syscall_time = cfg->syscall_time,
 		.btf_custom_path = stk_btf_custom_path(&btf),
 		.kernel_btf = btf.kind != STK_BTF_NONE,
 		/* Without BPF privileges only /proc can work; user stacks only the tracepoints take. */

@@ -178,11 +178,17 @@ static int try_program(struct threads_iter *it, const struct stk_tsource_request
 		snprintf(why, len, "attaching the task iterator failed: %s", strerror(errno));
 		goto fail;
 	}
-	/* Only the syscall_us column depends on it: sampling works without. */
-	it->enter_link = bpf_program__attach_raw_tracepoint(
-		bpf_object__find_program_by_name(it->skel->obj, "stk_ts_iter_sys_enter"), "sys_enter");
+	/* A cost on every syscall of the host, so only on request; only syscall_us depends on it. */
+	if (req->syscall_time &&
+	    !(it->enter_link = bpf_program__attach_raw_tracepoint(
+		      bpf_object__find_program_by_name(it->skel->obj, "stk_ts_iter_sys_enter"), "sys_enter"))) {
+		snprintf(why, len, "--syscall-time: attaching raw_tp sys_enter failed: %s", strerror(errno));
+		goto fail;
+	}
 	return 0;
 fail:
+	bpf_link__destroy(it->link);
+	it->link = NULL;
 	stk_bpf__destroy(it->skel);
 	it->skel = NULL;
 	return -1;

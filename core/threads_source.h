@@ -32,6 +32,7 @@ struct stk_tsource_request {
 	bool kernel_stacks;   /* -k: whole kernel stacks, not only the wchan frame */
 	bool user_stacks;     /* -u */
 	bool all;             /* -a: every thread, not only those that may be active */
+	bool syscall_time;    /* task_iter: hook sys_enter for the time in the current syscall */
 	const char *btf_custom_path;
 	bool kernel_btf;      /* the running kernel's BTF is available */
 	int forced;           /* an enum stk_tsource to use or fail, -1: first that works */

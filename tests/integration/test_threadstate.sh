@@ -71,7 +71,7 @@ for src in task_iter tracepoint_state proc; do
     mkdir -p "$rec"
     t0=$(date +%s%N) c0=$(oncpu_ns "$spin")
     # stk on the busy threads' CPU, so its own passes do not preempt the spinner on CPU 0.
-    run_capture taskset -c "$last_cpu" "$STK" threadstate --source "$src" -v -a -F 10 -d 3 -o "$rec" \
+    run_capture taskset -c "$last_cpu" "$STK" threadstate --source "$src" -v -a -T -F 10 -d 3 -o "$rec" \
         -p "$wpid,$stopped"
     t1=$(date +%s%N) c1=$(oncpu_ns "$spin")
     if [ "$RC" -ne 0 ]; then
@@ -127,8 +127,14 @@ rmdir "$cg" 2>/dev/null
 rec=$tmp/active
 mkdir -p "$rec"
 run_capture "$STK" threadstate -F 10 -d 1.5 -o "$rec" -p "$wpid,$stopped"
-comms=$(cut -d, -f6 "$rec"/samples-*.csv | sort -u | tr '\n' ' ')
-expect_eq active_rule "$comms" "busy1 busy2 busy3 comm piperead spin vforkwait "
+# (The napper is active only in the moments it is awake, RUN or RUNQ, never asleep in nanosleep.)
+comms=$(awk -F, 'NR > 1 && $6 != "napper" { print $6 }' "$rec"/samples-*.csv | sort -u | tr '\n' ' ')
+expect_eq active_rule "$comms" "busy1 busy2 busy3 piperead spin vforkwait "
+napping=$(awk -F, '$6 == "napper" && $4 != "RUN" && $4 != "RUNQ"' "$rec"/samples-*.csv | wc -l)
+expect_eq active_rule_napper_only_awake "$napping" 0
+# Without -T the task iterator adds no hook on syscalls, and so knows no syscall time.
+timed=$(awk -F, 'NR > 1 && $9 != ""' "$rec"/samples-*.csv | wc -l)
+expect_eq no_syscall_time_without_T "$timed" 0
 
 # --- hour rotation, with the clock moved to 1.5 s before an hour ends ---
 rec=$tmp/rotate
