@@ -11,6 +11,7 @@
 #   stk CPU %    stk's user+system time / wall time
 #   BPF CPU %    the source's BPF programs (kernel.bpf_stats_enabled): the
 #                iterator program, or the tracepoints on every switch and syscall
+#                (task_iter -T adds the sys_enter hook for the syscall time)
 # Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,11 +38,11 @@ bpf_ns() {
     echo "$sum"
 }
 
-# one_run SOURCE: prints "pass_ms details_ms stk_cpu_pct bpf_cpu_pct"
+# one_run SOURCE [OPTION]: prints "pass_ms details_ms stk_cpu_pct bpf_cpu_pct"
 one_run() {
     local src=$1 err=$tmp/err
-    ( TIMEFORMAT='%U %S %R'; time "$STK" threadstate --source "$src" -v -F 20 -d "$DURATION" -t 1 >/dev/null 2>"$err" ) \
-        2>"$tmp/time" &
+    ( TIMEFORMAT='%U %S %R'; time "$STK" threadstate --source "$src" -v -F 20 -d "$DURATION" -t 1 ${2:-} \
+        >/dev/null 2>"$err" ) 2>"$tmp/time" &
     local sub=$! spid=""
     for _ in $(seq 50); do
         spid=$(pgrep -n -f "threadstate --source $src -v -F 20" 2>/dev/null) && break
@@ -66,11 +67,13 @@ for n in $THREADS; do
     wpid=$!
     for _ in $(seq 200); do grep -q ready "$tmp/ready" && break; sleep 0.05; done
     total=$(ls -d /proc/[0-9]*/task/[0-9]* 2>/dev/null | wc -l)
-    for src in task_iter tracepoint_state proc; do
+    for variant in task_iter "task_iter -T" tracepoint_state proc; do
+        src=${variant%% *}
+        opt=${variant#"$src"}
         : >"$tmp/runs"
-        for _ in $(seq "$REPEAT"); do one_run "$src" >>"$tmp/runs"; done
+        for _ in $(seq "$REPEAT"); do one_run "$src" $opt >>"$tmp/runs"; done
         col() { awk -v c="$1" '{ print $c }' "$tmp/runs" | grep -v n/a | median; }
-        rows+=("$(printf '%-8s %-8s %-17s %9s %11s %10s %10s' "$n" "$total" "$src" "$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)")")
+        rows+=("$(printf '%-8s %-8s %-17s %9s %11s %10s %10s' "$n" "$total" "$variant" "$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)")")
     done
     kill "$wpid"
     wait "$wpid" 2>/dev/null
