@@ -32,6 +32,7 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
 # Every other core file is one; list here the ones that use libbpf.
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
 		     core/stack_resolve.c core/capture.c core/attach_sched.c \
+		     core/process_watch.c \
 		     core/threads_source.c core/threads_iter.c core/threads_tp.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -27,7 +27,9 @@
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/process_watch.h"
 #include "../core/run_loop.h"
+#include "../core/stack_opts.h"
 #include "../core/sched_state.h"
 #include "../core/stack_resolve.h"
 #include "../core/stack_trim.h"
@@ -37,26 +39,17 @@
 #define APPLET "offcputime"
 #define DEFAULT_STACK_STORAGE 16384
 #define DEFAULT_COUNTS_SIZE 40960
-#define MAX_OUTPUTS 8
 /* The leaf frame that marks a thread still blocked when the capture ended. */
 #define STILL_OFF_CPU "[still off-CPU]"
 
 struct offcpu_config {
-	uint32_t *pids, *tids;
-	size_t n_pids, n_tids;
-	bool user_threads, kernel_threads, user_only, kernel_only, delimiter, verbose, no_args, format_given;
+	struct stk_stack_opts common; /* -p -t -U -K -d -f -o ... shared with the other stack applets */
+	bool user_threads, kernel_threads;
 	bool state_given;
 	struct stk_state_filter state;
 	const char *state_text;
-	uint64_t stack_storage_size, max_depth;
 	uint64_t min_us, max_us;
 	int mechanism; /* enum stk_sched_mech, or -1: first that works */
-	const char *btf_file;
-	const char *output_paths[MAX_OUTPUTS];
-	enum stk_format output_formats[MAX_OUTPUTS];
-	size_t n_outputs;
-	enum stk_format format;
-	long duration_ms;
 };
 
 static void print_help(void)
@@ -89,14 +82,9 @@ static void print_help(void)
 	       DEFAULT_STACK_STORAGE);
 }
 
-enum long_only {
-	OPT_STACK_STORAGE = 1000,
-	OPT_MAX_DEPTH,
-	OPT_STATE,
-	OPT_FORMAT,
-	OPT_NO_ARGS,
+enum offcpu_long_opt {
+	OPT_STATE = STK_OPT_APPLET,
 	OPT_MECHANISM,
-	OPT_BTF,
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -108,87 +96,52 @@ static int usage_error(const char *fmt, const char *arg)
 	return -1;
 }
 
-/* Checks after all options are read: exclusions, files, PIDs. */
-static int check_args(struct offcpu_config *cfg)
+/* The exclusions between offcputime's own options. */
+static int check_args(const struct offcpu_config *cfg)
 {
-	if (cfg->user_only && cfg->kernel_only)
-		return usage_error("-U and -K are mutually exclusive%s", "");
 	if (cfg->user_threads && cfg->kernel_threads)
 		return usage_error("-u and -k are mutually exclusive%s", "");
-	if (cfg->n_pids && cfg->n_tids)
+	if (cfg->common.n_pids && cfg->common.n_tids)
 		return usage_error("-p and -t are mutually exclusive%s", "");
 	if (cfg->min_us > cfg->max_us)
 		return usage_error("-m must not be greater than -M%s", "");
-	char msg[512];
-	if (stk_resolve_output_formats(cfg->output_paths, cfg->output_formats, cfg->n_outputs,
-				       cfg->format_given, cfg->format, msg, sizeof(msg)) ||
-	    stk_check_targets(cfg->pids, cfg->n_pids, "-p", cfg->tids, cfg->n_tids, "-t", msg, sizeof(msg)))
-		return usage_error("%s", msg);
 	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
+		STK_STACK_LONGOPTS('t'),
 		{ "user-threads-only", no_argument, NULL, 'u' },
 		{ "kernel-threads-only", no_argument, NULL, 'k' },
-		{ "user-stacks-only", no_argument, NULL, 'U' },
-		{ "kernel-stacks-only", no_argument, NULL, 'K' },
-		{ "delimited", no_argument, NULL, 'd' },
-		{ "folded", no_argument, NULL, 'f' },
 		{ "min-block-time", required_argument, NULL, 'm' },
 		{ "max-block-time", required_argument, NULL, 'M' },
 		{ "state", required_argument, NULL, OPT_STATE },
-		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
-		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_DEPTH },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
-		{ "btf", required_argument, NULL, OPT_BTF },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	long max_stack = 127;
 	enum stk_sched_mech mech;
-	int c;
+	char msg[512];
+	int c, taken;
 
 	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
-	cfg->stack_storage_size = DEFAULT_STACK_STORAGE;
-	cfg->max_depth = (uint64_t)max_stack;
+	stk_stack_opts_init(&cfg->common, 't', DEFAULT_STACK_STORAGE, (uint64_t)max_stack);
 	cfg->min_us = 1; /* bcc's default */
 	cfg->max_us = UINT64_MAX / 1000;
 	cfg->mechanism = -1;
-	cfg->format = STK_FORMAT_TEXT;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":p:t:ukUKdfm:M:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" STK_STACK_SHORTOPTS "t:ukm:M:", longopts, NULL)) != -1) {
+		taken = stk_stack_opt(&cfg->common, c, optarg, msg, sizeof(msg));
+		if (taken < 0)
+			return usage_error("%s", msg);
+		if (taken)
+			continue;
 		switch (c) {
-		case 'p':
-			free(cfg->pids);
-			cfg->pids = NULL;
-			if (stk_parse_id_list(optarg, &cfg->pids, &cfg->n_pids))
-				return usage_error("-p %s: expected PID[,PID...] of positive numbers", optarg);
-			break;
-		case 't':
-			free(cfg->tids);
-			cfg->tids = NULL;
-			if (stk_parse_id_list(optarg, &cfg->tids, &cfg->n_tids))
-				return usage_error("-t %s: expected TID[,TID...] of positive numbers", optarg);
-			break;
 		case 'u': cfg->user_threads = true; break;
 		case 'k': cfg->kernel_threads = true; break;
-		case 'U': cfg->user_only = true; break;
-		case 'K': cfg->kernel_only = true; break;
-		case 'd': cfg->delimiter = true; break;
-		case 'f':
-			cfg->format = STK_FORMAT_FOLDED;
-			cfg->format_given = true;
-			break;
 		case 'm':
 			if (stk_parse_u64(optarg, 0, UINT64_MAX / 1000, &cfg->min_us))
 				return usage_error("-m %s: expected a whole number of microseconds", optarg);
@@ -204,48 +157,21 @@ static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
 			cfg->state_given = true;
 			cfg->state_text = optarg;
 			break;
-		case OPT_STACK_STORAGE:
-			if (stk_parse_u64(optarg, 1, 1u << 24, &cfg->stack_storage_size))
-				return usage_error("--stack-storage-size %s: expected 1 to 16777216", optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			if (stk_parse_u64(optarg, 1, (uint64_t)max_stack, &cfg->max_depth)) {
-				char msg[256];
-				snprintf(msg, sizeof(msg), "--perf-max-stack-depth %%s: expected 1 to %ld "
-					 "(kernel.perf_event_max_stack)", max_stack);
-				return usage_error(msg, optarg);
-			}
-			break;
-		case 'o':
-			if (cfg->n_outputs == MAX_OUTPUTS)
-				return usage_error("-o %s: at most 8 output files", optarg);
-			cfg->output_paths[cfg->n_outputs++] = optarg;
-			break;
-		case OPT_FORMAT:
-			if (stk_format_from_name(optarg, &cfg->format))
-				return usage_error("--format %s: expected text, folded, pmp, pprof or svg", optarg);
-			cfg->format_given = true;
-			break;
-		case OPT_NO_ARGS: cfg->no_args = true; break;
 		case OPT_MECHANISM:
 			if (stk_sched_mech_from_name(optarg, &mech))
 				return usage_error("--mechanism %s: expected tp_btf, raw_tp, tracepoint or kprobe", optarg);
 			cfg->mechanism = (int)mech;
 			break;
-		case OPT_BTF: cfg->btf_file = optarg; break;
-		case 'v': cfg->verbose = true; break;
 		case 'h': print_help(); return 1;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s' (see 'stk offcputime --help')", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		if (stk_parse_seconds(argv[optind], &cfg->duration_ms))
-			return usage_error("duration %s: expected a positive number of seconds", argv[optind]);
-		if (optind + 1 < argc)
-			return usage_error("unexpected argument '%s'", argv[optind + 1]);
-	}
-	return check_args(cfg);
+	if (check_args(cfg))
+		return -1;
+	if (stk_stack_opts_finish(&cfg->common, argc, argv, optind, msg, sizeof(msg)))
+		return usage_error("%s", msg);
+	return 0;
 }
 
 /* Everything the capture owns, released in one place. */
@@ -253,32 +179,12 @@ struct offcpu_run {
 	struct offcpu_config cfg;
 	struct stk_sched_attachment *attachment;
 	struct stk_bpf *skel; /* owned by attachment */
-	struct perf_buffer *new_process_buf;
+	struct stk_process_watch *processes;
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
-	FILE *outs[MAX_OUTPUTS];
+	FILE *outs[STK_MAX_OUTPUTS];
 };
-
-static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
-{
-	struct offcpu_run *run = ctx;
-	uint32_t tgid;
-
-	(void)cpu;
-	if (size < sizeof(tgid))
-		return;
-	memcpy(&tgid, data, sizeof(tgid));
-	/* Announced again after an exec: the mappings learned before are stale. */
-	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
-}
-
-static void consume_new_processes(void *ctx)
-{
-	struct offcpu_run *run = ctx;
-
-	perf_buffer__consume(run->new_process_buf);
-}
 
 static const char *const offcpu_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
@@ -289,11 +195,11 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 {
 	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
 
-	if (bpf_map__set_max_entries(s->maps.offcpu_stacks, (uint32_t)cfg->stack_storage_size) ||
-	    bpf_map__set_value_size(s->maps.offcpu_stacks, (uint32_t)(cfg->max_depth * sizeof(uint64_t))) ||
+	if (bpf_map__set_max_entries(s->maps.offcpu_stacks, (uint32_t)cfg->common.stack_storage_size) ||
+	    bpf_map__set_value_size(s->maps.offcpu_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
 	    bpf_map__set_max_entries(s->maps.offcpu_counts, DEFAULT_COUNTS_SIZE) ||
-	    bpf_map__set_max_entries(s->maps.offcpu_pids, cfg->n_pids ? (uint32_t)cfg->n_pids : 1) ||
-	    bpf_map__set_max_entries(s->maps.offcpu_tids, cfg->n_tids ? (uint32_t)cfg->n_tids : 1))
+	    bpf_map__set_max_entries(s->maps.offcpu_pids, cfg->common.n_pids ? (uint32_t)cfg->common.n_pids : 1) ||
+	    bpf_map__set_max_entries(s->maps.offcpu_tids, cfg->common.n_tids ? (uint32_t)cfg->common.n_tids : 1))
 		return -1;
 	return 0;
 }
@@ -302,13 +208,13 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 {
 	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
 	struct stk_offcpu_config bc = {
-		.filter_pids = cfg->n_pids > 0,
-		.filter_tids = cfg->n_tids > 0,
+		.filter_pids = cfg->common.n_pids > 0,
+		.filter_tids = cfg->common.n_tids > 0,
 		.user_threads_only = cfg->user_threads,
 		.kernel_threads_only = cfg->kernel_threads,
-		.kernel_stacks = !cfg->user_only,
-		.user_stacks = !cfg->kernel_only,
-		.per_thread = cfg->n_tids > 0,
+		.kernel_stacks = !cfg->common.user_only,
+		.user_stacks = !cfg->common.kernel_only,
+		.per_thread = cfg->common.n_tids > 0,
 		.state_running = cfg->state.running,
 		.state_include = cfg->state.include,
 		.state_exclude = cfg->state.exclude,
@@ -319,11 +225,11 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 	uint32_t zero = 0;
 	uint8_t one = 1;
 
-	for (size_t i = 0; i < cfg->n_pids; i++)
-		if (bpf_map__update_elem(s->maps.offcpu_pids, &cfg->pids[i], sizeof(uint32_t), &one, 1, 0))
+	for (size_t i = 0; i < cfg->common.n_pids; i++)
+		if (bpf_map__update_elem(s->maps.offcpu_pids, &cfg->common.pids[i], sizeof(uint32_t), &one, 1, 0))
 			return -1;
-	for (size_t i = 0; i < cfg->n_tids; i++)
-		if (bpf_map__update_elem(s->maps.offcpu_tids, &cfg->tids[i], sizeof(uint32_t), &one, 1, 0))
+	for (size_t i = 0; i < cfg->common.n_tids; i++)
+		if (bpf_map__update_elem(s->maps.offcpu_tids, &cfg->common.tids[i], sizeof(uint32_t), &one, 1, 0))
 			return -1;
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -343,7 +249,7 @@ static void report_losses(struct offcpu_run *run)
 				  sum_stat(s, STK_OFFCPU_STAT_USTACK_FULL),
 		.counts_full = sum_stat(s, STK_OFFCPU_STAT_COUNTS_FULL),
 		.new_process_lost = sum_stat(s, STK_OFFCPU_STAT_NEW_PROCESS_LOST),
-		.stack_storage_size = run->cfg.stack_storage_size,
+		.stack_storage_size = run->cfg.common.stack_storage_size,
 		.counts_size = DEFAULT_COUNTS_SIZE,
 		.unit = "blocks",
 	};
@@ -353,7 +259,7 @@ static void report_losses(struct offcpu_run *run)
 	if (start_full)
 		fprintf(stderr, "WARNING: %llu blocks not measured because too many threads were off CPU at "
 			"once (start map full)\n", (unsigned long long)start_full);
-	if (run->cfg.verbose)
+	if (run->cfg.common.verbose)
 		stk_print_symbolizer_stats(APPLET, run->sym);
 }
 
@@ -395,24 +301,14 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 
 	if (ns / 1000 == 0)
 		return 0;
-	if (!(st = stk_stack_list_add(c)))
+	const struct stk_counted_key key = {
+		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
+	};
+	st = stk_stack_list_add_key(c, &key, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+				    cfg->common.user_only, cfg->common.kernel_only);
+	if (!st)
 		return -1;
-	st->pid = tgid;
-	st->tid = tid;
-	memcpy(st->comm, comm, sizeof(st->comm));
-	st->comm[sizeof(st->comm) - 1] = '\0';
-	st->value = ns / 1000;
-	if (!cfg->user_only) {
-		st->kernel = stk_resolve_stack(stacks_fd, kid, (uint32_t)cfg->max_depth, true, 0, run->sym,
-					       &st->n_kernel);
-		st->kernel_missing = stk_stack_id_missing(kid);
-		trim_kernel(st);
-	}
-	if (!cfg->kernel_only && tgid) {
-		st->user = stk_resolve_stack(stacks_fd, uid, (uint32_t)cfg->max_depth, false, (pid_t)tgid,
-					     run->sym, &st->n_user);
-		st->user_missing = stk_stack_id_missing(uid);
-	}
+	trim_kernel(st);
 	return still ? mark_still_off_cpu(st) : 0;
 }
 
@@ -460,7 +356,7 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 		/* -M: a block already longer than the maximum can only end longer */
 		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
 			continue;
-		ret = add_stack(run, c, st.tgid, cfg->n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
+		ret = add_stack(run, c, st.tgid, cfg->common.n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
 				st.comm, ns, true);
 	}
 	return ret;
@@ -474,7 +370,7 @@ static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t sta
 	int64_t resolve_start = stk_now_ns(CLOCK_MONOTONIC);
 	char why[256];
 
-	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
+	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 	if (collect_counts(run, &c) || collect_still_off_cpu(run, &c, (uint64_t)end_mono)) {
 		stk_error(APPLET, "out of memory while reading the totals");
@@ -491,14 +387,14 @@ static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t sta
 		.title = "stk offcputime",
 	};
 	struct stk_output_opts opts = {
-		.format = cfg->format,
-		.delimiter = cfg->delimiter,
-		.verbose = cfg->verbose,
-		.show_tid = cfg->n_tids > 0,
+		.format = cfg->common.format,
+		.delimiter = cfg->common.delimiter,
+		.verbose = cfg->common.verbose,
+		.show_tid = cfg->common.n_tids > 0,
 	};
-	ret = stk_write_outputs(APPLET, run->outs, cfg->output_paths, cfg->output_formats, cfg->n_outputs,
+	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs,
 				&report, &opts);
-	if (cfg->verbose)
+	if (cfg->common.verbose)
 		fprintf(stderr, "offcputime: resolved and printed %zu stacks in %.1f ms\n", c.n,
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
 	stk_stack_list_free(&c);
@@ -507,16 +403,16 @@ static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t sta
 
 static void print_header(const struct offcpu_config *cfg)
 {
-	const char *who = cfg->n_pids ? "the given processes" : cfg->n_tids ? "the given threads"
+	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
 				: cfg->user_threads ? "all user threads" : cfg->kernel_threads ? "all kernel threads"
 				: "all threads";
-	const char *which = cfg->user_only ? "user" : cfg->kernel_only ? "kernel" : "user + kernel";
+	const char *which = cfg->common.user_only ? "user" : cfg->common.kernel_only ? "kernel" : "user + kernel";
 
 	printf("Tracing off-CPU time (us) of %s by %s stack", who, which);
 	if (cfg->state_given)
 		printf(" in state %s", cfg->state_text);
-	if (cfg->duration_ms)
-		printf(" for %.3g secs.\n", (double)cfg->duration_ms / 1000.0);
+	if (cfg->common.duration_ms)
+		printf(" for %.3g secs.\n", (double)cfg->common.duration_ms / 1000.0);
 	else
 		printf("... Hit Ctrl-C to end.\n");
 	fflush(stdout);
@@ -528,11 +424,11 @@ static int setup(struct offcpu_run *run)
 	char err[1024];
 	struct stk_btf_source btf;
 
-	if (stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
+	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, &btf))
 		return -1;
-	if (stk_open_outputs(APPLET, cfg->output_paths, cfg->n_outputs, run->outs))
+	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->no_args, cfg->pids, cfg->n_pids);
+	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, cfg->common.pids, cfg->common.n_pids);
 	if (!run->sym)
 		return -1;
 
@@ -565,19 +461,15 @@ static int setup(struct offcpu_run *run)
 		return -1;
 	}
 	run->skel = stk_sched_skeleton(run->attachment);
-	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->skel->maps.offcpu_new_process), 16,
-						learn_new_process, NULL, run, NULL);
-	if (!run->new_process_buf) {
-		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
+	run->loop = stk_run_loop_new(cfg->common.duration_ms, 0, err, sizeof(err));
+	if (!run->loop) {
+		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	run->loop = stk_run_loop_new(cfg->duration_ms, 0, err, sizeof(err));
-	if (!run->loop ||
-	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
-		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+	run->processes = stk_process_watch_start(APPLET, run->skel->maps.offcpu_new_process, run->sym, run->loop);
+	if (!run->processes)
 		return -1;
-	}
-	if (cfg->verbose) {
+	if (cfg->common.verbose) {
 		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
 		const char *tried = stk_sched_tried(run->attachment);
 		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s\n", stk_sched_mech_name(m),
@@ -589,18 +481,17 @@ static int setup(struct offcpu_run *run)
 
 static void teardown(struct offcpu_run *run)
 {
-	perf_buffer__free(run->new_process_buf);
+	stk_process_watch_free(run->processes);
 	stk_run_loop_free(run->loop);
 	stk_sched_attachment_free(run->attachment);
 	if (run->sym)
 		stk_symbolizer_free(run->sym);
 	if (run->empty_btf_fd >= 0)
 		close(run->empty_btf_fd);
-	for (size_t i = 0; i < MAX_OUTPUTS; i++)
+	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
 		if (run->outs[i])
 			fclose(run->outs[i]);
-	free(run->cfg.pids);
-	free(run->cfg.tids);
+	stk_stack_opts_free(&run->cfg.common);
 }
 
 int offcputime_main(int argc, char **argv)
@@ -617,17 +508,17 @@ int offcputime_main(int argc, char **argv)
 		teardown(&run);
 		return STK_EXIT_USAGE;
 	}
-	if (run.cfg.verbose)
+	if (run.cfg.common.verbose)
 		fprintf(stderr, "offcputime: tracing %.1f ms after start\n",
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
-	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
+	if (run.cfg.common.format == STK_FORMAT_TEXT && !run.cfg.common.n_outputs)
 		print_header(&run.cfg);
 	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
 	enum stk_run_event ev = stk_run_loop_wait(run.loop);
 	/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
 	stk_sched_detach(run.attachment);
 	int64_t end_mono = stk_now_ns(CLOCK_MONOTONIC);
-	perf_buffer__consume(run.new_process_buf);
+	stk_process_watch_drain(run.processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(&run);

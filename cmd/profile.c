@@ -27,7 +27,9 @@
 #include "../core/log.h"
 #include "../core/options.h"
 #include "../core/output.h"
+#include "../core/process_watch.h"
 #include "../core/run_loop.h"
+#include "../core/stack_opts.h"
 #include "../core/stack_resolve.h"
 #include "../core/symbolize.h"
 #include "../core/sysfs_read.h"
@@ -36,23 +38,14 @@
 #define DEFAULT_HZ 49
 #define DEFAULT_STACK_STORAGE 16384
 #define DEFAULT_COUNTS_SIZE 40960
-/* One capture can be written in several formats at once (-o a.svg -o a.pb.gz). */
-#define MAX_OUTPUTS 8
 
 struct profile_config {
-	uint32_t *pids, *tids;
-	size_t n_pids, n_tids;
-	bool user_only, kernel_only, delimiter, annotate, include_idle, verbose, no_args;
-	bool freq_given, count_given, format_given;
+	struct stk_stack_opts common; /* -p -L -U -K -d -f -o ... shared with the other stack applets */
+	bool annotate, include_idle;
+	bool freq_given, count_given;
 	struct stk_sampling sampling;
-	uint64_t stack_storage_size, max_depth;
 	long cpu; /* -1: all online CPUs */
-	const char *cgroup_path, *btf_file;
-	const char *output_paths[MAX_OUTPUTS];
-	enum stk_format output_formats[MAX_OUTPUTS];
-	size_t n_outputs;
-	enum stk_format format;
-	long duration_ms;
+	const char *cgroup_path;
 };
 
 static void print_help(void)
@@ -84,13 +77,8 @@ static void print_help(void)
 	       DEFAULT_HZ, DEFAULT_STACK_STORAGE);
 }
 
-enum long_only {
-	OPT_STACK_STORAGE = 1000,
-	OPT_MAX_DEPTH,
-	OPT_CGROUP,
-	OPT_FORMAT,
-	OPT_NO_ARGS,
-	OPT_BTF,
+enum profile_long_opt {
+	OPT_CGROUP = STK_OPT_APPLET,
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -105,61 +93,37 @@ static int usage_error(const char *fmt, const char *arg)
 static int parse_args(int argc, char **argv, struct profile_config *cfg)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 'L' },
-		{ "user-stacks-only", no_argument, NULL, 'U' },
-		{ "kernel-stacks-only", no_argument, NULL, 'K' },
+		STK_STACK_LONGOPTS('L'),
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "delimited", no_argument, NULL, 'd' },
 		{ "annotations", no_argument, NULL, 'a' },
 		{ "include-idle", no_argument, NULL, 'I' },
-		{ "folded", no_argument, NULL, 'f' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
-		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
-		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_DEPTH },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "no-args", no_argument, NULL, OPT_NO_ARGS },
-		{ "btf", required_argument, NULL, OPT_BTF },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	long max_rate = 100000, max_stack = 127;
+	char msg[512];
 	uint64_t v;
-	int c;
+	int c, taken;
 
 	stk_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
 	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
+	stk_stack_opts_init(&cfg->common, 'L', DEFAULT_STACK_STORAGE, (uint64_t)max_stack);
 	cfg->sampling.value = DEFAULT_HZ;
-	cfg->stack_storage_size = DEFAULT_STACK_STORAGE;
-	cfg->max_depth = (uint64_t)max_stack;
 	cfg->cpu = -1;
-	cfg->format = STK_FORMAT_TEXT;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":p:L:UKF:c:dafIC:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" STK_STACK_SHORTOPTS "L:F:c:aIC:", longopts, NULL)) != -1) {
+		taken = stk_stack_opt(&cfg->common, c, optarg, msg, sizeof(msg));
+		if (taken < 0)
+			return usage_error("%s", msg);
+		if (taken)
+			continue;
 		switch (c) {
-		case 'p':
-			free(cfg->pids);
-			cfg->pids = NULL;
-			if (stk_parse_id_list(optarg, &cfg->pids, &cfg->n_pids))
-				return usage_error("-p %s: expected PID[,PID...] of positive numbers", optarg);
-			break;
-		case 'L':
-			free(cfg->tids);
-			cfg->tids = NULL;
-			if (stk_parse_id_list(optarg, &cfg->tids, &cfg->n_tids))
-				return usage_error("-L %s: expected TID[,TID...] of positive numbers", optarg);
-			break;
-		case 'U': cfg->user_only = true; break;
-		case 'K': cfg->kernel_only = true; break;
 		case 'F':
 			if (stk_parse_u64(optarg, 1, (uint64_t)max_rate, &cfg->sampling.value)) {
-				char msg[256];
 				snprintf(msg, sizeof(msg), "-F %%s: frequency must be a whole number from 1 to %ld "
 					 "(kernel.perf_event_max_sample_rate)", max_rate);
 				return usage_error(msg, optarg);
@@ -172,63 +136,22 @@ static int parse_args(int argc, char **argv, struct profile_config *cfg)
 			cfg->sampling.by_period = true;
 			cfg->count_given = true;
 			break;
-		case 'd': cfg->delimiter = true; break;
 		case 'a': cfg->annotate = true; break;
 		case 'I': cfg->include_idle = true; break;
-		case 'f':
-			cfg->format = STK_FORMAT_FOLDED;
-			cfg->format_given = true;
-			break;
 		case 'C':
 			if (stk_parse_u64(optarg, 0, 65535, &v))
 				return usage_error("-C %s: expected a CPU number", optarg);
 			cfg->cpu = (long)v;
 			break;
 		case OPT_CGROUP: cfg->cgroup_path = optarg; break;
-		case OPT_STACK_STORAGE:
-			if (stk_parse_u64(optarg, 1, 1u << 24, &cfg->stack_storage_size))
-				return usage_error("--stack-storage-size %s: expected 1 to 16777216", optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			if (stk_parse_u64(optarg, 1, (uint64_t)max_stack, &cfg->max_depth)) {
-				char msg[256];
-				snprintf(msg, sizeof(msg), "--perf-max-stack-depth %%s: expected 1 to %ld "
-					 "(kernel.perf_event_max_stack)", max_stack);
-				return usage_error(msg, optarg);
-			}
-			break;
-		case 'o':
-			if (cfg->n_outputs == MAX_OUTPUTS)
-				return usage_error("-o %s: at most 8 output files", optarg);
-			cfg->output_paths[cfg->n_outputs++] = optarg;
-			break;
-		case OPT_FORMAT:
-			if (stk_format_from_name(optarg, &cfg->format))
-				return usage_error("--format %s: expected text, folded, pmp, pprof or svg", optarg);
-			cfg->format_given = true;
-			break;
-		case OPT_NO_ARGS: cfg->no_args = true; break;
-		case OPT_BTF: cfg->btf_file = optarg; break;
-		case 'v': cfg->verbose = true; break;
 		case 'h': print_help(); return 1;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s' (see 'stk profile --help')", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		if (stk_parse_seconds(argv[optind], &cfg->duration_ms))
-			return usage_error("duration %s: expected a positive number of seconds", argv[optind]);
-		if (optind + 1 < argc)
-			return usage_error("unexpected argument '%s'", argv[optind + 1]);
-	}
-	if (cfg->user_only && cfg->kernel_only)
-		return usage_error("-U and -K are mutually exclusive%s", "");
 	if (cfg->freq_given && cfg->count_given)
 		return usage_error("-F and -c are mutually exclusive%s", "");
-	char msg[512];
-	if (stk_resolve_output_formats(cfg->output_paths, cfg->output_formats, cfg->n_outputs,
-				       cfg->format_given, cfg->format, msg, sizeof(msg)) ||
-	    stk_check_targets(cfg->pids, cfg->n_pids, "-p", cfg->tids, cfg->n_tids, "-L", msg, sizeof(msg)))
+	if (stk_stack_opts_finish(&cfg->common, argc, argv, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	return 0;
 }
@@ -238,35 +161,15 @@ struct profile_run {
 	struct profile_config cfg;
 	struct stk_bpf *skel;
 	struct stk_perf_attachment *attachment;
-	struct perf_buffer *new_process_buf;
+	struct stk_process_watch *processes;
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int *cpus;
 	size_t n_cpus;
 	int cgroup_fd;
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
-	FILE *outs[MAX_OUTPUTS];
+	FILE *outs[STK_MAX_OUTPUTS];
 };
-
-static void learn_new_process(void *ctx, int cpu, void *data, __u32 size)
-{
-	struct profile_run *run = ctx;
-	uint32_t tgid;
-
-	(void)cpu;
-	if (size < sizeof(tgid))
-		return;
-	memcpy(&tgid, data, sizeof(tgid));
-	/* Announced again after an exec: the mappings learned before are stale. */
-	stk_symbolizer_refresh_process(run->sym, (pid_t)tgid);
-}
-
-static void consume_new_processes(void *ctx)
-{
-	struct profile_run *run = ctx;
-
-	perf_buffer__consume(run->new_process_buf);
-}
 
 static const char *const profile_programs[] = { "stk_profile_sample", NULL };
 static const char *const profile_maps[] = {
@@ -279,11 +182,11 @@ static int size_maps(struct profile_run *run)
 	struct stk_bpf *s = run->skel;
 	const struct profile_config *cfg = &run->cfg;
 
-	if (bpf_map__set_max_entries(s->maps.profile_stacks, (uint32_t)cfg->stack_storage_size) ||
-	    bpf_map__set_value_size(s->maps.profile_stacks, (uint32_t)(cfg->max_depth * sizeof(uint64_t))) ||
+	if (bpf_map__set_max_entries(s->maps.profile_stacks, (uint32_t)cfg->common.stack_storage_size) ||
+	    bpf_map__set_value_size(s->maps.profile_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
 	    bpf_map__set_max_entries(s->maps.profile_counts, DEFAULT_COUNTS_SIZE) ||
-	    bpf_map__set_max_entries(s->maps.profile_pids, cfg->n_pids ? (uint32_t)cfg->n_pids : 1) ||
-	    bpf_map__set_max_entries(s->maps.profile_tids, cfg->n_tids ? (uint32_t)cfg->n_tids : 1))
+	    bpf_map__set_max_entries(s->maps.profile_pids, cfg->common.n_pids ? (uint32_t)cfg->common.n_pids : 1) ||
+	    bpf_map__set_max_entries(s->maps.profile_tids, cfg->common.n_tids ? (uint32_t)cfg->common.n_tids : 1))
 		return -1;
 	return 0;
 }
@@ -293,22 +196,22 @@ static int write_filters(struct profile_run *run)
 	struct stk_bpf *s = run->skel;
 	const struct profile_config *cfg = &run->cfg;
 	struct stk_profile_config bc = {
-		.filter_pids = cfg->n_pids > 0,
-		.filter_tids = cfg->n_tids > 0,
+		.filter_pids = cfg->common.n_pids > 0,
+		.filter_tids = cfg->common.n_tids > 0,
 		.filter_cgroup = cfg->cgroup_path != NULL,
 		.include_idle = cfg->include_idle,
-		.kernel_stacks = !cfg->user_only,
-		.user_stacks = !cfg->kernel_only,
-		.per_thread = cfg->n_tids > 0,
+		.kernel_stacks = !cfg->common.user_only,
+		.user_stacks = !cfg->common.kernel_only,
+		.per_thread = cfg->common.n_tids > 0,
 	};
 	uint32_t zero = 0;
 	uint8_t one = 1;
 
-	for (size_t i = 0; i < cfg->n_pids; i++)
-		if (bpf_map__update_elem(s->maps.profile_pids, &cfg->pids[i], sizeof(uint32_t), &one, 1, 0))
+	for (size_t i = 0; i < cfg->common.n_pids; i++)
+		if (bpf_map__update_elem(s->maps.profile_pids, &cfg->common.pids[i], sizeof(uint32_t), &one, 1, 0))
 			return -1;
-	for (size_t i = 0; i < cfg->n_tids; i++)
-		if (bpf_map__update_elem(s->maps.profile_tids, &cfg->tids[i], sizeof(uint32_t), &one, 1, 0))
+	for (size_t i = 0; i < cfg->common.n_tids; i++)
+		if (bpf_map__update_elem(s->maps.profile_tids, &cfg->common.tids[i], sizeof(uint32_t), &one, 1, 0))
 			return -1;
 	if (cfg->cgroup_path &&
 	    bpf_map__update_elem(s->maps.profile_cgroup, &zero, sizeof(zero), &run->cgroup_fd,
@@ -352,13 +255,13 @@ static void report_losses(struct profile_run *run)
 				  sum_stat(s, STK_PROFILE_STAT_USTACK_FULL),
 		.counts_full = sum_stat(s, STK_PROFILE_STAT_COUNTS_FULL),
 		.new_process_lost = sum_stat(s, STK_PROFILE_STAT_NEW_PROCESS_LOST),
-		.stack_storage_size = run->cfg.stack_storage_size,
+		.stack_storage_size = run->cfg.common.stack_storage_size,
 		.counts_size = DEFAULT_COUNTS_SIZE,
 		.unit = "samples",
 	};
 
 	stk_report_losses(&l);
-	if (run->cfg.verbose)
+	if (run->cfg.common.verbose)
 		stk_print_symbolizer_stats(APPLET, run->sym);
 }
 
@@ -385,25 +288,14 @@ static int collect(struct profile_run *run, struct stk_stack_list *c)
 			count += percpu[i];
 		if (!count)
 			continue;
-		struct stk_stack *st = stk_stack_list_add(c);
-		if (!st) {
+		const struct stk_counted_key counted = {
+			.tgid = key.tgid, .tid = key.tid, .comm = key.comm, .kernel_stack_id = key.kernel_stack_id,
+			.user_stack_id = key.user_stack_id, .value = count,
+		};
+		if (!stk_stack_list_add_key(c, &counted, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+					    cfg->common.user_only, cfg->common.kernel_only)) {
 			free(percpu);
 			return -1;
-		}
-		st->pid = key.tgid;
-		st->tid = key.tid;
-		memcpy(st->comm, key.comm, sizeof(st->comm));
-		st->comm[sizeof(st->comm) - 1] = '\0';
-		st->value = count;
-		if (!cfg->user_only) {
-			st->kernel = stk_resolve_stack(stacks_fd, key.kernel_stack_id, (uint32_t)cfg->max_depth,
-						       true, 0, run->sym, &st->n_kernel);
-			st->kernel_missing = stk_stack_id_missing(key.kernel_stack_id);
-		}
-		if (!cfg->kernel_only && key.tgid) {
-			st->user = stk_resolve_stack(stacks_fd, key.user_stack_id, (uint32_t)cfg->max_depth,
-						     false, (pid_t)key.tgid, run->sym, &st->n_user);
-			st->user_missing = stk_stack_id_missing(key.user_stack_id);
 		}
 	}
 	free(percpu);
@@ -420,7 +312,7 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 
 	char why[256];
 	/* Checked here, not at start: reading kallsyms would delay the first sample. */
-	if (!cfg->user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
+	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 	if (collect(run, &c)) {
 		stk_error(APPLET, "out of memory while reading the counts");
@@ -445,15 +337,15 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 		.title = title,
 	};
 	struct stk_output_opts opts = {
-		.format = cfg->format,
-		.delimiter = cfg->delimiter,
+		.format = cfg->common.format,
+		.delimiter = cfg->common.delimiter,
 		.annotate = cfg->annotate,
-		.verbose = cfg->verbose,
-		.show_tid = cfg->n_tids > 0,
+		.verbose = cfg->common.verbose,
+		.show_tid = cfg->common.n_tids > 0,
 	};
-	ret = stk_write_outputs(APPLET, run->outs, cfg->output_paths, cfg->output_formats, cfg->n_outputs,
+	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs,
 				&report, &opts);
-	if (cfg->verbose)
+	if (cfg->common.verbose)
 		fprintf(stderr, "profile: resolved and printed %zu stacks in %.1f ms\n", c.n,
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
 	stk_stack_list_free(&c);
@@ -462,17 +354,17 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 
 static void print_header(const struct profile_config *cfg)
 {
-	const char *who = cfg->n_pids ? "the given processes" : cfg->n_tids ? "the given threads"
+	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
 								    : "all threads";
-	const char *which = cfg->user_only ? "user" : cfg->kernel_only ? "kernel" : "user + kernel";
+	const char *which = cfg->common.user_only ? "user" : cfg->common.kernel_only ? "kernel" : "user + kernel";
 
 	if (cfg->sampling.by_period)
 		printf("Sampling every %llu ns of CPU time", (unsigned long long)cfg->sampling.value);
 	else
 		printf("Sampling at %llu Hertz", (unsigned long long)cfg->sampling.value);
 	printf(" of %s by %s stack", who, which);
-	if (cfg->duration_ms)
-		printf(" for %.3g secs.\n", (double)cfg->duration_ms / 1000.0);
+	if (cfg->common.duration_ms)
+		printf(" for %.3g secs.\n", (double)cfg->common.duration_ms / 1000.0);
 	else
 		printf("... Hit Ctrl-C to end.\n");
 	fflush(stdout);
@@ -484,7 +376,7 @@ static int setup(struct profile_run *run)
 	char err[512];
 	struct stk_btf_source btf;
 
-	if (stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
+	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, &btf))
 		return -1;
 	if (select_cpus(run))
 		return -1;
@@ -495,9 +387,9 @@ static int setup(struct profile_run *run)
 			return -1;
 		}
 	}
-	if (stk_open_outputs(APPLET, cfg->output_paths, cfg->n_outputs, run->outs))
+	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->no_args, cfg->pids, cfg->n_pids);
+	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, cfg->common.pids, cfg->common.n_pids);
 	if (!run->sym)
 		return -1;
 
@@ -524,18 +416,14 @@ static int setup(struct profile_run *run)
 		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
-	run->new_process_buf = perf_buffer__new(bpf_map__fd(run->skel->maps.profile_new_process), 16,
-						learn_new_process, NULL, run, NULL);
-	if (!run->new_process_buf) {
-		stk_error(APPLET, "creating the new-process buffer failed: %s", strerror(errno));
+	run->loop = stk_run_loop_new(cfg->common.duration_ms, 0, err, sizeof(err));
+	if (!run->loop) {
+		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	run->loop = stk_run_loop_new(cfg->duration_ms, 0, err, sizeof(err));
-	if (!run->loop ||
-	    stk_run_loop_add_fd(run->loop, perf_buffer__epoll_fd(run->new_process_buf), consume_new_processes, run)) {
-		stk_error(APPLET, "%s", run->loop ? "watching the new-process buffer failed" : err);
+	run->processes = stk_process_watch_start(APPLET, run->skel->maps.profile_new_process, run->sym, run->loop);
+	if (!run->processes)
 		return -1;
-	}
 	size_t attached = 0;
 	run->attachment = stk_attach_cpu_sampling(run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
 						  &cfg->sampling, &attached, err, sizeof(err));
@@ -543,7 +431,7 @@ static int setup(struct profile_run *run)
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	if (cfg->verbose)
+	if (cfg->common.verbose)
 		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
 			"BTF %s\n", cfg->sampling.by_period ? "period" : "Hz",
 			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf.kind));
@@ -553,7 +441,7 @@ static int setup(struct profile_run *run)
 static void teardown(struct profile_run *run)
 {
 	stk_perf_attachment_destroy(run->attachment);
-	perf_buffer__free(run->new_process_buf);
+	stk_process_watch_free(run->processes);
 	stk_run_loop_free(run->loop);
 	stk_bpf__destroy(run->skel);
 	if (run->sym)
@@ -562,12 +450,11 @@ static void teardown(struct profile_run *run)
 		close(run->cgroup_fd);
 	if (run->empty_btf_fd >= 0)
 		close(run->empty_btf_fd);
-	for (size_t i = 0; i < MAX_OUTPUTS; i++)
+	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
 		if (run->outs[i])
 			fclose(run->outs[i]);
 	free(run->cpus);
-	free(run->cfg.pids);
-	free(run->cfg.tids);
+	stk_stack_opts_free(&run->cfg.common);
 }
 
 int profile_main(int argc, char **argv)
@@ -584,17 +471,17 @@ int profile_main(int argc, char **argv)
 		teardown(&run);
 		return STK_EXIT_USAGE;
 	}
-	if (run.cfg.verbose)
+	if (run.cfg.common.verbose)
 		fprintf(stderr, "profile: sampling %.1f ms after start\n",
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
-	if (run.cfg.format == STK_FORMAT_TEXT && !run.cfg.n_outputs)
+	if (run.cfg.common.format == STK_FORMAT_TEXT && !run.cfg.common.n_outputs)
 		print_header(&run.cfg);
 	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
 	enum stk_run_event ev = stk_run_loop_wait(run.loop);
 	/* Stop sampling before reading, so the counts are a consistent snapshot. */
 	stk_perf_attachment_destroy(run.attachment);
 	run.attachment = NULL;
-	perf_buffer__consume(run.new_process_buf);
+	stk_process_watch_drain(run.processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(&run);

@@ -8,8 +8,8 @@
 # Only stk-APPLET links, never bare applet names: "profile" and "info" would
 # clash with other packages. The applets come from `stk --list`, so a new
 # applet gets its links without touching this file.
-# The systemd unit in packaging/systemd/ is NOT staged yet: it runs
-# `stk threadstate`, which is not implemented; the threadstate issue adds it.
+#   /usr/lib/systemd/system/stk-threadstate.service (shipped disabled: no
+#   preset, no maintainer script enables it)
 # usage: stage.sh STK_BINARY MAN_PAGE DESTDIR
 set -euo pipefail
 umask 022
@@ -25,6 +25,8 @@ install -d -m 0755 "$sbin" "$man8" "$comp" "$doc"
 install -m 0755 "$stk" "$sbin/stk"
 gzip -9n <"$man" >"$man8/stk.8.gz"
 install -m 0644 "$root/packaging/completion/stk.bash" "$comp/stk"
+install -D -m 0644 "$root/packaging/systemd/stk-threadstate.service" \
+    "$dest/usr/lib/systemd/system/stk-threadstate.service"
 for applet in $("$stk" --list); do
     ln -s stk "$sbin/stk-$applet"
     # `man stk-profile` and completion for stk-profile find the shared files.

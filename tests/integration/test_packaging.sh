@@ -34,6 +34,7 @@ applets=$("$STK" --list)
     echo /usr/share/doc/stk/copyright
     echo /usr/share/lintian/overrides/stk
     echo /usr/share/man/man8/stk.8.gz
+    echo /usr/lib/systemd/system/stk-threadstate.service
     for a in $applets; do
         echo "/usr/sbin/stk-$a -> stk"
         echo "/usr/share/man/man8/stk-$a.8.gz -> stk.8.gz"
