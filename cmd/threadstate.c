@@ -28,7 +28,6 @@
 #include "../core/thread_enrich.h"
 #include "../core/thread_group.h"
 #include "../core/thread_idmap.h"
-#include "../core/thread_procfs.h"
 #include "../core/thread_record.h"
 #include "../core/thread_table.h"
 #include "../core/threads_source.h"
