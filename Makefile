@@ -26,7 +26,10 @@ CORE_SRCS := $(wildcard core/*.c)
 CMD_SRCS  := $(wildcard cmd/*.c)
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS))
+# core/btf_archive_pack.c is build-time only (btf/pack.c and the unit tests);
+# the embedded BTF archive (btf/) is linked in as one more object.
+STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(filter-out core/btf_archive_pack.c,$(CORE_SRCS)) $(CMD_SRCS)) \
+	     $(OBJ)/btf_archive.o
 
 # Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
 # Every other core file is one; list here the ones that use libbpf.
@@ -34,7 +37,9 @@ CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_pe
 		     core/stack_resolve.c core/capture.c core/attach_sched.c \
 		     core/process_watch.c \
 		     core/threads_source.c core/threads_iter.c core/threads_tp.c
-UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF),$(CORE_SRCS))
+# Core files that need the generated BTF archive object: not in the unit build either.
+CORE_NEEDS_ARCHIVE := core/btf_embedded.c
+UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF) $(CORE_NEEDS_ARCHIVE),$(CORE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
@@ -114,6 +119,83 @@ $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm
 	@strip -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
+
+# --- embedded BTF archive (begin) ---
+# make BTF_ARCHIVE=DIR embeds the minimized BTF of every kernel under DIR
+# (btfhub-archive layout, see btf/README.md); without it the archive is empty
+# and `stk --version` says so. Rebuilt when DIR's file list, the BPF object
+# or the pipeline changes; the build prints the sizes per kernel.
+BTF_ARCHIVE ?=
+BTFB     := $(BUILD)/btf
+BTF_PACK := $(BTFB)/stk-btf-pack
+BTF_OUT  := $(BTFB)/archive.stkbtf
+
+$(BTF_PACK): btf/pack.c core/btf_archive_pack.c core/btf_archive.c core/grow.c core/btf_archive_pack.h \
+	     core/btf_archive.h | $(TOOLS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  HOSTCC   $@"
+	@gcc -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $(filter %.c,$^) -lz
+
+# Which input and what is in it: rewritten only when that changes.
+$(BTFB)/input.list: FORCE
+	@mkdir -p $(@D)
+	@{ echo "BTF_ARCHIVE=$(BTF_ARCHIVE)"; [ -z "$(BTF_ARCHIVE)" ] || \
+	   find -L "$(BTF_ARCHIVE)/" -type f -printf '%P %s %T@\n' | LC_ALL=C sort; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(BTF_OUT): $(BTFB)/input.list $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) btf/build-archive.sh
+	@echo "  BTF      $@ from $(or $(BTF_ARCHIVE),nothing: no BTF_ARCHIVE=DIR given)"
+	@BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh "$(BTF_ARCHIVE)" $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $@
+
+$(OBJ)/btf_archive.o: $(BTF_OUT) btf/embed.sh $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@bash btf/embed.sh $(BTF_OUT) $@ $(CC_MUSL)
+
+# stk linked with the archive of another tree, for tests:
+# $(call stk_with_btf,TREE,WORKDIR,OUT) packs TREE into WORKDIR and links OUT.
+STK_OBJS_NO_BTF := $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS))
+STK_WITH_BTF_DEPS := $(STK_OBJS_NO_BTF) $(BTF_PACK) $(BUILD)/bpf/stk.bpf.o btf/build-archive.sh btf/embed.sh $(DEPS_STAMP)
+define stk_with_btf
+	BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh $(1) $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $(2)/archive.stkbtf \
+	    > $(2)/sizes.txt && \
+	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
+	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm && \
+	strip -R .comment $(3)
+endef
+
+# For tests/integration/test_info.sh: this host's own kernel BTF under its
+# os-release key (from /sys/kernel/btf/vmlinux), so the embedded path runs
+# here with sysfs hidden. Skipped without sysfs BTF.
+HOSTBTF := $(BUILD)/tests/btf-host
+$(BUILD)/tests/stk-hostbtf: $(STK_WITH_BTF_DEPS)
+	@if [ -r /sys/kernel/btf/vmlinux ]; then \
+	    rm -rf $(HOSTBTF) && . /etc/os-release && \
+	    d=$(HOSTBTF)/tree/$$ID/$${VERSION_ID:--}/$$(uname -m | sed 's/^aarch64$$/arm64/') && mkdir -p $$d && \
+	    cp /sys/kernel/btf/vmlinux $$d/$$(uname -r).btf && \
+	    $(call stk_with_btf,$(HOSTBTF)/tree,$(HOSTBTF),$@); \
+	else echo "  SKIP     $@: no /sys/kernel/btf/vmlinux on this host"; fi
+check: $(BUILD)/tests/stk-hostbtf
+
+# Start-up cost of each BTF source (sysfs, --btf FILE, embedded); part of make bench.
+.PHONY: bench-btf
+bench-btf: all workloads $(BUILD)/tests/stk-hostbtf
+	@BUILD=$(abspath $(BUILD)) bash bench/btf.sh
+bench: bench-btf
+
+# For the kernel matrix (tests/vm/run.sh): stk with the BTF of the fetched
+# Debian kernels (btf/make-fixture.sh writes STK_VM_BTF_TREE).
+STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture
+VMBTF := $(BUILD)/tests/btf-vm
+$(VMBTF)/input.list: FORCE
+	@mkdir -p $(@D)
+	@{ echo "$(STK_VM_BTF_TREE)"; find "$(STK_VM_BTF_TREE)/" -type f -printf '%P %s %T@\n' 2>/dev/null | \
+	   LC_ALL=C sort; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(BUILD)/tests/stk-vm: $(VMBTF)/input.list $(STK_WITH_BTF_DEPS)
+	@$(call stk_with_btf,$(STK_VM_BTF_TREE),$(VMBTF),$@)
+	@cat $(VMBTF)/sizes.txt
+# --- embedded BTF archive (end) ---
 
 # --- tests ---
 $(UNIT_SUITES_H): $(UNIT_SRCS)
@@ -200,7 +282,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
 
 clean:
-	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped
+	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf
 
 distclean:
 	rm -rf $(BUILD)

@@ -13,6 +13,7 @@
 
 #include "applets.h"
 #include "../core/bpf_object.h"
+#include "../core/btf_embedded.h"
 #include "../core/btf_source.h"
 #include "../core/caps.h"
 #include "../core/features.h"
@@ -101,7 +102,7 @@ int info_main(int argc, char **argv)
 {
 	struct info_config cfg = { 0 };
 	struct stk_caps caps;
-	char release[256], capsbuf[256], tracefs_err[256];
+	char release[256], capsbuf[256], tracefs_err[256], btf_line[1024];
 	struct stk_btf_source btf;
 	struct utsname uts;
 	const char *tracefs_how = "";
@@ -117,7 +118,7 @@ int info_main(int argc, char **argv)
 	stk_libbpf_set_verbose(cfg.verbose);
 	uname(&uts);
 	stk_kernel_release(release, sizeof(release));
-	if (stk_btf_resolve(cfg.btf_file, release, "", &btf)) {
+	if (stk_btf_resolve_here(cfg.btf_file, &btf)) {
 		stk_error("info", "--btf %s: file not readable", cfg.btf_file);
 		return STK_EXIT_USAGE;
 	}
@@ -134,7 +135,8 @@ int info_main(int argc, char **argv)
 
 	printf("kernel release: %s\n", release);
 	printf("machine: %s\n", uts.machine);
-	printf("btf: %s%s%s\n", stk_btf_kind_name(btf.kind), btf.path[0] ? " " : "", btf.path);
+	stk_btf_describe(&btf, btf_line, sizeof(btf_line));
+	printf("btf: %s\n", btf_line);
 	printf("tracefs: %s\n", tracefs_failed ? tracefs_err : tracefs_how);
 	char lockdown[32] = "unknown";
 	stk_lockdown_mode(lockdown, sizeof(lockdown));
@@ -144,7 +146,7 @@ int info_main(int argc, char **argv)
 	struct stk_feature_env env = {
 		.btf_custom_path = stk_btf_custom_path(&btf),
 		.tracefs_error = tracefs_failed ? tracefs_err : NULL,
-		.no_kernel_btf = btf.kind != STK_BTF_SYSFS,
+		.no_kernel_btf = !btf.kernel_btf,
 	};
 	char empty_btf[64];
 	int empty_btf_fd = -1;
@@ -175,5 +177,6 @@ int info_main(int argc, char **argv)
 	print_mechanisms(results);
 	if (empty_btf_fd >= 0)
 		close(empty_btf_fd);
+	stk_btf_source_release(&btf);
 	return 0;
 }

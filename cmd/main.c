@@ -14,6 +14,7 @@
 
 #include "applets.h"
 #include "build_info.h"
+#include "../core/btf_embedded.h"
 #include "../core/dispatch.h"
 #include "../core/install.h"
 #include "../core/log.h"
@@ -45,7 +46,12 @@ static void print_version(void)
 	printf("libbpf %d.%d, %s, zlib %s\n", libbpf_major_version(), libbpf_minor_version(),
 	       STK_LIBELF_VERSION, zlibVersion());
 	printf("built %s with %s, statically linked against musl\n", STK_BUILD_DATE, STK_CC_VERSION);
-	printf("embedded BTF: none\n");
+	unsigned kernels = stk_btf_embedded_count();
+	if (kernels)
+		printf("embedded BTF: %u kernel%s (minimized for CO-RE; see 'stk info')\n", kernels,
+		       kernels == 1 ? "" : "s");
+	else
+		printf("embedded BTF: none (built without BTF_ARCHIVE)\n");
 }
 
 static int run_install(int argc, char **argv)

@@ -183,6 +183,7 @@ struct offcpu_run {
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
+	struct stk_btf_source btf;
 	FILE *outs[STK_MAX_OUTPUTS];
 };
 
@@ -421,10 +422,10 @@ static void print_header(const struct offcpu_config *cfg)
 static int setup(struct offcpu_run *run)
 {
 	struct offcpu_config *cfg = &run->cfg;
-	char err[1024];
-	struct stk_btf_source btf;
+	char err[1024], no_btf[512];
+	struct stk_btf_source *btf = &run->btf;
 
-	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, &btf))
+	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, btf))
 		return -1;
 	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
@@ -441,8 +442,10 @@ static int setup(struct offcpu_run *run)
 		},
 		.free_program = "stk_offcpu_task_free",
 		.maps = offcpu_maps,
-		.btf_custom_path = stk_btf_custom_path(&btf),
-		.kernel_btf = btf.kind != STK_BTF_NONE,
+		.btf_custom_path = stk_btf_custom_path(btf),
+		.kernel_btf = btf->kernel_btf,
+		.core_btf = btf->kind != STK_BTF_NONE,
+		.no_btf_why = no_btf,
 		.needs_task_state = cfg->state_given,
 		.forced = cfg->mechanism,
 		.before_load = size_maps,
@@ -450,7 +453,8 @@ static int setup(struct offcpu_run *run)
 		.ctx = run,
 	};
 	char empty_btf[64];
-	if (btf.kind == STK_BTF_NONE) {
+	stk_btf_missing(btf, no_btf, sizeof(no_btf));
+	if (btf->kind == STK_BTF_NONE) {
 		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
 		if (run->empty_btf_fd >= 0)
 			req.btf_custom_path = empty_btf;
@@ -474,7 +478,7 @@ static int setup(struct offcpu_run *run)
 		const char *tried = stk_sched_tried(run->attachment);
 		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s\n", stk_sched_mech_name(m),
 			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
-			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf.kind));
+			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind));
 	}
 	return 0;
 }
@@ -488,6 +492,7 @@ static void teardown(struct offcpu_run *run)
 		stk_symbolizer_free(run->sym);
 	if (run->empty_btf_fd >= 0)
 		close(run->empty_btf_fd);
+	stk_btf_source_release(&run->btf);
 	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
 		if (run->outs[i])
 			fclose(run->outs[i]);

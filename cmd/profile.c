@@ -168,6 +168,7 @@ struct profile_run {
 	size_t n_cpus;
 	int cgroup_fd;
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
+	struct stk_btf_source btf;
 	FILE *outs[STK_MAX_OUTPUTS];
 };
 
@@ -374,9 +375,9 @@ static int setup(struct profile_run *run)
 {
 	struct profile_config *cfg = &run->cfg;
 	char err[512];
-	struct stk_btf_source btf;
+	struct stk_btf_source *btf = &run->btf;
 
-	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, &btf))
+	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, btf))
 		return -1;
 	if (select_cpus(run))
 		return -1;
@@ -394,10 +395,10 @@ static int setup(struct profile_run *run)
 		return -1;
 
 	struct stk_bpf_selection sel = {
-		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_btf_custom_path(&btf),
+		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_btf_custom_path(btf),
 	};
 	char empty_btf[64];
-	if (btf.kind == STK_BTF_NONE) {
+	if (btf->kind == STK_BTF_NONE) {
 		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
 		if (run->empty_btf_fd >= 0)
 			sel.btf_custom_path = empty_btf;
@@ -434,7 +435,7 @@ static int setup(struct profile_run *run)
 	if (cfg->common.verbose)
 		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
 			"BTF %s\n", cfg->sampling.by_period ? "period" : "Hz",
-			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf.kind));
+			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf->kind));
 	return 0;
 }
 
@@ -450,6 +451,7 @@ static void teardown(struct profile_run *run)
 		close(run->cgroup_fd);
 	if (run->empty_btf_fd >= 0)
 		close(run->empty_btf_fd);
+	stk_btf_source_release(&run->btf);
 	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
 		if (run->outs[i])
 			fclose(run->outs[i]);

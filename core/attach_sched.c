@@ -19,6 +19,11 @@ struct stk_sched_attachment {
 	char tried[768];
 };
 
+static const char *no_btf(const struct stk_sched_request *req)
+{
+	return req->no_btf_why ? req->no_btf_why : "reading task fields needs BTF; none found";
+}
+
 /* Why a mechanism cannot even be tried here, or NULL. */
 static const char *precondition(const struct stk_sched_request *req, enum stk_sched_mech m, char *target,
 				size_t tlen, char *why, size_t wlen)
@@ -29,17 +34,17 @@ static const char *precondition(const struct stk_sched_request *req, enum stk_sc
 		return "not built for this applet";
 	switch (m) {
 	case STK_SCHED_TP_BTF:
-		return req->kernel_btf ? NULL : "needs the running kernel's BTF; none found";
+		return req->kernel_btf ? NULL : "its attach target needs the running kernel's own BTF "
+						"(--btf or embedded BTF serve CO-RE only); none found";
 	case STK_SCHED_RAW_TP:
-		return req->kernel_btf || !req->needs_task_state
-			       ? NULL : "reading task state needs the running kernel's BTF; none found";
+		return req->core_btf || !req->needs_task_state ? NULL : no_btf(req);
 	case STK_SCHED_TRACEPOINT:
 		if (stk_tracefs_ensure(&how, why, wlen))
 			return why;
 		return NULL;
 	case STK_SCHED_KPROBE: {
-		if (!req->kernel_btf)
-			return "needs the running kernel's BTF (CO-RE task fields); none found";
+		if (!req->core_btf)
+			return no_btf(req);
 		FILE *f = fopen("/proc/kallsyms", "re");
 		int found = f ? stk_find_finish_task_switch(f, target, tlen) : -1;
 		if (f)
@@ -143,7 +148,7 @@ fail:
 struct stk_sched_attachment *stk_sched_attach(const struct stk_sched_request *req, char *err, size_t errlen)
 {
 	struct stk_sched_attachment *a = calloc(1, sizeof(*a));
-	char why[384];
+	char why[768];
 	size_t used = 0;
 
 	if (!a) {

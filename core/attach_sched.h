@@ -19,7 +19,9 @@ struct stk_sched_request {
 	const char *free_program;  /* raw_tp sched_process_free cleanup for task-pointer keys, or NULL */
 	const char *const *maps;   /* NULL-terminated */
 	const char *btf_custom_path;
-	bool kernel_btf;           /* the running kernel's BTF is available (tp_btf, CO-RE) */
+	bool kernel_btf;           /* libbpf finds the running kernel's own BTF (tp_btf attach target) */
+	bool core_btf;             /* some BTF for CO-RE: the kernel's, --btf FILE or embedded */
+	const char *no_btf_why;    /* when !core_btf: why, naming the key looked up and --btf */
 	bool needs_task_state;     /* the programs must read task state (rules out raw_tp without BTF) */
 	int forced;                /* an enum stk_sched_mech to use or fail, or -1 for the first that works */
 	/* Called on each candidate: size maps before load, fill config maps after. 0 or -1. */

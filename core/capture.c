@@ -7,10 +7,10 @@
 
 #include <unistd.h>
 
+#include "btf_embedded.h"
 #include "btf_source.h"
 #include "caps.h"
 #include "grow.h"
-#include "kernel_release.h"
 #include "log.h"
 #include "stack_resolve.h"
 #include "symbolize.h"
@@ -18,7 +18,6 @@
 int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, struct stk_btf_source *btf)
 {
 	struct stk_caps caps;
-	char release[256];
 
 	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
 		stk_error(applet, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
@@ -26,8 +25,7 @@ int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, s
 		return -1;
 	}
 	stk_libbpf_set_verbose(verbose);
-	stk_kernel_release(release, sizeof(release));
-	if (stk_btf_resolve(btf_file, release, "", btf)) {
+	if (stk_btf_resolve_here(btf_file, btf)) {
 		stk_error(applet, "--btf %s: file not readable", btf_file);
 		return -1;
 	}

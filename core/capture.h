@@ -22,7 +22,8 @@ struct stk_btf_source;
 /*
  * The start of every capture: privileges (exit-2 message when missing),
  * libbpf's verbosity, and the BTF source (--btf FILE must be readable).
- * 0, or -1 after printing a one-line error.
+ * 0, or -1 after printing a one-line error. The caller releases *btf with
+ * stk_btf_source_release() (an embedded BTF holds a memfd).
  */
 int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, struct stk_btf_source *btf);
 /* Opens each -o path for writing. 0, or -1 after printing which one failed. */

@@ -452,7 +452,8 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 	/* Their attach points are type ids in the running kernel's own BTF. */
 	if (env->no_kernel_btf &&
 	    (f == STK_FEATURE_FENTRY || f == STK_FEATURE_TP_BTF || f == STK_FEATURE_TASK_ITER)) {
-		set_result(r, false, "needs the running kernel's BTF (/sys/kernel/btf/vmlinux); none found");
+		set_result(r, false, "needs the running kernel's own BTF (/sys/kernel/btf/vmlinux or a vmlinux) "
+			   "for its attach target; none found");
 		return;
 	}
 	if (needs_tracefs && env->tracefs_error) {

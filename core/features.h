@@ -36,7 +36,8 @@ struct stk_feature_result {
 struct stk_feature_env {
 	const char *btf_custom_path; /* NULL: kernel's own BTF */
 	const char *tracefs_error;   /* non-NULL when tracefs could not be made reachable */
-	bool no_kernel_btf;          /* no BTF of the running kernel: fentry, tp_btf, iterators cannot load */
+	bool no_kernel_btf;          /* libbpf finds no BTF of the running kernel itself (--btf and embedded
+				      * BTF serve CO-RE only): fentry, tp_btf, iterators cannot load */
 };
 
 /* Stable short name, e.g. "kprobe.multi"; used in `stk info` output and tests. */

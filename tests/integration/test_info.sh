@@ -20,6 +20,12 @@ expect_eq kernel_release "$(line 'kernel release')" "$(uname -r)"
 
 if [ -r /sys/kernel/btf/vmlinux ]; then want_btf=sysfs; else want_btf=none; fi
 expect_eq btf_source "$(field btf)" "$want_btf"
+# What `stk --version` says about the embedded archive matches the build.
+if [ -s "$BUILD/btf/archive.stkbtf" ] && [ "$(stat -c %s "$BUILD/btf/archive.stkbtf")" -gt 32 ]; then
+    expect_contains version_embedded_btf "$("$STK" --version)" "embedded BTF: "
+else
+    expect_contains version_embedded_btf "$("$STK" --version)" "embedded BTF: none (built without BTF_ARCHIVE)"
+fi
 
 for s in perf_event_max_stack perf_event_max_sample_rate unprivileged_bpf_disabled kptr_restrict; do
     expect_eq "sysctl_$s" "$(line "kernel.$s")" "$(cat /proc/sys/kernel/$s)"
@@ -118,13 +124,82 @@ run_capture unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$STK'
 NOBTF=$OUT
 nb() { printf '%s\n' "$NOBTF" | sed -n "s/^$1: \([a-z_.]*\).*/\1/p" | head -1; }
 expect_eq nobtf_rc "$RC" 0
-expect_eq nobtf_source "$(nb btf)" none
+# none, or (built with BTF_ARCHIVE holding this kernel) the embedded entry for it
+case "$(printf '%s\n' "$NOBTF" | sed -n 's/^btf: //p')" in
+    none*|"embedded "*"/$(uname -r) ("*) pass nobtf_source ;;
+    *) fail nobtf_source "$(printf '%s\n' "$NOBTF" | grep '^btf:')" ;;
+esac
 expect_eq nobtf_perf_event "$(nb perf_event)" "$(field perf_event)"
 expect_eq nobtf_raw_tp "$(nb raw_tp)" "$(field raw_tp)"
 expect_eq nobtf_fentry "$(nb fentry)" no
-expect_contains nobtf_fentry_reason "$NOBTF" "fentry: no (needs the running kernel's BTF"
+expect_contains nobtf_fentry_reason "$NOBTF" "fentry: no (needs the running kernel's own BTF"
 expect_eq nobtf_tp_btf "$(nb tp_btf)" no
 expect_eq nobtf_task_iter "$(nb task_iter)" no
 if [ "$(field raw_tp)" = yes ]; then want=raw_tp; else want=tracepoint; fi
 expect_eq nobtf_offcputime_fallback "$(nb 'offcputime sched_switch')" "$want"
 expect_eq nobtf_threadstate_fallback "$(nb 'threadstate thread sampling')" tracepoint_state
+
+# --- embedded BTF (btf/): stk-hostbtf embeds this host's own kernel BTF,
+# minimized, under its os-release key. With sysfs hidden it must find it by
+# os-release ID + VERSION_ID + arch + uname -r, use it for CO-RE (offcputime
+# reads task state through raw_tp), keep fentry/tp_btf/iterators off (their
+# attach targets need the kernel's own BTF), and leave no file behind.
+HB=$BUILD/tests/stk-hostbtf
+if [ ! -x "$HB" ]; then
+    fail embedded_btf "no $HB (make check builds it; needs /sys/kernel/btf/vmlinux on this host)"
+    exit 0
+fi
+. /etc/os-release
+want_key="$ID/${VERSION_ID:--}/$(uname -m | sed 's/^aarch64$/arm64/')/$(uname -r)"
+expect_contains embedded_version "$("$HB" --version)" "embedded BTF: 1 kernel "
+hidden() { unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && $1"; }
+run_capture hidden "exec '$HB' info"
+EMB=$OUT
+eb() { printf '%s\n' "$EMB" | sed -n "s/^$1: \([a-z_.]*\).*/\1/p" | head -1; }
+expect_eq embedded_info_rc "$RC" 0
+expect_contains embedded_source "$EMB" "btf: embedded $want_key (os-release ID, VERSION_ID, arch and kernel release match"
+expect_eq embedded_fentry "$(eb fentry)" no
+expect_eq embedded_tp_btf "$(eb tp_btf)" no
+expect_contains embedded_tp_btf_reason "$EMB" "tp_btf: no (needs the running kernel's own BTF"
+expect_eq embedded_task_iter "$(eb task_iter)" no
+expect_eq embedded_raw_tp "$(eb raw_tp)" "$(field raw_tp)"
+expect_eq embedded_offcputime "$(eb 'offcputime sched_switch')" "$(nb 'offcputime sched_switch')"
+
+# CO-RE through the embedded types: --state needs task_struct's state field;
+# without BTF it falls back to the tracepoint record, with it raw_tp reads it.
+tmp=$(mktemp -d)
+"$BUILD/tests/workloads/offcpu" 300 40 300 > "$tmp/w.out" & wpid=$!
+for _ in $(seq 50); do grep -q '^ready ' "$tmp/w.out" && break; sleep 0.1; done
+hidden "exec '$HB' offcputime -v -f --state S -p $wpid 2" > "$tmp/state" 2> "$tmp/state.err" & spid=$!
+sleep 1
+# The inflated BTF lives in a memfd, not in a file that could be left behind.
+expect_contains embedded_memfd "$(ls -l /proc/$spid/fd/ 2>/dev/null; for c in $(pgrep -P $spid); do ls -l /proc/$c/fd/; done 2>/dev/null)" "memfd:stk-btf"
+wait $spid
+expect_eq embedded_state_rc "$?" 0
+expect_contains embedded_state_mech "$(cat "$tmp/state.err")" "offcputime: mechanism raw_tp"
+expect_contains embedded_state_btf "$(cat "$tmp/state.err")" "BTF embedded"
+if grep -q '^sleeper;.*sleeper_thread;.*do_nanosleep;schedule;__schedule [0-9]*$' "$tmp/state"; then
+    pass embedded_state_keeps_sleep
+else fail embedded_state_keeps_sleep "$(head -c 400 "$tmp/state")"; fi
+# The same filter with D (uninterruptible) must drop every sleep: CO-RE offsets are right.
+hidden "exec '$HB' offcputime -f --state D --mechanism raw_tp -p $wpid 1" > "$tmp/stateD" 2>&1
+expect_eq embedded_stateD_drops_sleeps "$(grep -cE '^(sleeper|piperead|pipewrite);' "$tmp/stateD")" 0
+
+# An os-release the archive does not know: one clear error naming the key and
+# --btf, exit 2, where BTF is required; info still runs and says why.
+printf 'ID=stknomatch\nVERSION_ID="1.0"\n' > "$tmp/os-release"
+nomatch_key="stknomatch/1.0/$(uname -m | sed 's/^aarch64$/arm64/')/$(uname -r)"
+run_capture hidden "mount --bind '$tmp/os-release' /etc/os-release && exec '$HB' offcputime --state S --mechanism raw_tp -p $wpid 1"
+expect_eq nomatch_rc "$RC" 2
+expect_contains nomatch_key "$ERR" "looked up $nomatch_key"
+expect_contains nomatch_hint "$ERR" "pass --btf FILE"
+expect_eq nomatch_one_line "$(printf '%s\n' "$ERR" | grep -c .)" 1
+run_capture hidden "mount --bind '$tmp/os-release' /etc/os-release && exec '$HB' info"
+expect_contains nomatch_info "$OUT" "btf: none (looked up $nomatch_key: the embedded archive (1 kernel) has no such entry)"
+# --btf FILE still wins over everything (here: the host's BTF, copied).
+cp /sys/kernel/btf/vmlinux "$tmp/vmlinux.btf"
+run_capture hidden "mount --bind '$tmp/os-release' /etc/os-release && exec '$HB' offcputime -v -f --state S --btf '$tmp/vmlinux.btf' -p $wpid 1"
+expect_eq nomatch_btf_file_rc "$RC" 0
+expect_contains nomatch_btf_file_used "$ERR" "BTF file"
+kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
+rm -rf "$tmp"

@@ -12,6 +12,14 @@ STK_BTF=visible
 case " $(cat /proc/cmdline) " in
     *" stk.btf=hidden "*) STK_BTF=hidden; mount -t tmpfs none /sys/kernel/btf ;;
 esac
+# "stk.osrel=debian:12": the os-release of the kernel's suite, for the
+# embedded BTF lookup; an empty VERSION_ID is left out, as on Debian sid.
+osrel=$(sed -n 's/.*stk\.osrel=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$osrel" ]; then
+    mkdir -p /etc
+    echo "ID=${osrel%%:*}" > /etc/os-release
+    [ -n "${osrel#*:}" ] && echo "VERSION_ID=\"${osrel#*:}\"" >> /etc/os-release
+fi
 
 echo "@@BEGIN $(uname -r)"
 for c in /cases/*.sh; do

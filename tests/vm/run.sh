@@ -26,6 +26,19 @@ fi
 
 kernels=$(bash "$root/tests/vm/fetch-kernels.sh") || { fail fetch_kernels "apt could not fetch the kernels"; exit 0; }
 
+# Embedded BTF (btf/): the guest's stk carries the BTF of exactly these
+# kernels, from a btfhub-layout fixture extracted from their vmlinuz (cached
+# next to them); each guest gets its suite's os-release (stk.osrel=ID:VERSION_ID).
+logs=$BUILD/vm-logs
+rm -rf "$logs" && mkdir -p "$logs"
+btf_tree=${STK_VM_BTF_TREE:-${STK_VM_CACHE:-/var/cache/stk-vm}/btf-fixture}
+if vm_osrel=$(printf '%s\n' "$kernels" | bash "$root/btf/make-fixture.sh" "$btf_tree" 2>"$logs/btf-fixture.log") &&
+   make -s -C "$root" BUILD="$BUILD" STK_VM_BTF_TREE="$btf_tree" "$BUILD/tests/stk-vm" >"$logs/stk-vm.log" 2>&1; then
+    STK=${STK_VM:-$BUILD/tests/stk-vm}
+else
+    fail btf_fixture "no stk with the kernels' BTF: $(tail -3 "$logs"/btf-fixture.log "$logs"/stk-vm.log | tr '\n' ' ')"
+fi
+
 # The initramfs: busybox, stk, the static workload, init.
 mkdir -p "$work/root/bin" "$work/root/proc" "$work/root/sys" "$work/root/dev" "$work/root/tmp"
 cp /bin/busybox "$work/root/bin/busybox"
@@ -46,16 +59,14 @@ cfg() { sed -n "s/^CONFIG_$2=\(.*\)/\1/p" "$1" | head -1; }
 # cell TEXT: a column of this boot's row in the printed matrix.
 cell() { row="$row $1"; }
 
-# Every boot's console log is kept for inspection.
-logs=$BUILD/vm-logs
-rm -rf "$logs" && mkdir -p "$logs"
+# Every boot's console log is kept for inspection (in $logs, made above).
 # -cx16: qemu 7.2's TCG mis-emulates cmpxchg16b, which SLUB's fast path uses
 # (about 1 boot in 12 of 6.12 crashed in __kmalloc with it). thread=single:
 # no MTTCG memory-ordering surprises; the matrix is not faster with it here.
-boot() { # VMLINUZ BTF LOG
+boot() { # VMLINUZ BTF LOG OSREL
     timeout "$TIMEOUT" qemu-system-x86_64 -accel "tcg,thread=${STK_VM_TCG_THREAD:-single}" -cpu max,-cx16 -m 1024 -smp 2 -nographic \
         -no-reboot -kernel "$1" -initrd "$work/initramfs.gz" \
-        -append "console=ttyS0 panic=-1 quiet stk.btf=$2" 2>&1 < /dev/null | tr -d '\r' > "$3"
+        -append "console=ttyS0 panic=-1 quiet stk.btf=$2 stk.osrel=$4" 2>&1 < /dev/null | tr -d '\r' > "$3"
 }
 
 matrix=()
@@ -69,18 +80,20 @@ while read -r suite release vmlinuz; do
         continue
     fi
     config=$(dirname "$vmlinuz")/config
+    # "RELEASE ID VERSION_ID" from btf/make-fixture.sh; "-" is no VERSION_ID (sid).
+    guest_osrel=$(printf '%s\n' "${vm_osrel:-}" | awk -v r="$release" '$1 == r { print $2 ":" ($3 == "-" ? "" : $3) }')
     for btf in $btf_modes; do
         log=$logs/$release.$btf.log
         id="$suite-${release%%-*}/$btf"
         start=$(date +%s)
-        boot "$vmlinuz" "$btf" "$log"
+        boot "$vmlinuz" "$btf" "$log" "$guest_osrel"
         # A guest that does not finish (a TCG emulation fault crashing the
         # kernel; see -cx16 above) is retried once, said, and its log kept.
         if ! grep -q '^@@END' "$log"; then
             cp "$log" "$log.first"
             why=$(grep -m1 -E 'Oops|BUG:|Kernel panic|general protection' "$log" | head -c 120)
             echo "NOTE $id: boot did not finish (${why:-no oops line}); retrying once, first log in $log.first"
-            boot "$vmlinuz" "$btf" "$log"
+            boot "$vmlinuz" "$btf" "$log" "$guest_osrel"
         fi
         secs=$(( $(date +%s) - start ))
         if ! grep -q '^@@END' "$log"; then
