@@ -391,7 +391,7 @@ static int open_source(struct ts_run *run)
 		.all = cfg->all,
 		.syscall_time = cfg->syscall_time,
 		.btf_custom_path = stk_btf_custom_path(&btf),
-		.kernel_btf = btf.kind != STK_BTF_NONE,
+		.kernel_btf = btf.kernel_btf, /* the iterator's attach target is in the kernel's own BTF */
 		/* Without BPF privileges only /proc can work; user stacks only the tracepoints take. */
 		.forced = !can_bpf ? STK_TSOURCE_PROC : cfg->source >= 0 ? cfg->source
 			  : cfg->user_stacks ? STK_TSOURCE_TRACEPOINT : -1,
@@ -404,6 +404,7 @@ static int open_source(struct ts_run *run)
 			req.btf_custom_path = empty_btf;
 	}
 	run->source = stk_tsource_open(&req, err, sizeof(err));
+	stk_btf_source_release(&btf); /* the programs are loaded: an embedded BTF's memfd is done */
 	if (!run->source) {
 		stk_error(APPLET, "%s", err);
 		return -1;
