@@ -92,7 +92,9 @@ static void split_runnable(struct stk_threads_proc *p, struct stk_thread *t)
 	struct sched_times *prev = stk_idmap_put(p->schedstat, t->tid, &created);
 	if (!prev)
 		return;
-	if (prev->valid && wait - prev->wait_ns > run - prev->run_ns)
+	/* The wait is only added when the thread gets a CPU again: a thread that did
+	   not run at all since the previous pass waited all along. */
+	if (prev->valid && (run == prev->run_ns || wait - prev->wait_ns > run - prev->run_ns))
 		t->state = STK_TSTATE_RUNQ;
 	*prev = (struct sched_times){ run, wait, true };
 }

@@ -3,7 +3,8 @@
  * /proc/PID/task/TID/stat of every thread, and /proc/.../syscall of those
  * not running. /proc shows runnable and running alike as R; a thread that
  * is R in two passes in a row is told RUNQ when /proc/.../schedstat says it
- * waited on a run queue longer than it ran in between, RUN otherwise.
+ * did not run in between, or waited on a run queue longer than it ran, RUN
+ * otherwise.
  */
 #ifndef STK_THREADS_PROC_H
 #define STK_THREADS_PROC_H
