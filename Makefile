@@ -36,7 +36,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(filter-out core/btf_archive_pack.c,$(CO
 CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
 		     core/stack_resolve.c core/capture.c core/attach_sched.c \
 		     core/process_watch.c \
-		     core/attach_probe.c core/attach_kfunc.c core/attach_tracepoint.c core/attach_uprobe.c
+		     core/attach_probe.c core/attach_kfunc.c core/attach_tracepoint.c core/attach_uprobe.c \
+		     core/threads_source.c core/threads_iter.c core/threads_tp.c
 # Core files that need the generated BTF archive object: not in the unit build either.
 CORE_NEEDS_ARCHIVE := core/btf_embedded.c
 UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF) $(CORE_NEEDS_ARCHIVE),$(CORE_SRCS))
@@ -97,8 +98,19 @@ $(GEN)/build_info.h: FORCE $(DEPS_STAMP)
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
+# threadstate's syscall names, from the UAPI headers stk is built with:
+# asm/unistd_64.h (x86_64), or asm-generic/unistd.h (arm64 and other new arches).
+SYSCALL_NAMES_H := $(GEN)/syscall_names.h
+$(SYSCALL_NAMES_H): $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@{ cat $(UAPI)/asm/unistd_64.h 2>/dev/null || cat $(UAPI)/asm-generic/unistd.h; } | \
+		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' \
+		       -e 's/^#define __NR3264_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' | \
+		awk -F'[][]' '!seen[$$2]++' > $@.tmp
+	@test -s $@.tmp && mv $@.tmp $@
+
 # --- the static binary ---
-$(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SDTINC)/sys/sdt.h $(wildcard core/*.h cmd/*.h bpf/*.h)
+$(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDTINC)/sys/sdt.h $(wildcard core/*.h cmd/*.h bpf/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	@$(CC_MUSL) $(STK_CFLAGS) -c $< -o $@
@@ -195,13 +207,13 @@ $(UNIT_SUITES_H): $(UNIT_SRCS)
 	@rm -f $@.names
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP) \
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP) \
 		     | $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
 
-$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(wildcard tests/unit/*.h core/*.h)
+$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h core/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC       $@ (ASan+UBSan)"
 	@$(ASAN_CC) $(ASAN_FLAGS) -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
@@ -212,7 +224,8 @@ W := $(BUILD)/tests/workloads
 WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
-	     $(W)/readloop $(W)/readloop_static
+	     $(W)/readloop $(W)/readloop_static \
+	     $(W)/threads $(W)/threads_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -243,6 +256,13 @@ $(W)/offcpu: tests/workloads/offcpu.c
 $(W)/offcpu_static: tests/workloads/offcpu.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
+# Threads in known states (threadstate); the static one runs in the kernel matrix.
+$(W)/threads: tests/workloads/threads.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
+$(W)/threads_static: tests/workloads/threads.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
@@ -271,6 +291,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
 
 clean:
 	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf

@@ -36,6 +36,9 @@ struct task_struct {
 	int pid;
 	int tgid;
 	char comm[16];
+	int on_cpu;     /* threadstate: running right now (CONFIG_SMP); read by size */
+	int exit_state; /* threadstate: EXIT_ZOMBIE / EXIT_DEAD; read by size */
+	void *stack;    /* threadstate: kernel stack, pt_regs at its top before 5.15 */
 };
 
 /* task_struct before 5.14: probe with bpf_core_field_exists(). */

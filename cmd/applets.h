@@ -6,5 +6,6 @@ int info_main(int argc, char **argv);
 int profile_main(int argc, char **argv);
 int offcputime_main(int argc, char **argv);
 int stackcount_main(int argc, char **argv);
+int threadstate_main(int argc, char **argv);
 
 #endif

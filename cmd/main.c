@@ -23,7 +23,7 @@ static const struct stk_applet applets[] = {
 	{ "profile", "where do threads spend CPU? (timed stack sampling)", profile_main, true },
 	{ "stackcount", "which code paths reach this function, tracepoint or USDT probe?", stackcount_main, true },
 	{ "offcputime", "where and how long do threads block?", offcputime_main, true },
-	{ "threadstate", "what is every thread doing, sampled over time?", NULL, true },
+	{ "threadstate", "what is every thread doing, sampled over time?", threadstate_main, true },
 	{ "info", "what this kernel offers and which mechanism each applet uses", info_main, false },
 };
 #define N_APPLETS (sizeof(applets) / sizeof(applets[0]))

@@ -26,7 +26,7 @@ static const struct stk_mechanism sched_switch[] = {
 };
 static const struct stk_mechanism thread_sampling[] = {
 	{ STK_FEATURE_TASK_ITER, "task_iter" },
-	{ STK_FEATURE_RAW_TP, "tracepoint_state" },
+	{ STK_FEATURE_TRACEPOINT, "tracepoint_state" }, /* classic tracepoints: no BTF needed */
 	{ STK_MECHANISM_NO_BPF, "proc" },
 };
 

@@ -61,6 +61,18 @@ _stk()
     -p | --pid)
         COMPREPLY=($(compgen -W "$(cd /proc && printf '%s\n' [0-9]*)" -- "$cur"))
         return ;;
+    --source)
+        COMPREPLY=($(compgen -W "task_iter tracepoint_state proc" -- "$cur"))
+        return ;;
+    -g | --group | -G | --group-add)
+        # threadstate's comma-separated columns: complete the one after the last comma.
+        if [[ ${run[*]} == *threadstate* ]]; then
+            local done_part=${cur%"${cur##*,}"}
+            COMPREPLY=($(compgen -P "$done_part" -W "$("${run[@]}" --list-columns 2>/dev/null | awk '{ print $1 }')" \
+                -- "${cur##*,}"))
+            compopt -o nospace 2>/dev/null
+            return
+        fi ;;
     -C | --cpu)
         COMPREPLY=($(compgen -W "$(cd /sys/devices/system/cpu 2>/dev/null && printf '%s\n' cpu[0-9]* | sed 's/^cpu//')" -- "$cur"))
         return ;;

@@ -1,0 +1,543 @@
+/*
+ * stk threadstate: what is every thread doing, sampled over time? Every
+ * 1/F seconds one pass over all threads (core/threads_source picks the task
+ * iterator, the tracepoint state map or /proc); the active ones (see
+ * core/thread_active.h, -a for all) are either summed into a table of
+ * average active threads per group every -i seconds, or appended to
+ * hour-rotated CSV files with -o DIR.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "applets.h"
+#include "../core/bpf_object.h"
+#include "../core/btf_source.h"
+#include "../core/capture.h"
+#include "../core/caps.h"
+#include "../core/log.h"
+#include "../core/options.h"
+#include "../core/run_loop.h"
+#include "../core/symbolize.h"
+#include "../core/thread_active.h"
+#include "../core/thread_enrich.h"
+#include "../core/thread_group.h"
+#include "../core/thread_idmap.h"
+#include "../core/thread_record.h"
+#include "../core/thread_table.h"
+#include "../core/threads_source.h"
+
+#define APPLET "threadstate"
+#define DEFAULT_GROUP "state,username,comm,syscall,wchan"
+#define DEFAULT_TOP 20
+/* Test hook: pretend the capture started at this UTC epoch (seconds), e.g. to cross an hour. */
+#define FAKE_EPOCH_ENV "STK_THREADSTATE_FAKE_EPOCH"
+
+struct ts_config {
+	uint32_t *pids;
+	size_t n_pids;
+	const char *cgroup;
+	bool all, kernel_stacks, user_stacks, verbose, list_columns, syscall_time;
+	double hz;
+	long interval_ms, duration_ms;
+	uint64_t iterations, top;
+	struct stk_group_spec group;
+	const char *out_dir;
+	int source; /* enum stk_tsource, or -1 */
+	const char *btf_file;
+};
+
+static void print_help(void)
+{
+	printf("usage: stk threadstate [options]\n\n"
+	       "Samples what every thread is doing (RUN on CPU, RUNQ waiting for a CPU, SLEEP,\n"
+	       "DISK uninterruptible, STOPPED, ZOMBIE, IDLE), in which syscall and kernel function.\n"
+	       "Without -o: every -i seconds a table of average active threads per group.\n"
+	       "With -o DIR: samples appended to hour-rotated CSV files in DIR.\n\n"
+	       "  -F, --frequency HZ          samples per second (default 20; 1 with -o)\n"
+	       "  -i, --interval SECS         seconds per table (default 5)\n"
+	       "  -g, --group COLS            group by these columns (default " DEFAULT_GROUP ")\n"
+	       "  -G, --group-add COLS        add these columns to the default grouping\n"
+	       "      --list-columns          print the columns -g and -G accept\n"
+	       "  -t, --top N                 rows per table (default %d; 0: all)\n"
+	       "  -a, --all                   keep every thread, not only active ones\n"
+	       "  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
+	       "      --cgroup PATH           only threads in this cgroup (a cgroup v2 or v1 directory)\n"
+	       "  -k, --kernel-stacks         record kernel stacks (CSV stacks file, kstack column)\n"
+	       "  -T, --syscall-time          time in the current syscall with the task_iter source too\n"
+	       "                              (a BPF hook on every syscall; tracepoint_state always has it)\n"
+	       "  -u, --user-stacks           record user stacks (taken at switch-out: implies --source tracepoint_state)\n"
+	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
+	       "  -d, --duration SECS         stop after SECS seconds\n"
+	       "  -n, --iterations N          stop after N samples\n"
+	       "      --source S              task_iter, tracepoint_state or proc instead of the first that works\n"
+	       "      --btf FILE              kernel BTF to use\n"
+	       "  -v, --verbose               source chosen, and the cost of each sample pass\n"
+	       "  -h, --help                  this help\n",
+	       DEFAULT_TOP);
+}
+
+enum long_only {
+	OPT_LIST_COLUMNS = 1000,
+	OPT_CGROUP,
+	OPT_SOURCE,
+	OPT_BTF,
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	stk_error(APPLET, "%s", msg);
+	return -1;
+}
+
+static int parse_group(struct stk_group_spec *spec, const char *opt, const char *text)
+{
+	char err[128], msg[256];
+
+	if (stk_group_spec_add(spec, text, err, sizeof(err)) == 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "%s %%s: %s", opt, err);
+	return usage_error(msg, text);
+}
+
+static int check_args(struct ts_config *cfg, bool hz_given)
+{
+	char msg[512];
+
+	if (!hz_given)
+		cfg->hz = cfg->out_dir ? 1 : 20;
+	if (cfg->n_pids && stk_check_targets(cfg->pids, cfg->n_pids, "-p", NULL, 0, "-t", msg, sizeof(msg)))
+		return usage_error("%s", msg);
+	if (cfg->cgroup) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/cgroup.threads", cfg->cgroup);
+		if (access(path, R_OK)) {
+			snprintf(path, sizeof(path), "%s/tasks", cfg->cgroup);
+			if (access(path, R_OK))
+				return usage_error("--cgroup %s: not a cgroup directory (no cgroup.threads or tasks)",
+						   cfg->cgroup);
+		}
+	}
+	if (cfg->user_stacks && cfg->source >= 0 && cfg->source != STK_TSOURCE_TRACEPOINT)
+		return usage_error("-u: user stacks need --source tracepoint_state%s", "");
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct ts_config *cfg)
+{
+	static const struct option longopts[] = {
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "group-add", required_argument, NULL, 'G' },
+		{ "list-columns", no_argument, NULL, OPT_LIST_COLUMNS },
+		{ "top", required_argument, NULL, 't' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "kernel-stacks", no_argument, NULL, 'k' },
+		{ "user-stacks", no_argument, NULL, 'u' },
+		{ "syscall-time", no_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct stk_group_spec added = { 0 };
+	bool hz_given = false, group_given = false;
+	enum stk_tsource src;
+	char *end;
+	int c;
+
+	cfg->interval_ms = 5000;
+	cfg->top = DEFAULT_TOP;
+	cfg->source = -1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":F:i:g:G:t:ap:kuTo:d:n:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			cfg->hz = strtod(optarg, &end);
+			if (end == optarg || *end || !(cfg->hz > 0 && cfg->hz <= 1000))
+				return usage_error("-F %s: expected a frequency in Hz, above 0 and at most 1000", optarg);
+			hz_given = true;
+			break;
+		case 'i':
+			if (stk_parse_seconds(optarg, &cfg->interval_ms))
+				return usage_error("-i %s: expected a positive number of seconds", optarg);
+			break;
+		case 'g':
+			cfg->group.n = 0;
+			if (parse_group(&cfg->group, "-g", optarg))
+				return -1;
+			group_given = true;
+			break;
+		case 'G':
+			if (parse_group(&added, "-G", optarg))
+				return -1;
+			break;
+		case OPT_LIST_COLUMNS: cfg->list_columns = true; break;
+		case 't':
+			if (stk_parse_u64(optarg, 0, 1000000, &cfg->top))
+				return usage_error("-t %s: expected a whole number of rows (0: all)", optarg);
+			break;
+		case 'a': cfg->all = true; break;
+		case 'p':
+			free(cfg->pids);
+			cfg->pids = NULL;
+			if (stk_parse_id_list(optarg, &cfg->pids, &cfg->n_pids))
+				return usage_error("-p %s: expected PID[,PID...] of positive numbers", optarg);
+			break;
+		case OPT_CGROUP: cfg->cgroup = optarg; break;
+		case 'k': cfg->kernel_stacks = true; break;
+		case 'u': cfg->user_stacks = true; break;
+		case 'T': cfg->syscall_time = true; break;
+		case 'o': cfg->out_dir = optarg; break;
+		case 'd':
+			if (stk_parse_seconds(optarg, &cfg->duration_ms))
+				return usage_error("-d %s: expected a positive number of seconds", optarg);
+			break;
+		case 'n':
+			if (stk_parse_u64(optarg, 1, UINT64_MAX, &cfg->iterations))
+				return usage_error("-n %s: expected a positive whole number of samples", optarg);
+			break;
+		case OPT_SOURCE:
+			if (stk_tsource_from_name(optarg, &src))
+				return usage_error("--source %s: expected task_iter, tracepoint_state or proc", optarg);
+			cfg->source = (int)src;
+			break;
+		case OPT_BTF: cfg->btf_file = optarg; break;
+		case 'v': cfg->verbose = true; break;
+		case 'h': print_help(); return 1;
+		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
+		default: return usage_error("unknown option '%s' (see 'stk threadstate --help')", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!group_given) {
+		char err[128];
+		stk_group_spec_add(&cfg->group, DEFAULT_GROUP, err, sizeof(err));
+	}
+	for (size_t i = 0; i < added.n; i++) {
+		char err[128];
+		if (stk_group_spec_add(&cfg->group, stk_tcol_name(added.cols[i]), err, sizeof(err)))
+			return usage_error("-G: %s", err);
+	}
+	if (cfg->list_columns) {
+		for (int col = 0; col < STK_TCOL_COUNT; col++)
+			printf("%-10s %s\n", stk_tcol_name(col), stk_tcol_description(col));
+		return 1;
+	}
+	return check_args(cfg, hz_given);
+}
+
+/* Everything a run owns, released in teardown(). */
+struct ts_run {
+	struct ts_config cfg;
+	struct stk_thread_sampler *source;
+	struct stk_symbolizer *sym;
+	struct stk_thread_enrich *enrich;
+	struct stk_group *group;
+	struct stk_thread_record *record;
+	struct stk_idmap *cgroup_tids;
+	struct stk_run_loop *loop;
+	struct stk_thread_batch batch;
+	int empty_btf_fd;
+	int64_t fake_epoch_ns, mono_start;
+	int64_t source_ns, select_ns, pass_count; /* -v: cost of the passes */
+};
+
+/* The tids in the --cgroup, re-read every pass (threads come and go). */
+static int read_cgroup(struct ts_run *run)
+{
+	char path[4200], line[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.threads", run->cfg.cgroup);
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof(path), "%s/tasks", run->cfg.cgroup);
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		bool created;
+		stk_idmap_put(run->cgroup_tids, (uint32_t)strtoul(line, NULL, 10), &created);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Filters, applies the active rule and adds what /proc knows to the threads kept. */
+static void select_threads(struct ts_run *run)
+{
+	struct stk_thread_batch *b = &run->batch;
+
+	if (run->cfg.cgroup) {
+		stk_idmap_clear(run->cgroup_tids); /* every tid is read anew */
+		read_cgroup(run);
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		struct stk_thread *t = &b->threads[i];
+		t->keep = !run->cfg.cgroup || stk_idmap_get(run->cgroup_tids, t->tid);
+		if (!t->keep)
+			continue;
+		if (!run->cfg.all) {
+			if (t->syscall == STK_TSYS_UNKNOWN && t->state == STK_TSTATE_SLEEP && !t->kthread)
+				stk_thread_read_syscall(run->enrich, t);
+			if (stk_thread_active_needs_file(t))
+				stk_thread_read_fd_name(run->enrich, t);
+			t->keep = stk_thread_is_active(t);
+		}
+		if (!t->keep)
+			continue;
+		if (t->n_kaddrs && !t->kstack)
+			t->kstack = stk_fold_addrs(run->sym, 0, t->kaddrs, t->n_kaddrs, run->cfg.kernel_stacks,
+						   t->wchan, sizeof(t->wchan));
+		stk_thread_enrich(run->enrich, t, run->cfg.kernel_stacks);
+	}
+	stk_thread_enrich_end_pass(run->enrich);
+}
+
+static int sample_once(struct ts_run *run)
+{
+	struct stk_thread_batch *b = &run->batch;
+	char err[512];
+
+	stk_thread_batch_reset(b);
+	int64_t start = stk_now_ns(CLOCK_MONOTONIC);
+	if (stk_tsource_sample(run->source, b)) {
+		stk_error(APPLET, "a sample pass failed: %s", strerror(errno));
+		return -1;
+	}
+	int64_t sampled = stk_now_ns(CLOCK_MONOTONIC);
+	if (run->fake_epoch_ns)
+		b->wall_ns = run->fake_epoch_ns + (b->mono_ns - run->mono_start);
+	select_threads(run);
+	run->source_ns += sampled - start;
+	run->select_ns += stk_now_ns(CLOCK_MONOTONIC) - sampled;
+	run->pass_count++;
+	for (size_t i = 0; i < b->n; i++) {
+		if (!b->threads[i].keep)
+			continue;
+		if (run->group && stk_group_add(run->group, &b->threads[i])) {
+			stk_error(APPLET, "out of memory while grouping");
+			return -1;
+		}
+		if (run->record &&
+		    stk_thread_record_write(run->record, &b->threads[i], b->wall_ns, err, sizeof(err))) {
+			stk_error(APPLET, "-o %s: %s", run->cfg.out_dir, err);
+			return -1;
+		}
+	}
+	if (run->group)
+		stk_group_end_sample(run->group);
+	return 0;
+}
+
+static void print_table(struct ts_run *run, int64_t start_ns, int64_t end_ns)
+{
+	size_t n;
+	const struct stk_group_row *rows = stk_group_sorted(run->group, &n);
+	struct stk_thread_table table = {
+		.spec = &run->cfg.group,
+		.rows = rows,
+		.n_rows = n,
+		.top = (size_t)run->cfg.top,
+		.samples = stk_group_samples(run->group),
+		.start_ns = start_ns,
+		.end_ns = end_ns,
+		.source = stk_tsource_name(stk_tsource_kind(run->source)),
+	};
+
+	stk_thread_table_print(stdout, &table);
+	stk_group_reset(run->group);
+}
+
+static int open_source(struct ts_run *run)
+{
+	struct ts_config *cfg = &run->cfg;
+	struct stk_caps caps;
+	struct stk_btf_source btf = { .kind = STK_BTF_NONE };
+	char err[1024];
+	bool can_bpf = stk_caps_read_self(&caps) == 0 && stk_caps_can_trace(&caps);
+
+	if (cfg->source >= 0 && cfg->source != STK_TSOURCE_PROC && !can_bpf) {
+		stk_error(APPLET, "--source %s needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)",
+			  stk_tsource_name(cfg->source));
+		return -1;
+	}
+	if (can_bpf && cfg->source != STK_TSOURCE_PROC && stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
+		return -1;
+	struct stk_tsource_request req = {
+		.pids = cfg->pids,
+		.n_pids = cfg->n_pids,
+		.self_tgid = (uint32_t)getpid(),
+		.kernel_stacks = cfg->kernel_stacks,
+		.user_stacks = cfg->user_stacks,
+		.all = cfg->all,
+		.syscall_time = cfg->syscall_time,
+		.btf_custom_path = stk_btf_custom_path(&btf),
+		.kernel_btf = btf.kernel_btf, /* the iterator's attach target is in the kernel's own BTF */
+		/* Without BPF privileges only /proc can work; user stacks only the tracepoints take. */
+		.forced = !can_bpf ? STK_TSOURCE_PROC : cfg->source >= 0 ? cfg->source
+			  : cfg->user_stacks ? STK_TSOURCE_TRACEPOINT : -1,
+		.sym = run->sym,
+	};
+	char empty_btf[64];
+	if (can_bpf && btf.kind == STK_BTF_NONE) {
+		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
+		if (run->empty_btf_fd >= 0)
+			req.btf_custom_path = empty_btf;
+	}
+	run->source = stk_tsource_open(&req, err, sizeof(err));
+	stk_btf_source_release(&btf); /* the programs are loaded: an embedded BTF's memfd is done */
+	if (!run->source) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->user_stacks && stk_tsource_kind(run->source) != STK_TSOURCE_TRACEPOINT) {
+		stk_error(APPLET, "-u: user stacks need the tracepoint_state source; this kernel gives %s "
+			  "(try --source tracepoint_state)", stk_tsource_name(stk_tsource_kind(run->source)));
+		return -1;
+	}
+	if (cfg->verbose) {
+		const char *tried = stk_tsource_tried(run->source);
+		fprintf(stderr, "threadstate: source %s%s%s%s; BTF %s%s\n",
+			stk_tsource_name(stk_tsource_kind(run->source)), tried[0] ? " (passed over: " : "", tried,
+			tried[0] ? ")" : "", stk_btf_kind_name(btf.kind), can_bpf ? "" : "; no BPF privileges");
+	}
+	return 0;
+}
+
+static int setup(struct ts_run *run)
+{
+	struct ts_config *cfg = &run->cfg;
+	char err[512];
+	const char *fake = getenv(FAKE_EPOCH_ENV);
+
+	run->mono_start = stk_now_ns(CLOCK_MONOTONIC);
+	if (fake && *fake)
+		run->fake_epoch_ns = (int64_t)(strtod(fake, NULL) * 1e9);
+	if (!(run->sym = stk_symbolizer_new(NULL)) || !(run->enrich = stk_thread_enrich_new("/proc")) ||
+	    !(run->cgroup_tids = stk_idmap_new(1, NULL))) {
+		stk_error(APPLET, "out of memory");
+		return -1;
+	}
+	if (cfg->out_dir) {
+		run->record = stk_thread_record_new(cfg->out_dir, err, sizeof(err));
+		if (!run->record) {
+			stk_error(APPLET, "-o %s", err);
+			return -1;
+		}
+	} else if (!(run->group = stk_group_new(&cfg->group))) {
+		stk_error(APPLET, "out of memory");
+		return -1;
+	}
+	if (open_source(run))
+		return -1;
+	long period_ms = (long)(1000.0 / cfg->hz + 0.5);
+	run->loop = stk_run_loop_new(cfg->duration_ms, period_ms ? period_ms : 1, err, sizeof(err));
+	if (!run->loop) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void teardown(struct ts_run *run)
+{
+	stk_run_loop_free(run->loop);
+	stk_tsource_free(run->source);
+	stk_thread_record_free(run->record);
+	stk_group_free(run->group);
+	stk_thread_enrich_free(run->enrich);
+	stk_idmap_free(run->cgroup_tids);
+	if (run->sym)
+		stk_symbolizer_free(run->sym);
+	stk_thread_batch_free(&run->batch);
+	if (run->empty_btf_fd >= 0)
+		close(run->empty_btf_fd);
+	free(run->cfg.pids);
+}
+
+static int64_t wall_now(const struct ts_run *run)
+{
+	if (run->fake_epoch_ns)
+		return run->fake_epoch_ns + (stk_now_ns(CLOCK_MONOTONIC) - run->mono_start);
+	return stk_now_ns(CLOCK_REALTIME);
+}
+
+static int run_capture(struct ts_run *run)
+{
+	const struct ts_config *cfg = &run->cfg;
+	int64_t interval_start = wall_now(run), next_print = stk_now_ns(CLOCK_MONOTONIC) + cfg->interval_ms * 1000000;
+	uint64_t samples = 0;
+	int ret = 0;
+
+	if (!run->record)
+		printf("Sampling %s threads at %g Hz, a table every %g s... Hit Ctrl-C to end.\n",
+		       cfg->all ? "all" : "active", cfg->hz, (double)cfg->interval_ms / 1000.0);
+	fflush(stdout);
+	for (;;) {
+		if (sample_once(run)) {
+			ret = 1;
+			break;
+		}
+		if (cfg->iterations && ++samples >= cfg->iterations)
+			break;
+		if (run->group && stk_now_ns(CLOCK_MONOTONIC) >= next_print) {
+			int64_t now = wall_now(run);
+			print_table(run, interval_start, now);
+			interval_start = now;
+			next_print += cfg->interval_ms * 1000000;
+		}
+		enum stk_run_event ev = stk_run_loop_wait(run->loop);
+		if (ev == STK_RUN_ERROR) {
+			stk_error(APPLET, "waiting failed: %s", strerror(errno));
+			ret = 1;
+			break;
+		}
+		if (ev != STK_RUN_INTERVAL)
+			break;
+	}
+	if (run->group && stk_group_samples(run->group))
+		print_table(run, interval_start, wall_now(run));
+	if (cfg->verbose && run->pass_count)
+		fprintf(stderr, "threadstate: %lld sample passes, per pass on average: source %.3f ms "
+			"(%zu threads), active rule and /proc details %.3f ms\n", (long long)run->pass_count,
+			(double)run->source_ns / (double)run->pass_count / 1e6, run->batch.n,
+			(double)run->select_ns / (double)run->pass_count / 1e6);
+	return ret;
+}
+
+int threadstate_main(int argc, char **argv)
+{
+	struct ts_run run = { .empty_btf_fd = -1 };
+	int ret = parse_args(argc, argv, &run.cfg);
+
+	if (ret) {
+		teardown(&run);
+		return ret > 0 ? 0 : STK_EXIT_USAGE;
+	}
+	if (setup(&run)) {
+		teardown(&run);
+		return STK_EXIT_USAGE;
+	}
+	ret = run_capture(&run);
+	teardown(&run);
+	return ret;
+}

@@ -1,0 +1,31 @@
+/*
+ * Reading a thread's /proc/PID/task/TID files for threadstate: small-file
+ * reads and the parsers of stat, syscall, stack and schedstat (the parsers
+ * take text so they are unit-tested on fixed strings).
+ */
+#ifndef STK_THREAD_PROCFS_H
+#define STK_THREAD_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads up to len-1 bytes of path, NUL-terminated. Bytes read, or -1. */
+long stk_read_small_file(const char *path, char *buf, size_t len);
+
+/* /proc/.../stat: comm (between the outer parentheses), state letter, flags. 0 or -1. */
+int stk_parse_task_stat(const char *text, char comm[16], char *state, unsigned long *flags);
+/*
+ * /proc/.../syscall: "NR ARG0..ARG5 SP PC" -> nr and args; "-1 SP PC" -> STK_TSYS_NONE;
+ * "running" (or anything else) -> STK_TSYS_UNKNOWN. Returns *nr.
+ */
+int32_t stk_parse_task_syscall(const char *text, uint64_t args[6], int32_t *nr);
+/*
+ * /proc/.../stack ("[<0>] do_nanosleep+0x6d/0x1a0" per line, leaf first) ->
+ * a newly allocated folded "root;...;leaf" of function names (NULL when
+ * empty or out of memory); wchan receives the stack's wchan-like function.
+ */
+char *stk_fold_proc_stack(const char *text, char *wchan, size_t wchan_len);
+/* /proc/.../schedstat: time on CPU and time waiting on a run queue, ns. 0 or -1. */
+int stk_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);
+
+#endif
