@@ -59,6 +59,22 @@ cmp -s "$tmp/x/usr/sbin/stk" "$BUILD/stk" && pass deb_binary_is_build_stk ||
     fail deb_binary_is_build_stk "differs from $BUILD/stk"
 expect_eq deb_binary_mode "$(stat -c %a "$tmp/x/usr/sbin/stk")" 755
 
+# The shipped systemd unit's command line, run with only the unit's
+# capability bounding set (as systemd would): it records through BPF (not
+# the /proc fallback) into the directory it names.
+unit=$tmp/x/usr/lib/systemd/system/stk-threadstate.service
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
+read -r -a exec_args <<<"$(sed -n 's/^ExecStart=//p' "$unit")"
+expect_eq unit_execstart_binary "${exec_args[0]}" /usr/sbin/stk
+unit_args=("${exec_args[@]:1}")
+unit_args=("${unit_args[@]//\/var\/log\/stk/$tmp/unitrec}")
+run_capture setpriv --bounding-set "-all,$caps" "$STK" "${unit_args[@]}" -v -n 2
+expect_eq unit_command_rc "$RC" 0
+expect_contains unit_command_uses_bpf "$ERR" "threadstate: source task_iter"
+if head -1 "$tmp"/unitrec/samples-*.csv 2>/dev/null | grep -q '^time,tid,pid,state,'; then pass unit_command_records
+else fail unit_command_records "no samples CSV in $tmp/unitrec: $ERR"; fi
+expect_eq unit_disabled_no_maintscripts "$(dpkg-deb -I "$deb" | grep -cE 'postinst|prerm|postrm')" 0
+
 # --- install into a scratch root, run the links, remove, purge ---
 sr=$tmp/root
 mkdir -p "$sr/var/lib/dpkg/info" "$sr/var/lib/dpkg/updates"
