@@ -87,14 +87,7 @@ enum offcpu_long_opt {
 	OPT_MECHANISM,
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	stk_error(APPLET, "%s", msg);
-	return -1;
-}
+#define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
 /* The exclusions between offcputime's own options. */
 static int check_args(const struct offcpu_config *cfg)
@@ -313,30 +306,26 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 	return still ? mark_still_off_cpu(st) : 0;
 }
 
+struct collect_ctx {
+	struct offcpu_run *run;
+	struct stk_stack_list *list;
+};
+
+static int add_counted(void *ctx, const void *key_bytes, uint64_t ns)
+{
+	const struct collect_ctx *cc = ctx;
+	const struct stk_offcpu_key *key = key_bytes;
+
+	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id, key->comm,
+			 ns, false);
+}
+
 static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
 {
-	int counts_fd = bpf_map__fd(run->skel->maps.offcpu_counts);
-	struct stk_offcpu_key key, next;
-	const struct stk_offcpu_key *prev = NULL;
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
-	int ret = 0;
+	struct collect_ctx cc = { run, c };
 
-	if (!percpu)
-		return -1;
-	while (ret == 0 && bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
-		uint64_t ns = 0;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, percpu))
-			continue;
-		for (int i = 0; i < ncpu; i++)
-			ns += percpu[i];
-		ret = add_stack(run, c, key.tgid, key.tid, key.kernel_stack_id, key.user_stack_id, key.comm, ns,
-				false);
-	}
-	free(percpu);
-	return ret;
+	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.offcpu_counts), sizeof(struct stk_offcpu_key),
+				      add_counted, &cc);
 }
 
 /* Threads that switched out during the capture and never came back: time so far. */

@@ -81,14 +81,7 @@ enum profile_long_opt {
 	OPT_CGROUP = STK_OPT_APPLET,
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	stk_error(APPLET, "%s", msg);
-	return -1;
-}
+#define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
 static int parse_args(int argc, char **argv, struct profile_config *cfg)
 {
@@ -266,41 +259,31 @@ static void report_losses(struct profile_run *run)
 		stk_print_symbolizer_stats(APPLET, run->sym);
 }
 
+struct collect_ctx {
+	struct profile_run *run;
+	struct stk_stack_list *list;
+};
+
+static int add_counted(void *ctx, const void *key_bytes, uint64_t count)
+{
+	const struct collect_ctx *cc = ctx;
+	const struct stk_profile_key *key = key_bytes;
+	const struct stk_stack_opts *o = &cc->run->cfg.common;
+	const struct stk_counted_key counted = {
+		.tgid = key->tgid, .tid = key->tid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
+		.user_stack_id = key->user_stack_id, .value = count,
+	};
+
+	return stk_stack_list_add_key(cc->list, &counted, bpf_map__fd(cc->run->skel->maps.profile_stacks),
+				      cc->run->sym, (uint32_t)o->max_depth, o->user_only, o->kernel_only) ? 0 : -1;
+}
+
 static int collect(struct profile_run *run, struct stk_stack_list *c)
 {
-	int counts_fd = bpf_map__fd(run->skel->maps.profile_counts);
-	int stacks_fd = bpf_map__fd(run->skel->maps.profile_stacks);
-	struct stk_profile_key key, next;
-	const struct stk_profile_key *prev = NULL;
-	const struct profile_config *cfg = &run->cfg;
+	struct collect_ctx cc = { run, c };
 
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
-
-	if (!percpu)
-		return -1;
-	while (bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
-		uint64_t count = 0;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, percpu))
-			continue;
-		for (int i = 0; i < ncpu; i++)
-			count += percpu[i];
-		if (!count)
-			continue;
-		const struct stk_counted_key counted = {
-			.tgid = key.tgid, .tid = key.tid, .comm = key.comm, .kernel_stack_id = key.kernel_stack_id,
-			.user_stack_id = key.user_stack_id, .value = count,
-		};
-		if (!stk_stack_list_add_key(c, &counted, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
-					    cfg->common.user_only, cfg->common.kernel_only)) {
-			free(percpu);
-			return -1;
-		}
-	}
-	free(percpu);
-	return 0;
+	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.profile_counts), sizeof(struct stk_profile_key),
+				      add_counted, &cc);
 }
 
 static int print_results(struct profile_run *run, int64_t start_wall, int64_t start_mono)

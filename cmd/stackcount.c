@@ -107,14 +107,7 @@ enum long_only {
 	OPT_MECHANISM,
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	char msg[1024];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	stk_error(APPLET, "%s", msg);
-	return -1;
-}
+#define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
 static int check_mechanism(const struct sc_config *cfg)
 {
@@ -547,35 +540,29 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 	return 0;
 }
 
+struct collect_ctx {
+	struct sc_run *run;
+	struct stk_stack_list *list;
+};
+
+static int add_counted(void *ctx, const void *key, uint64_t count)
+{
+	const struct collect_ctx *cc = ctx;
+
+	return add_stack(cc->run, cc->list, key, count);
+}
+
 static int collect_counts(struct sc_run *run, struct stk_stack_list *c, bool reset)
 {
 	int counts_fd = bpf_map__fd(run->probes.skel->maps.sc_counts);
-	struct stk_sc_key key, next;
-	const struct stk_sc_key *prev = NULL;
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *percpu = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*percpu)) : NULL;
-	int ret = 0;
+	struct collect_ctx cc = { run, c };
+	struct stk_sc_key next;
+	int ret = stk_percpu_counts_each(counts_fd, sizeof(struct stk_sc_key), add_counted, &cc);
 
-	if (!percpu)
-		return -1;
-	while (ret == 0 && bpf_map_get_next_key(counts_fd, prev, &next) == 0) {
-		uint64_t n = 0;
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(counts_fd, &key, percpu))
-			continue;
-		for (int i = 0; i < ncpu; i++)
-			n += percpu[i];
-		if (n)
-			ret = add_stack(run, c, &key, n);
-	}
 	/* -i: each interval counts from zero, as bcc's does */
-	if (reset) {
-		prev = NULL;
+	if (reset)
 		while (bpf_map_get_next_key(counts_fd, NULL, &next) == 0 && bpf_map_delete_elem(counts_fd, &next) == 0)
 			;
-	}
-	free(percpu);
 	return ret;
 }
 

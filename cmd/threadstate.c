@@ -89,14 +89,7 @@ enum long_only {
 	OPT_BTF,
 };
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	stk_error(APPLET, "%s", msg);
-	return -1;
-}
+#define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
 static int parse_group(struct stk_group_spec *spec, const char *opt, const char *text)
 {

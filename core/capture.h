@@ -31,6 +31,14 @@ int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FIL
 /* A symbolizer that already knows the given processes (so even a quick exit resolves). */
 struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids);
 
+/* fn's view of one key of a per-CPU count map; non-zero ends the walk. */
+typedef int (*stk_percpu_count_fn)(void *ctx, const void *key, uint64_t total);
+/*
+ * Every key of a BPF_MAP_TYPE_PERCPU_HASH of u64 counts with its sum over
+ * CPUs (keys that sum to 0 are skipped). 0, fn's first non-zero return, or -1
+ * when out of memory.
+ */
+int stk_percpu_counts_each(int map_fd, size_t key_size, stk_percpu_count_fn fn, void *ctx);
 /* Sum over CPUs of slot in a BPF_MAP_TYPE_PERCPU_ARRAY of u64 (0 when unreadable). */
 uint64_t stk_percpu_sum(const struct bpf_map *map, uint32_t slot);
 int64_t stk_now_ns(clockid_t clock);

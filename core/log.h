@@ -9,6 +9,8 @@
 
 /* Prints "stk APPLET: message" as one line on stderr. */
 void stk_error(const char *applet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* stk_error(), then -1: for option parsers that stop at the first bad value. */
+#define STK_USAGE_ERROR(applet, ...) (stk_error((applet), __VA_ARGS__), -1)
 
 /* Route libbpf's own messages: silent unless verbose (then to stderr). */
 void stk_libbpf_set_verbose(int verbose);

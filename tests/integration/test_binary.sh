@@ -54,14 +54,6 @@ ln -s "$(readlink -f "$STK")" "$tmp/stk-info"
 run_capture "$tmp/stk-info" --help
 expect_contains argv0_dispatch_stk_info "$OUT" "usage: stk info"
 
-for a in threadstate; do
-    run_capture "$STK" "$a"
-    if [ $RC -eq 2 ] && printf '%s' "$ERR" | grep -q "not implemented yet"; then
-        pass "pending_applet_$a"
-    else
-        fail "pending_applet_$a" "rc=$RC err=$ERR"
-    fi
-done
 
 # --install: symlinks, idempotent, refuses foreign files.
 mkdir "$tmp/bin"
