@@ -70,4 +70,23 @@ thread_by_comm() {
     done
     return 1
 }
+# kill9_leaves_nothing PID: kill -9 a running stk; none of the BPF programs it
+# held (by id, from its fdinfo: another stk may be tracing at the same time)
+# nor their links may outlive it. The kernel frees programs asynchronously
+# (RCU): allow it 5 s.
+kill9_leaves_nothing() {
+    local kp=$1 ids id left=0 links=0
+    ids=$(grep -h '^prog_id:' /proc/"$kp"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+    [ -n "$ids" ] && pass kill9_programs_seen || fail kill9_programs_seen "no prog_id in /proc/$kp/fdinfo"
+    { kill -9 "$kp"; wait "$kp"; } 2>/dev/null
+    for _ in $(seq 50); do
+        left=0
+        for id in $ids; do bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
+        [ "$left" -eq 0 ] && break
+        sleep 0.1
+    done
+    expect_eq kill9_no_programs_left "$left" 0
+    for id in $ids; do links=$((links + $(bpftool link list 2>/dev/null | grep -c "prog $id\b"))); done
+    expect_eq kill9_no_links_left "$links" 0
+}
 yesno() { if "$@"; then echo yes; else echo no; fi; }
