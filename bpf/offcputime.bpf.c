@@ -21,9 +21,8 @@
 #include <bpf/bpf_core_read.h>
 #include "offcputime.h"
 #include "announce_process.h"
+#include "stack_counting.h"
 
-#define EEXIST 17
-#define ENOMEM 12
 #define EFAULT 14
 #define PF_KTHREAD 0x00200000
 /* The tracepoint reports "preempted" as this bit (TASK_REPORT_MAX), idle as 0x80. */
@@ -100,25 +99,6 @@ struct {
 	__uint(value_size, sizeof(u32));
 } offcpu_new_process SEC(".maps");
 
-static __always_inline void count_stat(u32 slot)
-{
-	u64 *v = bpf_map_lookup_elem(&offcpu_stats, &slot);
-
-	if (v)
-		(*v)++;
-}
-
-static __always_inline s32 stack_id(void *ctx, u64 flags, u32 collision_slot, u32 full_slot)
-{
-	s32 id = bpf_get_stackid(ctx, &offcpu_stacks, flags);
-
-	if (id == -EEXIST)
-		count_stat(collision_slot);
-	else if (id == -ENOMEM)
-		count_stat(full_slot);
-	return id;
-}
-
 /* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
 static __always_inline long task_state(struct task_struct *t)
 {
@@ -181,8 +161,8 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	st.user_stack_id = -1;
 	if (o->in_prev) {
 		if (cfg->user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
-			st.user_stack_id = stack_id(ctx, BPF_F_USER_STACK, STK_OFFCPU_STAT_USTACK_COLLISION,
-						    STK_OFFCPU_STAT_USTACK_FULL);
+			st.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
+							STK_OFFCPU_STAT_USTACK_COLLISION, STK_OFFCPU_STAT_USTACK_FULL);
 		/* Without BTF: a kernel thread has no user stack at all (-EFAULT). */
 		if (o->kthread < 0)
 			o->kthread = st.user_stack_id == -EFAULT;
@@ -195,8 +175,8 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 		return;
 	if (o->in_prev) {
 		if (cfg->kernel_stacks)
-			st.kernel_stack_id = stack_id(ctx, 0, STK_OFFCPU_STAT_KSTACK_COLLISION,
-						      STK_OFFCPU_STAT_KSTACK_FULL);
+			st.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
+							  STK_OFFCPU_STAT_KSTACK_COLLISION, STK_OFFCPU_STAT_KSTACK_FULL);
 		bpf_get_current_comm(&st.comm, sizeof(st.comm));
 	} else if (o->task) {
 		struct task_struct *t = o->task; /* a plain pointer: no CO-RE relocation on switch_out */
@@ -207,28 +187,16 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	st.tgid = o->tgid;
 	st.tid = o->tid;
 	if (bpf_map_update_elem(&offcpu_start, &o->key, &st, BPF_ANY))
-		count_stat(STK_OFFCPU_STAT_START_FULL);
+		stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_START_FULL);
 }
 
 static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key, u64 delta)
 {
-	u64 *total = bpf_map_lookup_elem(&offcpu_counts, key);
-	u32 tgid = key->tgid;
-
-	if (total) {
-		*total += delta;
+	if (stk_count_add(&offcpu_counts, key, delta, &offcpu_stats, STK_OFFCPU_STAT_COUNTS_FULL) != 1)
 		return;
-	}
-	if (bpf_map_update_elem(&offcpu_counts, key, &delta, BPF_NOEXIST)) {
-		total = bpf_map_lookup_elem(&offcpu_counts, key);
-		if (total)
-			*total += delta;
-		else
-			count_stat(STK_OFFCPU_STAT_COUNTS_FULL);
-	}
 	/* A new key may mean a new process, or one that exec'd. */
-	if (stk_announce_process(ctx, &offcpu_seen, &offcpu_new_process, tgid, key->comm))
-		count_stat(STK_OFFCPU_STAT_NEW_PROCESS_LOST);
+	if (stk_announce_process(ctx, &offcpu_seen, &offcpu_new_process, key->tgid, key->comm))
+		stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_NEW_PROCESS_LOST);
 }
 
 /* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
@@ -252,11 +220,11 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 		return;
 	if (in_next) {
 		if (cfg->kernel_stacks)
-			k.kernel_stack_id = stack_id(ctx, 0, STK_OFFCPU_STAT_KSTACK_COLLISION,
-						     STK_OFFCPU_STAT_KSTACK_FULL);
+			k.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
+							 STK_OFFCPU_STAT_KSTACK_COLLISION, STK_OFFCPU_STAT_KSTACK_FULL);
 		if (cfg->user_stacks)
-			k.user_stack_id = stack_id(ctx, BPF_F_USER_STACK, STK_OFFCPU_STAT_USTACK_COLLISION,
-						   STK_OFFCPU_STAT_USTACK_FULL);
+			k.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
+						       STK_OFFCPU_STAT_USTACK_COLLISION, STK_OFFCPU_STAT_USTACK_FULL);
 	}
 	add_time(ctx, &k, delta);
 }

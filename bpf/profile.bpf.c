@@ -8,9 +8,8 @@
 #include <bpf/bpf_helpers.h>
 #include "profile.h"
 #include "announce_process.h"
+#include "stack_counting.h"
 
-#define EEXIST 17
-#define ENOMEM 12
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -79,22 +78,6 @@ struct {
 	__uint(value_size, sizeof(u32));
 } profile_new_process SEC(".maps");
 
-static __always_inline void count_stat(u32 slot)
-{
-	u64 *v = bpf_map_lookup_elem(&profile_stats, &slot);
-
-	if (v)
-		(*v)++;
-}
-
-static __always_inline void count_stack_error(s32 id, u32 collision_slot, u32 full_slot)
-{
-	if (id == -EEXIST)
-		count_stat(collision_slot);
-	else if (id == -ENOMEM)
-		count_stat(full_slot);
-}
-
 SEC("perf_event")
 int stk_profile_sample(struct bpf_perf_event_data *ctx)
 {
@@ -103,7 +86,6 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	u64 id = bpf_get_current_pid_tgid();
 	u32 tgid = id >> 32, tid = (u32)id;
 	struct stk_profile_key key = {};
-	u64 one = 1, *count;
 
 	if (!cfg)
 		return 0;
@@ -122,33 +104,20 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	key.kernel_stack_id = -1;
 	key.user_stack_id = -1;
 	if (cfg->kernel_stacks) {
-		key.kernel_stack_id = bpf_get_stackid(ctx, &profile_stacks, 0);
-		count_stack_error(key.kernel_stack_id, STK_PROFILE_STAT_KSTACK_COLLISION,
-				  STK_PROFILE_STAT_KSTACK_FULL);
+		key.kernel_stack_id = stk_stack_id(ctx, &profile_stacks, 0, &profile_stats,
+						   STK_PROFILE_STAT_KSTACK_COLLISION, STK_PROFILE_STAT_KSTACK_FULL);
 	}
 	if (cfg->user_stacks && tgid != 0) {
-		key.user_stack_id = bpf_get_stackid(ctx, &profile_stacks, BPF_F_USER_STACK);
-		count_stack_error(key.user_stack_id, STK_PROFILE_STAT_USTACK_COLLISION,
-				  STK_PROFILE_STAT_USTACK_FULL);
+		key.user_stack_id = stk_stack_id(ctx, &profile_stacks, BPF_F_USER_STACK, &profile_stats,
+						 STK_PROFILE_STAT_USTACK_COLLISION, STK_PROFILE_STAT_USTACK_FULL);
 	}
 
-	count = bpf_map_lookup_elem(&profile_counts, &key);
-	if (count) {
-		/* The hot path: a stack already counted, so its process is known too. */
-		(*count)++;
+	/* The hot path: a stack already counted, so its process is known too. */
+	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_PROFILE_STAT_COUNTS_FULL) != 1)
 		return 0;
-	}
-	if (bpf_map_update_elem(&profile_counts, &key, &one, BPF_NOEXIST)) {
-		/* Lost unless another CPU inserted the same key meanwhile. */
-		count = bpf_map_lookup_elem(&profile_counts, &key);
-		if (count)
-			(*count)++;
-		else
-			count_stat(STK_PROFILE_STAT_COUNTS_FULL);
-	}
 	/* A new key may mean a new process, or one that exec'd. */
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
-		count_stat(STK_PROFILE_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&profile_stats, STK_PROFILE_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 

@@ -20,9 +20,8 @@
 #include <bpf/usdt.bpf.h>
 #include "stackcount.h"
 #include "announce_process.h"
+#include "stack_counting.h"
 
-#define EEXIST 17
-#define ENOMEM 12
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -68,30 +67,11 @@ struct {
 	__uint(value_size, sizeof(u32));
 } sc_new_process SEC(".maps");
 
-static __always_inline void count_stat(u32 slot)
-{
-	u64 *v = bpf_map_lookup_elem(&sc_stats, &slot);
-
-	if (v)
-		(*v)++;
-}
-
-static __always_inline s32 stack_id(void *ctx, u64 flags, u32 collision_slot, u32 full_slot)
-{
-	s32 id = bpf_get_stackid(ctx, &sc_stacks, flags);
-
-	if (id == -EEXIST)
-		count_stat(collision_slot);
-	else if (id == -ENOMEM)
-		count_stat(full_slot);
-	return id;
-}
-
 static __always_inline int count_stack(void *ctx)
 {
 	u32 zero = 0;
 	const struct stk_sc_config *cfg = bpf_map_lookup_elem(&sc_config, &zero);
-	u64 id = bpf_get_current_pid_tgid(), one = 1, *n;
+	u64 id = bpf_get_current_pid_tgid();
 	struct stk_sc_key key = {};
 	u32 tgid = id >> 32;
 
@@ -108,26 +88,16 @@ static __always_inline int count_stack(void *ctx)
 		bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	}
 	if (cfg->kernel_stacks)
-		key.kernel_stack_id = stack_id(ctx, 0, STK_SC_STAT_KSTACK_COLLISION, STK_SC_STAT_KSTACK_FULL);
+		key.kernel_stack_id = stk_stack_id(ctx, &sc_stacks, 0, &sc_stats,
+						   STK_SC_STAT_KSTACK_COLLISION, STK_SC_STAT_KSTACK_FULL);
 	if (cfg->user_stacks)
-		key.user_stack_id = stack_id(ctx, BPF_F_USER_STACK, STK_SC_STAT_USTACK_COLLISION,
-					     STK_SC_STAT_USTACK_FULL);
-	n = bpf_map_lookup_elem(&sc_counts, &key);
-	if (n) {
-		(*n)++;
+		key.user_stack_id = stk_stack_id(ctx, &sc_stacks, BPF_F_USER_STACK, &sc_stats,
+						 STK_SC_STAT_USTACK_COLLISION, STK_SC_STAT_USTACK_FULL);
+	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_SC_STAT_COUNTS_FULL) != 1)
 		return 0;
-	}
-	if (bpf_map_update_elem(&sc_counts, &key, &one, BPF_NOEXIST)) {
-		n = bpf_map_lookup_elem(&sc_counts, &key);
-		if (n)
-			(*n)++;
-		else
-			count_stat(STK_SC_STAT_COUNTS_FULL);
-		return 0;
-	}
 	/* A new key may mean a new process, or one that exec'd. */
 	if (cfg->keep_tgid && stk_announce_process(ctx, &sc_seen, &sc_new_process, tgid, key.comm))
-		count_stat(STK_SC_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&sc_stats, STK_SC_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 
