@@ -7,9 +7,15 @@ SUITE=packaging
 . "$(dirname "$0")/../lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKG=$BUILD/packaging
+W=$BUILD/tests/workloads
 VERSION=$(cat "$ROOT/VERSION")
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+wpid=""
+cleanup() {
+    [ -n "$wpid" ] && kill -9 "$wpid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
 
 # check the build rule itself too: `make check` does not build packages.
 if make -C "$ROOT" BUILD="$BUILD" deb rpm >"$tmp/make.log" 2>&1; then
@@ -68,11 +74,23 @@ read -r -a exec_args <<<"$(sed -n 's/^ExecStart=//p' "$unit")"
 expect_eq unit_execstart_binary "${exec_args[0]}" /usr/sbin/stk
 unit_args=("${exec_args[@]:1}")
 unit_args=("${unit_args[@]//\/var\/log\/stk/$tmp/unitrec}")
+# A thread that is always on CPU, so both samples have an active thread to
+# record whatever else the host is doing (an idle host has none).
+"$W/threads" known >"$tmp/tids" 2>&1 &
+wpid=$!
+for _ in $(seq 100); do grep -q '^ready$' "$tmp/tids" && break; sleep 0.05; done
+spin=$(awk '$1 == "spin" { print $2 }' "$tmp/tids")
 run_capture setpriv --bounding-set "-all,$caps" "$STK" "${unit_args[@]}" -v -n 2
+kill -9 "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+wpid=""
 expect_eq unit_command_rc "$RC" 0
 expect_contains unit_command_uses_bpf "$ERR" "threadstate: source task_iter"
-if head -1 "$tmp"/unitrec/samples-*.csv 2>/dev/null | grep -q '^time,tid,pid,state,'; then pass unit_command_records
-else fail unit_command_records "no samples CSV in $tmp/unitrec: $ERR"; fi
+samples=$(cat "$tmp"/unitrec/samples-*.csv 2>/dev/null)
+expect_eq unit_command_samples_header "$(printf '%s\n' "$samples" | head -1 | cut -d, -f1-4)" "time,tid,pid,state"
+spin_rows=$(printf '%s\n' "$samples" | awk -F, -v t="$spin" '$2 == t' | wc -l)
+if [ -n "$spin" ] && [ "$spin_rows" -eq 2 ]; then pass unit_command_records_spinner
+else fail unit_command_records_spinner "spinner tid '$spin' in $spin_rows of 2 samples: $ERR"; fi
 expect_eq unit_disabled_no_maintscripts "$(dpkg-deb -I "$deb" | grep -cE 'postinst|prerm|postrm')" 0
 
 # --- install into a scratch root, run the links, remove, purge ---
