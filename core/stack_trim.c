@@ -35,5 +35,12 @@ size_t stk_tracing_prefix(const struct stk_frame *frames, size_t n)
 			break; /* the first real frame */
 	}
 	/* Unresolved frames (JITed programs without kallsyms) go only along with tracing frames. */
-	return any && i < n ? i : 0;
+	size_t skip = any && i < n ? i : 0;
+
+	/* Classic tracepoints on older kernels (5.10) report the traced
+	 * function's return address twice: from the saved caller regs and
+	 * again unwound. A real leaf ip never equals its caller's return address. */
+	if (skip + 1 < n && frames[skip].address && frames[skip].address == frames[skip + 1].address)
+		skip++;
+	return skip;
 }

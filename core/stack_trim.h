@@ -17,7 +17,9 @@ bool stk_is_tracing_frame(const char *symbol);
 /*
  * Number of leading frames (leaf first) to drop: every tracing frame, and
  * unresolved frames among them, up to the first real frame. 0 when the
- * stack has no real frame at all (better a raw stack than none).
+ * stack has no real frame at all (better a raw stack than none). Also
+ * the first of two leading frames at the same address (a duplicate some
+ * kernels' tracepoints report).
  */
 size_t stk_tracing_prefix(const struct stk_frame *frames, size_t n);
 

@@ -25,6 +25,31 @@ static void drops_tracing_prefix(struct test_ctx *t)
 	CHECK(t, stk_tracing_prefix(jit, N(jit)) == 3);
 }
 
+static void drops_repeated_leaf(struct test_ctx *t)
+{
+	/* sched:sched_switch through perf on 5.10: __schedule's return address twice */
+	const struct stk_frame tp510[] = {
+		{ .symbol = "__schedule", .address = 0xffffffffb9eb19e6 },
+		{ .symbol = "__schedule", .address = 0xffffffffb9eb19e6 },
+		{ .symbol = "schedule", .address = 0xffffffffb9eb1d56 },
+	};
+	const struct stk_frame after_tracing[] = {
+		{ .symbol = "perf_trace_sched_switch", .address = 0x10 },
+		{ .symbol = "__schedule", .address = 0x20 },
+		{ .symbol = "__schedule", .address = 0x20 },
+		{ .symbol = "schedule", .address = 0x30 },
+	};
+	/* recursion: same function, different addresses, all kept */
+	const struct stk_frame recursive[] = {
+		{ .symbol = "walk", .address = 0x40 }, { .symbol = "walk", .address = 0x48 },
+		{ .symbol = "walk", .address = 0x48 },
+	};
+
+	CHECK(t, stk_tracing_prefix(tp510, N(tp510)) == 1);
+	CHECK(t, stk_tracing_prefix(after_tracing, N(after_tracing)) == 2);
+	CHECK(t, stk_tracing_prefix(recursive, N(recursive)) == 0);
+}
+
 static void keeps_real_stacks(struct test_ctx *t)
 {
 	const struct stk_frame plain[] = { { .symbol = "__schedule" }, { .symbol = "bpf_trace_run1" } };
@@ -45,6 +70,7 @@ static void keeps_real_stacks(struct test_ctx *t)
 
 const struct test_case stack_trim_tests[] = {
 	{ "stack_trim_drops_tracing_prefix", drops_tracing_prefix },
+	{ "stack_trim_drops_repeated_leaf", drops_repeated_leaf },
 	{ "stack_trim_keeps_real_stacks", keeps_real_stacks },
 	{ NULL, NULL },
 };
