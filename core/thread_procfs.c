@@ -124,3 +124,30 @@ int stk_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns)
 	*wait_ns = w;
 	return 0;
 }
+
+/*
+ * Each sample adds the share of the thread's runnable time since the
+ * previous sample that it spent on a CPU (its lifetime share at the first
+ * one) and is RUN when the credit reaches one half. So a thread's RUN
+ * samples add up to its on-CPU share, where a majority vote per interval
+ * would call a thread that gets 48% of a CPU RUNQ most of the time.
+ */
+bool stk_run_split_on_cpu(struct stk_run_split *s, uint64_t run_ns, uint64_t wait_ns)
+{
+	uint64_t ran = run_ns, waited = wait_ns;
+
+	if (s->valid) {
+		ran = run_ns >= s->run_ns ? run_ns - s->run_ns : 0;
+		waited = wait_ns >= s->wait_ns ? wait_ns - s->wait_ns : 0;
+	}
+	*s = (struct stk_run_split){ run_ns, wait_ns, s->credit, true };
+	/* The wait is only added when the thread gets a CPU again: a thread
+	   that did not run at all since the previous sample waited all along. */
+	if (ran == 0)
+		return false;
+	s->credit += (double)ran / (double)(ran + waited);
+	if (s->credit < 0.5)
+		return false;
+	s->credit -= 1.0;
+	return true;
+}

@@ -6,6 +6,7 @@
 #ifndef STK_THREAD_PROCFS_H
 #define STK_THREAD_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,5 +28,17 @@ int32_t stk_parse_task_syscall(const char *text, uint64_t args[6], int32_t *nr);
 char *stk_fold_proc_stack(const char *text, char *wchan, size_t wchan_len);
 /* /proc/.../schedstat: time on CPU and time waiting on a run queue, ns. 0 or -1. */
 int stk_parse_schedstat(const char *text, uint64_t *run_ns, uint64_t *wait_ns);
+
+/*
+ * RUN or RUNQ for a thread /proc shows as R, from its schedstat times at
+ * successive samples. Zeroed before the thread's first sample.
+ */
+struct stk_run_split {
+	uint64_t run_ns, wait_ns; /* schedstat at the previous sample */
+	double credit;            /* on-CPU share not yet paid out as RUN samples */
+	bool valid;
+};
+/* True (RUN) or false (RUNQ) for a sample with these schedstat times. */
+bool stk_run_split_on_cpu(struct stk_run_split *s, uint64_t run_ns, uint64_t wait_ns);
 
 #endif

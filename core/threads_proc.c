@@ -16,12 +16,7 @@ struct stk_threads_proc {
 	uint32_t *pids;
 	size_t n_pids;
 	uint32_t skip_tgid;
-	struct stk_idmap *schedstat; /* tid -> struct sched_times of the previous pass */
-};
-
-struct sched_times {
-	uint64_t run_ns, wait_ns;
-	bool valid;
+	struct stk_idmap *schedstat; /* tid -> struct stk_run_split */
 };
 
 struct stk_threads_proc *stk_threads_proc_new(const char *proc_root, const uint32_t *pids, size_t n_pids,
@@ -33,7 +28,7 @@ struct stk_threads_proc *stk_threads_proc_new(const char *proc_root, const uint3
 		return NULL;
 	snprintf(p->root, sizeof(p->root), "%s", proc_root);
 	p->skip_tgid = skip_tgid;
-	p->schedstat = stk_idmap_new(sizeof(struct sched_times), NULL);
+	p->schedstat = stk_idmap_new(sizeof(struct stk_run_split), NULL);
 	if (n_pids) {
 		p->pids = malloc(n_pids * sizeof(*pids));
 		if (p->pids) {
@@ -79,7 +74,7 @@ int stk_thread_read_proc(const char *proc_root, uint32_t tgid, uint32_t tid, str
 	return 0;
 }
 
-/* R in /proc: RUNQ when it waited more than it ran since the previous pass. */
+/* R in /proc is RUN or RUNQ: schedstat's times split them (stk_run_split_on_cpu). */
 static void split_runnable(struct stk_threads_proc *p, struct stk_thread *t)
 {
 	char path[320], text[128];
@@ -89,14 +84,9 @@ static void split_runnable(struct stk_threads_proc *p, struct stk_thread *t)
 	snprintf(path, sizeof(path), "%s/%u/task/%u/schedstat", p->root, t->tgid, t->tid);
 	if (stk_read_small_file(path, text, sizeof(text)) < 0 || stk_parse_schedstat(text, &run, &wait))
 		return;
-	struct sched_times *prev = stk_idmap_put(p->schedstat, t->tid, &created);
-	if (!prev)
-		return;
-	/* The wait is only added when the thread gets a CPU again: a thread that did
-	   not run at all since the previous pass waited all along. */
-	if (prev->valid && (run == prev->run_ns || wait - prev->wait_ns > run - prev->run_ns))
+	struct stk_run_split *split = stk_idmap_put(p->schedstat, t->tid, &created);
+	if (split && !stk_run_split_on_cpu(split, run, wait))
 		t->state = STK_TSTATE_RUNQ;
-	*prev = (struct sched_times){ run, wait, true };
 }
 
 static void walk_process(const char *root, uint32_t tgid, stk_thread_visit visit, void *ctx)

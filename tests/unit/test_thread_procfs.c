@@ -57,6 +57,39 @@ static void parses_schedstat(struct test_ctx *t)
 	CHECK(t, stk_parse_schedstat("x", &run, &wait) == -1);
 }
 
+/* RUN samples of a thread that samples every `step` ns add up to its on-CPU share. */
+static unsigned run_samples(double share, unsigned samples)
+{
+	struct stk_run_split s = { 0 };
+	const uint64_t step = 100000000;
+	uint64_t run = 0, wait = 0;
+	unsigned on = 0;
+
+	for (unsigned i = 0; i < samples; i++) {
+		run += (uint64_t)(share * step);
+		wait += step - (uint64_t)(share * step);
+		on += stk_run_split_on_cpu(&s, run, wait);
+	}
+	return on;
+}
+
+static void splits_runnable_by_share(struct test_ctx *t)
+{
+	CHECK(t, run_samples(1.0, 100) == 100);
+	CHECK(t, run_samples(0.0, 100) == 0);
+	/* a majority vote per interval would say 0 and 100 here */
+	CHECK(t, run_samples(0.48, 100) >= 47 && run_samples(0.48, 100) <= 49);
+	CHECK(t, run_samples(0.52, 100) >= 51 && run_samples(0.52, 100) <= 53);
+	CHECK(t, run_samples(0.25, 100) == 25);
+
+	/* first sample: the lifetime share; no run since the previous one: RUNQ */
+	struct stk_run_split s = { 0 };
+	CHECK(t, stk_run_split_on_cpu(&s, 900, 100));
+	CHECK(t, !stk_run_split_on_cpu(&s, 900, 100));
+	CHECK(t, !stk_run_split_on_cpu(&s, 900, 5000));
+	CHECK(t, stk_run_split_on_cpu(&s, 1900, 5000));
+}
+
 static void states_and_wchan(struct test_ctx *t)
 {
 	enum stk_tstate s;
@@ -171,6 +204,7 @@ const struct test_case thread_procfs_tests[] = {
 	{ "thread_procfs_syscall", parses_syscall },
 	{ "thread_procfs_stack", folds_stack },
 	{ "thread_procfs_schedstat", parses_schedstat },
+	{ "thread_procfs_run_split", splits_runnable_by_share },
 	{ "thread_states_and_wchan", states_and_wchan },
 	{ "thread_syscall_table", syscall_table },
 	{ "thread_active_rule", active_rule },
