@@ -139,15 +139,22 @@ else expect_contains idle_included "$OUT" "swapper"; fi
 stop_workloads
 # --- every format from ONE capture: totals must agree ---
 start_workload "$W/burn_nopie" 30
+burn_cpu0=$(cpu_ticks "$WPID")
 run_capture "$STK" profile -p "$WPID" -o "$tmp/p.txt" -o "$tmp/p.folded" -o "$tmp/p.pmp" \
     -o "$tmp/p.pb.gz" -o "$tmp/p.svg" 2
+burn_cpu1=$(cpu_ticks "$WPID")
 expect_eq outputs_rc "$RC" 0
 txt_total=$(text_total "$(cat "$tmp/p.txt")")
 folded_total=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/p.folded")
 pmp_total=$(awk '{ s += $1 } END { print s + 0 }' "$tmp/p.pmp")
 expect_eq folded_total_matches_text "$folded_total" "$txt_total"
 expect_eq pmp_total_matches_text "$pmp_total" "$txt_total"
-if [ "$txt_total" -gt 50 ]; then pass outputs_have_samples; else fail outputs_have_samples "text total $txt_total"; fi
+# At least half of 49 Hz x the CPU seconds the workload got (measured around
+# stk's whole run, which writes five files after the capture), at most 2 s at 49 Hz.
+want=$(( (burn_cpu1 - burn_cpu0) * 49 / $(getconf CLK_TCK) ))
+if [ "$want" -ge 10 ] && [ "$txt_total" -ge $((want / 2)) ] && [ "$txt_total" -le 108 ]; then
+    pass outputs_have_samples
+else fail outputs_have_samples "text total $txt_total, want $((want / 2)) to 108 (49 Hz x the workload's CPU seconds: $want)"; fi
 if grep -q "^[0-9]* known_leaf,known_mid,main" "$tmp/p.pmp"; then pass pmp_leaf_first
 else fail pmp_leaf_first "$(head -3 "$tmp/p.pmp")"; fi
 schema=/usr/share/gocode/src/github.com/google/pprof/proto
@@ -180,7 +187,9 @@ run_capture "$STK" profile -p "$WPID" -f 2
 expect_contains deleted_binary "$OUT" "main;known_mid;known_leaf"
 
 # --- short-lived processes: each lives ~50 ms and is gone before the capture
-# ends; at least 90% of their stacks (counted per process) must resolve ---
+# ends; at least 90% of them must have their loop's stack resolved. (A busy
+# host also catches some inside execve, where the user ip still belongs to the
+# shell's image: an [unknown] next to the process's resolved stack, as in bcc.) ---
 stop_workloads
 (
     sleep 0.5
@@ -190,13 +199,13 @@ burst=$!
 # 199 Hz: ~10 samples in each 50 ms life, so every process is seen.
 run_capture "$STK" profile -F 199 -U 4
 wait $burst
-read -r short_ok short_blocks < <(printf '%s\n' "$OUT" | awk '
+read -r short_ok short_seen < <(printf '%s\n' "$OUT" | awk '
     /^$/ { block = ""; next }
-    /^    -  +burn_static \(/ { n++; if (block ~ /known_leaf/) ok++; block = ""; next }
+    /^    -  +burn_static \(/ { seen[$NF] = 1; if (block ~ /known_leaf/) ok[$NF] = 1; block = ""; next }
     { block = block $0 }
-    END { print ok + 0, n + 0 }')
-if [ "$short_blocks" -ge 20 ] && [ $((short_ok * 10)) -ge $((short_blocks * 9)) ]; then pass short_lived_symbolized
-else fail short_lived_symbolized "$short_ok of $short_blocks per-process stacks resolved"; fi
+    END { print length(ok) + 0, length(seen) + 0 }')
+if [ "$short_seen" -ge 20 ] && [ $((short_ok * 10)) -ge $((short_seen * 9)) ]; then pass short_lived_symbolized
+else fail short_lived_symbolized "$short_ok of $short_seen processes have their stack resolved"; fi
 
 # --- cgroup v2 filter ---
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
