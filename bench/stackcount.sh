@@ -4,7 +4,8 @@
 # tests/workloads/readloop (ITER iterations of read(2) + malloc + three small
 # functions + a USDT probe), in one run. Prints a table:
 #   - per-event BPF cost (kernel.bpf_stats_enabled: run_time_ns / run_cnt of
-#     each tool's program) for a tracepoint, a uprobe and a USDT probe;
+#     each tool's program) for a tracepoint, a uprobe and a USDT probe, and
+#     for raw_syscalls:sys_enter with raw_tp and through perf;
 #   - the read loop's ops/s alone and under each tracer (ratio);
 #   - attach time for a ~200-function user wildcard (uprobe.multi, one uprobe
 #     each, bpftrace);
@@ -117,6 +118,10 @@ RL=$W/readloop
 measure "stk tracepoint" 'stk_sc_tracepoi' "$STK" stackcount -p @PID@ t:syscalls:sys_enter_read
 measure "bpftrace tracepoint" 'sys_enter_read' bt 'tracepoint:syscalls:sys_enter_read /pid == @PID@/ { @[kstack, ustack] = count(); }'
 measure "perf stat -e tracepoint" '' perf_count syscalls:sys_enter_read @PID@
+# A real tracepoint (every syscall of the loop): raw_tp against the same through perf.
+measure "stk raw_tp sys_enter" 'stk_sc_raw_tp' "$STK" stackcount -p @PID@ t:raw_syscalls:sys_enter
+measure "stk tracepoint sys_enter" 'stk_sc_tracepoi' "$STK" stackcount -p @PID@ --mechanism tracepoint t:raw_syscalls:sys_enter
+measure "bpftrace tracepoint sys_enter" 'sys_enter' bt 'tracepoint:raw_syscalls:sys_enter /pid == @PID@/ { @[kstack, ustack] = count(); }'
 measure "stk uprobe" 'stk_sc_uprobe' "$STK" stackcount -p @PID@ "$RL:rl_step_a"
 measure "bpftrace uprobe" 'rl_step_a' bt "uprobe:$RL:rl_step_a /pid == @PID@/ { @[kstack, ustack] = count(); }"
 measure "stk usdt" 'stk_sc_usdt' "$STK" stackcount -p @PID@ "u:$RL:tick"
@@ -163,14 +168,18 @@ kill "$WPID"; wait "$WPID" 2>/dev/null
 
 printf '\n%-60s %s\n' "measure (readloop, $ITER iterations, median of $REPEAT)" "value"
 printf '%-60s %s\n' "read loop alone (ops/s)" "${ops[alone]}"
-for l in "stk tracepoint" "bpftrace tracepoint" "stk uprobe" "bpftrace uprobe" "stk usdt" "bpftrace usdt" "${kf_labels[@]}"; do
+tp_labels=("stk raw_tp sys_enter" "stk tracepoint sys_enter" "bpftrace tracepoint sys_enter")
+for l in "stk tracepoint" "bpftrace tracepoint" "${tp_labels[@]}" "stk uprobe" "bpftrace uprobe" "stk usdt" "bpftrace usdt" \
+         "${kf_labels[@]}"; do
     printf '%-60s %s\n' "per-event BPF cost, $l (ns)" "${cost[$l]:-n/a}"
 done
 printf '%-60s %s\n' "stk / bpftrace cost ratio, tracepoint" "$(ratio "${cost[stk tracepoint]:-}" "${cost[bpftrace tracepoint]:-}")"
+printf '%-60s %s\n' "stk raw_tp / bpftrace cost ratio, raw_syscalls:sys_enter" \
+    "$(ratio "${cost[stk raw_tp sys_enter]:-}" "${cost[bpftrace tracepoint sys_enter]:-}")"
 printf '%-60s %s\n' "stk / bpftrace cost ratio, uprobe" "$(ratio "${cost[stk uprobe]:-}" "${cost[bpftrace uprobe]:-}")"
 printf '%-60s %s\n' "stk / bpftrace cost ratio, usdt" "$(ratio "${cost[stk usdt]:-}" "${cost[bpftrace usdt]:-}")"
-for l in "stk tracepoint" "bpftrace tracepoint" "perf stat -e tracepoint" "stk uprobe" "bpftrace uprobe" "stk usdt" \
-         "bpftrace usdt" "${kf_labels[@]}"; do
+for l in "stk tracepoint" "bpftrace tracepoint" "perf stat -e tracepoint" "${tp_labels[@]}" "stk uprobe" "bpftrace uprobe" \
+         "stk usdt" "bpftrace usdt" "${kf_labels[@]}"; do
     printf '%-60s %s\n' "read loop under $l: ops/s (traced/alone)" "${ops[$l]:-n/a} ($(ratio "${ops[$l]:-}" "${ops[alone]}"))"
 done
 printf '%-60s %s\n' "attach $nfun functions ($WILDCARD), stk uprobe.multi (ms)" "${multi_ms:-n/a}"

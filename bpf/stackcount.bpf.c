@@ -8,11 +8,13 @@
  *                 once per function (the target is fixed at load)
  *   kprobe.multi  many kernel functions through one fprobe link (5.18+)
  *   kprobe        kernel function, perf PMU or legacy kprobe_events
- *   tracepoint    any classic tracepoint (the context is opaque here)
+ *   raw_tp        a real tracepoint, called straight from it (4.17+)
+ *   tracepoint    any classic tracepoint event, through perf (the context is
+ *                 opaque here)
  *   uprobe        user function; uprobe.multi for many at once (6.6+)
  *   usdt          USDT probe through libbpf's USDT support
  *
- * Only 4.14 helpers and map types; configuration lives in an array map.
+ * Only 4.14 helpers and map types (raw_tp: 4.17); configuration lives in an array map.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -115,6 +117,12 @@ int stk_sc_kprobe_multi(struct pt_regs *ctx)
 
 SEC("kprobe")
 int stk_sc_kprobe(struct pt_regs *ctx)
+{
+	return count_stack(ctx);
+}
+
+SEC("raw_tp")
+int stk_sc_raw_tp(void *ctx)
 {
 	return count_stack(ctx);
 }

@@ -94,6 +94,7 @@ static void print_help(void)
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
 	       "      --no-args               C++ names without parameter lists\n"
 	       "      --mechanism M           kernel functions: fentry, kprobe.multi, kprobe or kprobe_legacy;\n"
+	       "                              tracepoints: raw_tp or tracepoint;\n"
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -h, --help                  this help\n",
@@ -127,7 +128,9 @@ static int check_mechanism(const struct sc_config *cfg)
 			return usage_error("--mechanism %s: user functions use uprobe or uprobe.multi", name);
 		return 0;
 	case STK_PROBE_TRACEPOINT:
-		return strcmp(name, "tracepoint") ? usage_error("--mechanism %s: tracepoints use tracepoint", name) : 0;
+		if (strcmp(name, "raw_tp") && strcmp(name, "tracepoint"))
+			return usage_error("--mechanism %s: tracepoints use raw_tp or tracepoint", name);
+		return 0;
 	case STK_PROBE_USDT:
 		return strcmp(name, "usdt") ? usage_error("--mechanism %s: USDT probes use usdt", name) : 0;
 	}
@@ -684,7 +687,8 @@ static int attach(struct sc_run *run, const char *btf_path)
 		break;
 	}
 	case STK_PROBE_TRACEPOINT:
-		ret = stk_tracepoint_attach(&run->probes, &load, run->targets.names, run->targets.n, err, sizeof(err));
+		ret = stk_tracepoint_attach(&run->probes, &load, run->targets.names, run->targets.n, cfg->mechanism, err,
+					    sizeof(err));
 		break;
 	case STK_PROBE_USER_FUNCTION:
 		ret = stk_uprobe_attach(&run->probes, &load, run->file.path, &run->funcs, (pid_t)cfg->pid, cfg->mechanism,

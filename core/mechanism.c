@@ -10,6 +10,7 @@ static const struct stk_mechanism kernel_function[] = {
 	{ STK_FEATURE_KPROBE_LEGACY, "kprobe_legacy" },
 };
 static const struct stk_mechanism tracepoint[] = {
+	{ STK_FEATURE_RAW_TP, "raw_tp" }, /* not for syscalls:* events: those take the next */
 	{ STK_FEATURE_TRACEPOINT, "tracepoint" },
 };
 static const struct stk_mechanism user_function[] = {

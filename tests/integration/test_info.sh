@@ -78,6 +78,8 @@ expect_eq global_data "$(field global_data)" "$(yesno kernel_at_least 5 2)"
 # Mechanism choice follows the documented order from the probed features.
 if [ "$(field tp_btf)" = yes ]; then want=tp_btf; elif [ "$(field raw_tp)" = yes ]; then want=raw_tp; else want=tracepoint; fi
 expect_eq offcputime_mechanism "$(field 'offcputime sched_switch')" "$want"
+if [ "$(field raw_tp)" = yes ]; then want=raw_tp; else want=tracepoint; fi
+expect_eq stackcount_tracepoint_mechanism "$(field 'stackcount tracepoint')" "$want"
 if [ "$(field task_iter)" = yes ]; then want=task_iter; else want=tracepoint_state; fi
 expect_eq threadstate_mechanism "$(field 'threadstate thread sampling')" "$want"
 want=none

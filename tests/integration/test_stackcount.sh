@@ -68,6 +68,9 @@ trace tp_read -p "$WPID" -f t:syscalls:sys_enter_read
 trace tp_wild -p "$WPID" -f -d 't:syscalls:sys_enter_rea*'
 trace tp_user -p "$WPID" -f -U t:syscalls:sys_enter_read
 trace tp_kernel -p "$WPID" -f -K t:syscalls:sys_enter_read
+# A real tracepoint (raw_tp by default) and the same through perf, forced.
+trace raw_tp -p "$WPID" -f t:raw_syscalls:sys_enter
+trace raw_tp_classic -p "$WPID" -f --mechanism tracepoint t:raw_syscalls:sys_enter
 trace malloc -p "$WPID" -o "$tmp/malloc.txt" -o "$tmp/malloc.folded" c:malloc
 trace p_malloc -p "$WPID" p:c:malloc
 trace exe_func -p "$WPID" -f readloop:rl_read_once
@@ -81,7 +84,7 @@ trace per_process -p "$WPID" -P u:readloop:tick
 run_workload
 guarded=$(sed -n 's/^done [0-9]* guarded \([0-9]*\).*/\1/p' "$tmp/workload.out")
 
-for name in tp_read tp_wild tp_user tp_kernel malloc p_malloc exe_func exe_func_offsets path_glob regex forced_uprobe usdt_tick \
+for name in tp_read tp_wild tp_user tp_kernel raw_tp raw_tp_classic malloc p_malloc exe_func exe_func_offsets path_glob regex forced_uprobe usdt_tick \
             usdt_guarded per_process; do
     expect_eq "${name}_rc" "$(rc_of $name)" 0
 done
@@ -89,6 +92,16 @@ done
 expect_count tracepoint_read_count "$tmp/tp_read.out" '^readloop;.*main;rl_read_path;(rl_read_once;)?read;.*do_syscall_64;' $N
 expect_count tracepoint_wildcard_count "$tmp/tp_wild.out" '^readloop;.*rl_read_path;' $N
 expect_contains tracepoint_wildcard_plan "$(cat "$tmp/tp_wild.err")" " syscalls:sys_enter_read "
+# syscalls:* events have no raw tracepoint of their own: the classic program, and why.
+expect_contains tracepoint_syscall_event_mechanism "$(cat "$tmp/tp_read.err")" \
+    "attached with tracepoint (passed over: raw_tp: syscalls:sys_enter_read is made from raw_syscalls"
+# raw_syscalls:sys_enter fires for every syscall; the reads are those under rl_read_path.
+expect_contains raw_tp_mechanism "$(cat "$tmp/raw_tp.err")" "1 tracepoints attached with raw_tp in"
+expect_count raw_tp_read_count "$tmp/raw_tp.out" '^readloop;.*main;rl_read_path;(rl_read_once;)?read;.*do_syscall_64;' $N
+expect_eq raw_tp_no_tracing_frames "$(grep -cE 'bpf_trace_run|__bpf_trace|__traceiter|bpf_prog_' "$tmp/raw_tp.out")" 0
+expect_contains raw_tp_forced_classic "$(cat "$tmp/raw_tp_classic.err")" "1 tracepoints attached with tracepoint in"
+expect_count raw_tp_forced_classic_count "$tmp/raw_tp_classic.out" \
+    '^readloop;.*main;rl_read_path;(rl_read_once;)?read;.*do_syscall_64;' $N
 expect_contains tracepoint_wildcard_plan_readv "$(cat "$tmp/tp_wild.err")" " syscalls:sys_enter_readv"
 expect_count user_stacks_only "$tmp/tp_user.out" '^readloop;.*main;rl_read_path;(rl_read_once;)?read [0-9]+$' $N
 expect_eq user_stacks_only_no_kernel "$(grep -c 'do_syscall_64' "$tmp/tp_user.out")" 0
@@ -194,6 +207,9 @@ bad() { # NAME NEEDLE ARGS...
 }
 bad unknown_function "no kernel function matches 'no_such_function_stk'" no_such_function_stk
 bad unknown_tracepoint "unknown tracepoint 'sched:no_such_event'" t:sched:no_such_event
+bad raw_tp_syscall_event "raw_tp: syscalls:sys_enter_read is made from raw_syscalls" \
+    --mechanism raw_tp t:syscalls:sys_enter_read
+bad tracepoint_mechanism "tracepoints use raw_tp or tracepoint" --mechanism fentry t:sched:sched_switch
 bad library_not_found "library 'nosuchlibstk' not found" nosuchlibstk:foo
 bad library_not_in_process "library 'nosuchlibstk' not found in the mappings of process $$" -p $$ nosuchlibstk:foo
 bad function_not_found "no function matches 'no_such_fn' in $W/readloop" "$W/readloop:no_such_fn"

@@ -18,6 +18,8 @@ static void picks_first_available_in_order(struct test_ctx *t)
 	CHECK(t, m && strcmp(m->name, "fentry") == 0);
 	m = stk_mechanism_choose(STK_ATTACH_SCHED_SWITCH, r);
 	CHECK(t, m && strcmp(m->name, "raw_tp") == 0);
+	m = stk_mechanism_choose(STK_ATTACH_TRACEPOINT, r);
+	CHECK(t, m && strcmp(m->name, "raw_tp") == 0);
 
 	/* An old kernel without BTF: legacy kprobes and tracepoints. */
 	struct stk_feature_result old[STK_FEATURE_COUNT] = { 0 };
@@ -26,6 +28,8 @@ static void picks_first_available_in_order(struct test_ctx *t)
 	m = stk_mechanism_choose(STK_ATTACH_KERNEL_FUNCTION, old);
 	CHECK(t, m && strcmp(m->name, "kprobe_legacy") == 0);
 	m = stk_mechanism_choose(STK_ATTACH_SCHED_SWITCH, old);
+	CHECK(t, m && strcmp(m->name, "tracepoint") == 0);
+	m = stk_mechanism_choose(STK_ATTACH_TRACEPOINT, old);
 	CHECK(t, m && strcmp(m->name, "tracepoint") == 0);
 }
 

@@ -1,6 +1,7 @@
 # Guest case: stackcount on /readloop_static (a known number of read(2),
 # malloc and USDT calls on known paths), with the mechanism stk chooses for
-# kernel functions and with each one forced; tracepoint, uprobe and USDT too.
+# kernel functions and with each one forced; tracepoints (raw_tp and classic),
+# uprobe and USDT too.
 # One workload run serves many tracers at once (TCG is slow): start the
 # workload (it waits for a go file), start every stk, wait for each one's
 # "attached with" line (or its exit), let the workload loop once, stop them
@@ -70,6 +71,9 @@ for m in fentry kprobe.multi kprobe kprobe_legacy; do
     sc_trace "stackcount_$m" --mechanism "$m" -f vfs_read
 done
 sc_trace stackcount_tracepoint -f t:syscalls:sys_enter_read
+# A real tracepoint: raw_tp, and the same through perf, forced.
+sc_trace stackcount_raw_tp -f t:raw_syscalls:sys_enter
+sc_trace stackcount_raw_tp_classic --mechanism tracepoint -f t:raw_syscalls:sys_enter
 sc_trace stackcount_uprobe -f c:malloc
 sc_trace stackcount_usdt -f u:readloop_static:guarded
 sc_end

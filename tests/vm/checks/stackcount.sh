@@ -1,8 +1,8 @@
 # Host check: stackcount's kernel-function counts on /readloop_static (1000
 # read(2) calls, each reaching vfs_read once) within 10%, with the mechanism
 # chosen and with each one forced where this kernel has it (refused, exit 2,
-# where it does not), plus tracepoint, uprobe and USDT counts and nothing
-# left in kprobe_events/uprobe_events. Sourced by tests/vm/run.sh.
+# where it does not), plus tracepoint (raw_tp and classic), uprobe and USDT
+# counts and nothing left in kprobe_events/uprobe_events. Sourced by tests/vm/run.sh.
 sc_n=1000
 # sc_sum TEXT REGEX: total of the folded lines matching REGEX
 sc_sum() { printf '%s\n' "$1" | awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }'; }
@@ -80,6 +80,21 @@ fi
 out=$(case_output "$log" stackcount_tracepoint)
 expect_eq "$id/stackcount_tracepoint_rc" "$(case_rc "$log" stackcount_tracepoint)" 0
 sc_expect_count stackcount_tracepoint_count "$out" '^readloop_static;.*rl_read_path;' "$sc_n"
+# syscalls:* events have no raw tracepoint: the classic program. raw_syscalls:sys_enter
+# is one (raw_tp, 4.17+), and forced through perf counts the same.
+expect_eq "$id/stackcount_tracepoint_used" "$(sc_mech "$out")" tracepoint
+tps=""
+for c in raw_tp raw_tp_classic; do
+    out=$(case_output "$log" "stackcount_$c")
+    expect_eq "$id/stackcount_${c}_rc" "$(case_rc "$log" "stackcount_$c")" 0
+    used=$(sc_mech "$out")
+    if [ $c = raw_tp ]; then expect_eq "$id/stackcount_${c}_used" "$used" raw_tp
+    else expect_eq "$id/stackcount_${c}_used" "$used" tracepoint; fi
+    # rl_read_once makes lseek then read: the read is musl's cancellable syscall.
+    got=$(sc_sum "$out" '^readloop_static;.*rl_read_path;.*__syscall_cp_c;.*do_syscall_64;')
+    if sc_within10 "$got" "$sc_n"; then pass "$id/stackcount_${c}_count"; tps="$tps,t:$used=ok"
+    else fail "$id/stackcount_${c}_count" "count $got: $(printf '%s' "$out" | head -c 500)"; tps="$tps,t:$used=FAIL"; fi
+done
 out=$(case_output "$log" stackcount_uprobe)
 expect_eq "$id/stackcount_uprobe_rc" "$(case_rc "$log" stackcount_uprobe)" 0
 sc_expect_count stackcount_uprobe_count "$out" '^readloop_static;.*rl_alloc_path;.*malloc [0-9]+$' "$sc_n"
@@ -89,4 +104,4 @@ sc_expect_count stackcount_usdt_count "$out" '^readloop_static;.*main [0-9]+$' "
 
 expect_eq "$id/stackcount_unknown_rc" "$(case_rc "$log" stackcount_unknown)" 2
 expect_eq "$id/stackcount_leftovers" "$(case_output "$log" stackcount_leftovers)" ""
-cell "stackcount=${chosen:-FAIL},many=${many:-FAIL}$forced"
+cell "stackcount=${chosen:-FAIL},many=${many:-FAIL}$forced$tps"
