@@ -18,29 +18,24 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-STK_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I$(GEN) -I$(DEPS)/include -I$(DEPS)/include/libiberty \
+STK_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -I. -I$(GEN) -I$(DEPS)/include -I$(DEPS)/include/libiberty \
 	      -isystem $(UAPI) -isystem $(SDTINC)
 BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter -Wno-sign-compare -I$(DEPS)/include -isystem $(UAPI)
 
-CORE_SRCS := $(wildcard core/*.c)
+# Every .c under core/ (folders by concern, see ARCHITECTURE.md) and cmd/.
+CORE_SRCS := $(sort $(wildcard core/*.c core/*/*.c core/*/*/*.c))
+CORE_HDRS := $(sort $(wildcard core/*.h core/*/*.h core/*/*/*.h))
 CMD_SRCS  := $(wildcard cmd/*.c)
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-# core/btf_archive_pack.c is build-time only (btf/pack.c and the unit tests);
-# the embedded BTF archive (btf/) is linked in as one more object.
-STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(filter-out core/btf_archive_pack.c,$(CORE_SRCS)) $(CMD_SRCS)) \
-	     $(OBJ)/btf_archive.o
+# The embedded BTF archive (btf/) is linked in as one more object.
+STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS)) $(OBJ)/btf_archive.o
 
-# Core files that need neither libbpf nor the skeleton: unit-tested, also under ASan.
-# Every other core file is one; list here the ones that use libbpf.
-CORE_NEEDS_LIBBPF := core/features.c core/bpf_object.c core/log.c core/attach_perf.c \
-		     core/stack_resolve.c core/capture.c core/attach_sched.c \
-		     core/process_watch.c \
-		     core/attach_probe.c core/attach_kfunc.c core/attach_tracepoint.c core/attach_uprobe.c \
-		     core/threads_source.c core/threads_iter.c core/threads_tp.c
-# Core files that need the generated BTF archive object: not in the unit build either.
-CORE_NEEDS_ARCHIVE := core/btf_embedded.c
-UNIT_CORE := $(filter-out $(CORE_NEEDS_LIBBPF) $(CORE_NEEDS_ARCHIVE),$(CORE_SRCS))
+# The unit-test build (no root, also under ASan) holds every core file outside
+# the folders that talk to the kernel through libbpf: core/bpf/, core/attach/,
+# core/session/ and core/threads/bpf/ (ARCHITECTURE.md says what each owns).
+KERNEL_DIRS := core/bpf/ core/attach/ core/session/ core/threads/bpf/
+UNIT_CORE := $(filter-out $(addsuffix %,$(KERNEL_DIRS)),$(CORE_SRCS)) btf/btf_archive_pack.c
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
@@ -110,10 +105,13 @@ $(SYSCALL_NAMES_H): $(DEPS_STAMP)
 	@test -s $@.tmp && mv $@.tmp $@
 
 # --- the static binary ---
-$(OBJ)/%.o: %.c $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDTINC)/sys/sdt.h $(wildcard core/*.h cmd/*.h bpf/*.h)
+# Header dependencies come from the compiler (-MMD); generated headers are
+# order-only so that the first build has them.
+$(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
-	@$(CC_MUSL) $(STK_CFLAGS) -c $< -o $@
+	@$(CC_MUSL) $(STK_CFLAGS) -MMD -MP -c $< -o $@
+-include $(patsubst %.o,%.d,$(STK_OBJS))
 
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
@@ -131,11 +129,11 @@ BTFB     := $(BUILD)/btf
 BTF_PACK := $(BTFB)/stk-btf-pack
 BTF_OUT  := $(BTFB)/archive.stkbtf
 
-$(BTF_PACK): btf/pack.c core/btf_archive_pack.c core/btf_archive.c core/grow.c core/btf_archive_pack.h \
-	     core/btf_archive.h | $(TOOLS_STAMP)
+$(BTF_PACK): btf/pack.c btf/btf_archive_pack.c core/btf/btf_archive.c core/base/grow.c btf/btf_archive_pack.h \
+	     core/btf/btf_archive.h | $(TOOLS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC   $@"
-	@gcc -std=c11 -D_GNU_SOURCE $(WARN) -O2 -o $@ $(filter %.c,$^) -lz
+	@gcc -std=c11 -D_GNU_SOURCE $(WARN) -O2 -I. -o $@ $(filter %.c,$^) -lz
 
 # Which input and what is in it: rewritten only when that changes.
 $(BTFB)/input.list: FORCE
@@ -207,16 +205,16 @@ $(UNIT_SUITES_H): $(UNIT_SRCS)
 	@rm -f $@.names
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h core/*.h) $(DEPS_STAMP) \
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h) $(CORE_HDRS) btf/btf_archive_pack.h $(DEPS_STAMP) \
 		     | $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
 
-$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h core/*.h)
+$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h) $(CORE_HDRS) btf/btf_archive_pack.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@ (ASan+UBSan)"
-	@$(ASAN_CC) $(ASAN_FLAGS) -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
+	@$(ASAN_CC) $(ASAN_FLAGS) -I. -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
 
 # Workloads with known stacks for the integration tests (frame pointers on).
 W := $(BUILD)/tests/workloads

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Slots of the feature_hits map, shared by bpf/feature_probes.bpf.c and
- * core/features.c: each probe program counts its own executions there so
+ * core/bpf/features.c: each probe program counts its own executions there so
  * `stk info` can tell "attached" from "attached and actually ran". */
 #ifndef STK_FEATURE_IDS_H
 #define STK_FEATURE_IDS_H

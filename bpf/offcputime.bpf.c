@@ -3,7 +3,7 @@
  * offcputime: how long threads block, per stack. At switch-out the thread's
  * stacks and a timestamp go into offcpu_start; at switch-in the elapsed time
  * is added to offcpu_counts. One program per sched_switch mechanism
- * (core/attach_sched.c picks the first that loads and attaches):
+ * (core/attach/attach_sched.c picks the first that loads and attaches):
  *
  *   tp_btf     sched_switch with BTF-typed arguments (5.5+)
  *   raw_tp     sched_switch raw arguments (4.17+); needs no BTF for the

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stackcount: how often each stack reaches a probe. Every program runs the
- * same count; there is one per attach mechanism, and core/attach_kfunc.c and
- * core/attach_uprobe.c pick which to load:
+ * same count; there is one per attach mechanism, and core/attach/attach_kfunc.c and
+ * core/attach/attach_uprobe.c pick which to load:
  *
  *   fentry        kernel function through a BTF trampoline (5.5+); loaded
  *                 once per function (the target is fixed at load)

@@ -6,7 +6,7 @@
  * from the registers saved at kernel entry, and the kernel stack (for the
  * wchan-like "where does it wait"). User space reads the records with
  * read() on the iterator fd and does everything else. Unless asked for all
- * threads, a thread that cannot be active (see core/thread_active.h: a
+ * threads, a thread that cannot be active (see core/threads/thread_active.h: a
  * sleep outside the I/O syscalls, stopped, idle) is skipped here, before
  * its stack is walked: on a host of idle threads a pass costs little more
  * than the walk over the task list.

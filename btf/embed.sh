@@ -1,6 +1,6 @@
 #!/bin/bash
 # Compiles a BTF archive into an object that defines stk_btf_archive_start
-# and stk_btf_archive_end (core/btf_embedded.c reads them).
+# and stk_btf_archive_end (core/bpf/btf_embedded.c reads them).
 #   btf/embed.sh ARCHIVE OUT.o CC
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 ARCHIVE OUT.o CC" >&2; exit 2; }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../core/btf_archive_pack.h"
+#include "btf/btf_archive_pack.h"
 
 struct kernel {
 	struct stk_btf_pack_entry e;

@@ -11,17 +11,18 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "applets.h"
-#include "../core/bpf_object.h"
-#include "../core/btf_embedded.h"
-#include "../core/btf_source.h"
-#include "../core/caps.h"
-#include "../core/features.h"
-#include "../core/kernel_release.h"
-#include "../core/log.h"
-#include "../core/mechanism.h"
-#include "../core/sysfs_read.h"
-#include "../core/tracefs.h"
+#include "cmd/applets.h"
+#include "core/bpf/bpf_object.h"
+#include "core/bpf/btf_embedded.h"
+#include "core/btf/btf_source.h"
+#include "core/base/caps.h"
+#include "core/bpf/features.h"
+#include "core/base/kernel_release.h"
+#include "core/base/log.h"
+#include "core/bpf/libbpf_log.h"
+#include "core/ladder/mechanism.h"
+#include "core/base/sysfs_read.h"
+#include "core/base/tracefs.h"
 
 struct info_config {
 	int verbose;

@@ -12,12 +12,12 @@
 #include <zlib.h>
 #include <bpf/libbpf.h>
 
-#include "applets.h"
+#include "cmd/applets.h"
 #include "build_info.h"
-#include "../core/btf_embedded.h"
-#include "../core/dispatch.h"
-#include "../core/install.h"
-#include "../core/log.h"
+#include "core/bpf/btf_embedded.h"
+#include "core/base/dispatch.h"
+#include "core/base/install.h"
+#include "core/base/log.h"
 
 static const struct stk_applet applets[] = {
 	{ "profile", "where do threads spend CPU? (timed stack sampling)", profile_main, true },

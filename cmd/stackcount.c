@@ -1,7 +1,7 @@
 /*
  * stk stackcount: how often each stack reaches a kernel function,
  * tracepoint, user function or USDT probe. Patterns and options follow
- * bcc's stackcount (core/probe_pattern.h); core/kernel_match and
+ * bcc's stackcount (core/probe/probe_pattern.h); core/kernel_match and
  * core/user_probe find what a pattern names, core/attach_kfunc,
  * attach_tracepoint and attach_uprobe choose the mechanism and attach, and
  * the counts go through core/capture like the other stack applets.
@@ -17,29 +17,29 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "applets.h"
+#include "cmd/applets.h"
 #include "stk.skel.h"
-#include "../bpf/stackcount.h"
-#include "../core/attach_kfunc.h"
-#include "../core/attach_tracepoint.h"
-#include "../core/attach_uprobe.h"
-#include "../core/bpf_object.h"
-#include "../core/btf_source.h"
-#include "../core/capture.h"
-#include "../core/kernel_match.h"
-#include "../core/log.h"
-#include "../core/options.h"
-#include "../core/output.h"
-#include "../core/probe_pattern.h"
-#include "../core/process_watch.h"
-#include "../core/run_loop.h"
-#include "../core/stack_trim.h"
-#include "../core/symbolize.h"
-#include "../core/stack_opts.h"
-#include "../core/sysfs_read.h"
-#include "../core/tracefs.h"
-#include "../core/usdt_notes.h"
-#include "../core/user_probe.h"
+#include "bpf/stackcount.h"
+#include "core/attach/attach_kfunc.h"
+#include "core/attach/attach_tracepoint.h"
+#include "core/attach/attach_uprobe.h"
+#include "core/bpf/bpf_object.h"
+#include "core/btf/btf_source.h"
+#include "core/session/capture.h"
+#include "core/probe/kernel_match.h"
+#include "core/base/log.h"
+#include "core/base/options.h"
+#include "core/output/output.h"
+#include "core/probe/probe_pattern.h"
+#include "core/bpf/process_watch.h"
+#include "core/base/run_loop.h"
+#include "core/stack/stack_trim.h"
+#include "core/sym/symbolize.h"
+#include "core/stack/stack_opts.h"
+#include "core/base/sysfs_read.h"
+#include "core/base/tracefs.h"
+#include "core/probe/usdt_notes.h"
+#include "core/probe/user_probe.h"
 
 #define APPLET "stackcount"
 #define DEFAULT_STACK_STORAGE 16384

@@ -2,7 +2,7 @@
  * stk threadstate: what is every thread doing, sampled over time? Every
  * 1/F seconds one pass over all threads (core/threads_source picks the task
  * iterator, the tracepoint state map or /proc); the active ones (see
- * core/thread_active.h, -a for all) are either summed into a table of
+ * core/threads/thread_active.h, -a for all) are either summed into a table of
  * average active threads per group every -i seconds, or appended to
  * hour-rotated CSV files with -o DIR.
  */
@@ -15,22 +15,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "applets.h"
-#include "../core/bpf_object.h"
-#include "../core/btf_source.h"
-#include "../core/capture.h"
-#include "../core/caps.h"
-#include "../core/log.h"
-#include "../core/options.h"
-#include "../core/run_loop.h"
-#include "../core/symbolize.h"
-#include "../core/thread_active.h"
-#include "../core/thread_enrich.h"
-#include "../core/thread_group.h"
-#include "../core/thread_idmap.h"
-#include "../core/thread_record.h"
-#include "../core/thread_table.h"
-#include "../core/threads_source.h"
+#include "cmd/applets.h"
+#include "core/bpf/bpf_object.h"
+#include "core/btf/btf_source.h"
+#include "core/session/capture.h"
+#include "core/base/caps.h"
+#include "core/base/log.h"
+#include "core/base/options.h"
+#include "core/base/run_loop.h"
+#include "core/sym/symbolize.h"
+#include "core/threads/thread_active.h"
+#include "core/threads/thread_enrich.h"
+#include "core/threads/thread_group.h"
+#include "core/threads/thread_idmap.h"
+#include "core/threads/thread_record.h"
+#include "core/threads/thread_table.h"
+#include "core/threads/bpf/threads_source.h"
 
 #define APPLET "threadstate"
 #define DEFAULT_GROUP "state,username,comm,syscall,wchan"

@@ -68,7 +68,7 @@ for n in busy:
 busy_tids = {tids[n] for n in busy}
 overfull = sum(1 for t in samples
                if sum(1 for r in rows if r["time"] == t and r["tid"] in busy_tids and r["state"] == "RUN") > 1)
-if source != "proc":  # /proc cannot tell running from runnable per sample (see core/threads_proc.h)
+if source != "proc":  # /proc cannot tell running from runnable per sample (see core/threads/threads_proc.h)
     runq = sum(1 for r in rows if r["tid"] in busy_tids and r["state"] == "RUNQ") / max(1, len(samples))
     report("busy_share_one_cpu", overfull <= 0.1 * len(samples) and runq >= 0.9 * (len(busy) - 1),
            f"{overfull} samples with >1 busy thread RUN, {runq:.2f} RUNQ busy threads per sample")

@@ -2,8 +2,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "../../core/btf_archive.h"
-#include "../../core/btf_archive_pack.h"
+#include "core/btf/btf_archive.h"
+#include "btf/btf_archive_pack.h"
 
 /* Three kernels; two share the same BTF bytes (stored once). */
 static const char btf_a[] = "pretend minimized BTF of a 5.10 kernel";

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/btf_archive_pack.h"
-#include "../../core/btf_source.h"
+#include "btf/btf_archive_pack.h"
+#include "core/btf/btf_source.h"
 
 static void touch_with(const char *root, const char *rel, const char *text)
 {

@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/caps.h"
+#include "core/base/caps.h"
 
 static void parses_root_status(struct test_ctx *t)
 {

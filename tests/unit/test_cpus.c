@@ -1,7 +1,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "../../core/cpus.h"
+#include "core/base/cpus.h"
 
 static void parses_kernel_cpu_lists(struct test_ctx *t)
 {

@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "../../core/csv_writer.h"
-#include "../../core/thread_procfs.h"
-#include "../../core/thread_record.h"
+#include "core/threads/csv_writer.h"
+#include "core/threads/thread_procfs.h"
+#include "core/threads/thread_record.h"
 
 #define HOUR_NS (3600LL * 1000000000LL)
 /* 2025-11-22 01:59:59 UTC */

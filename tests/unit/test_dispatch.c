@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/dispatch.h"
+#include "core/base/dispatch.h"
 
 static int fake_main(int argc, char **argv)
 {

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/install.h"
+#include "core/base/install.h"
 
 static const struct stk_applet table[] = {
 	{ "profile", "p", NULL, true },

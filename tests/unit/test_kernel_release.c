@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/kernel_release.h"
+#include "core/base/kernel_release.h"
 
 static void parses_release_strings(struct test_ctx *t)
 {

@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/mechanism.h"
+#include "core/ladder/mechanism.h"
 
 static void picks_first_available_in_order(struct test_ctx *t)
 {

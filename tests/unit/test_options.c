@@ -2,7 +2,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/options.h"
+#include "core/base/options.h"
 
 static void parses_id_lists(struct test_ctx *t)
 {

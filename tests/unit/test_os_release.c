@@ -2,7 +2,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "../../core/os_release.h"
+#include "core/base/os_release.h"
 
 static void parses_quoting(struct test_ctx *t)
 {

@@ -4,7 +4,7 @@
 #ifndef STK_TEST_OUTPUT_FIXTURE_H
 #define STK_TEST_OUTPUT_FIXTURE_H
 
-#include "../../core/output.h"
+#include "core/output/output.h"
 
 /* 13 samples in all; the ns::Widget stack has 5. */
 #define FIXTURE_TOTAL 13

@@ -3,7 +3,7 @@
 
 #include "harness.h"
 #include "test_output_fixture.h"
-#include "../../core/output_internal.h"
+#include "core/output/output_internal.h"
 
 static void expect_render(struct test_ctx *t, const struct stk_output_opts *o, const char *want)
 {

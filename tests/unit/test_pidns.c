@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/pidns.h"
+#include "core/base/pidns.h"
 
 static void tells_host_from_child_namespace(struct test_ctx *t)
 {

@@ -12,14 +12,14 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/kernel_match.h"
-#include "../../core/kfunc_mech.h"
-#include "../../core/name_match.h"
-#include "../../core/probe_guard.h"
-#include "../../core/probe_pattern.h"
-#include "../../core/proc_maps.h"
-#include "../../core/usdt_notes.h"
-#include "../../core/user_probe.h"
+#include "core/probe/kernel_match.h"
+#include "core/ladder/kfunc_mech.h"
+#include "core/probe/name_match.h"
+#include "core/base/probe_guard.h"
+#include "core/probe/probe_pattern.h"
+#include "core/sym/proc_maps.h"
+#include "core/probe/usdt_notes.h"
+#include "core/probe/user_probe.h"
 
 static int parse(const char *text, struct stk_probe_pattern *p)
 {

@@ -1,7 +1,7 @@
 #include <stdint.h>
 
 #include "harness.h"
-#include "../../core/proc_maps.h"
+#include "core/sym/proc_maps.h"
 
 static void parses_file_and_anonymous_lines(struct test_ctx *t)
 {

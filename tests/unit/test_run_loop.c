@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/run_loop.h"
+#include "core/base/run_loop.h"
 
 static double now_ms(void)
 {

@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/sched_mech.h"
+#include "core/ladder/sched_mech.h"
 
 static void names_round_trip(struct test_ctx *t)
 {

@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/sched_state.h"
+#include "core/threads/sched_state.h"
 
 static void parses_bcc_masks(struct test_ctx *t)
 {

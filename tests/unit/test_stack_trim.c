@@ -1,5 +1,5 @@
 #include "harness.h"
-#include "../../core/stack_trim.h"
+#include "core/stack/stack_trim.h"
 
 #define N(a) (sizeof(a) / sizeof(a[0]))
 

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/proc_maps.h"
-#include "../../core/symbolize.h"
+#include "core/sym/proc_maps.h"
+#include "core/sym/symbolize.h"
 
 #define MAX_SYMS 8
 

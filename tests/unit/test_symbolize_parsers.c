@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/debuginfo.h"
-#include "../../core/elf_symbols.h"
-#include "../../core/perf_map.h"
-#include "../../core/sym_demangle.h"
-#include "../../core/symbolize.h"
+#include "core/sym/debuginfo.h"
+#include "core/sym/elf_symbols.h"
+#include "core/sym/perf_map.h"
+#include "core/sym/sym_demangle.h"
+#include "core/sym/symbolize.h"
 
 static int write_file(const char *path, const char *text)
 {

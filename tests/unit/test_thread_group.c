@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "../../core/thread_group.h"
+#include "core/threads/thread_group.h"
 
 static struct stk_thread thread(enum stk_tstate state, const char *comm, int32_t syscall)
 {

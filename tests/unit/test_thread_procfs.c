@@ -2,11 +2,11 @@
 #include <string.h>
 
 #include "harness.h"
-#include "../../core/syscall_table.h"
-#include "../../core/thread_active.h"
-#include "../../core/thread_idmap.h"
-#include "../../core/thread_procfs.h"
-#include "../../core/thread_sample.h"
+#include "core/threads/syscall_table.h"
+#include "core/threads/thread_active.h"
+#include "core/threads/thread_idmap.h"
+#include "core/threads/thread_procfs.h"
+#include "core/threads/thread_sample.h"
 
 static void parses_stat(struct test_ctx *t)
 {

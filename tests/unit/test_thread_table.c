@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "../../core/thread_table.h"
+#include "core/threads/thread_table.h"
 
 static char *render(const struct stk_thread_table *table)
 {

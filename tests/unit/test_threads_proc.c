@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../core/syscall_table.h"
-#include "../../core/thread_enrich.h"
-#include "../../core/threads_proc.h"
+#include "core/threads/syscall_table.h"
+#include "core/threads/thread_enrich.h"
+#include "core/threads/threads_proc.h"
 
 static volatile long sleeper_tid;
 

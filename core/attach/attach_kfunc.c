@@ -1,0 +1,166 @@
+#include "core/attach/attach_kfunc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/base/tracefs.h"
+
+#define FENTRY_PROGRAM "stk_sc_fentry"
+
+/*
+ * Functions after the first: the loaded program's final instructions (map
+ * fds already in place) loaded again with another attach_btf_id.
+ */
+static int attach_fentry_clone(struct stk_probe_set *s, const char *func, char *why, size_t len)
+{
+	int btf_id = libbpf_find_vmlinux_btf_id(func, BPF_TRACE_FENTRY);
+	if (btf_id < 0) {
+		snprintf(why, len, "no BTF for %s", func);
+		return -1;
+	}
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = (__u32)btf_id);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, FENTRY_PROGRAM, "GPL", bpf_program__insns(s->prog),
+			       bpf_program__insn_cnt(s->prog), &o);
+	if (fd < 0) {
+		snprintf(why, len, "load for %s failed: %s", func, strerror(errno));
+		return -1;
+	}
+	if (stk_probe_set_add_fd(s, fd))
+		goto nomem;
+	/* raw_tracepoint_open attaches tracing programs on every kernel that has them (5.5+) */
+	int link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0) {
+		snprintf(why, len, "attach to %s failed: %s", func, strerror(errno));
+		return -1;
+	}
+	if (stk_probe_set_add_fd(s, link))
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(why, len, "out of memory");
+	return -1;
+}
+
+static int try_fentry(struct stk_probe_set *s, const struct stk_probe_load *load,
+		      const struct stk_kfunc_request *req, char *why, size_t len)
+{
+	if (!req->kernel_btf) {
+		snprintf(why, len, "needs the running kernel's BTF; none found");
+		return -1;
+	}
+	if (stk_probe_set_load(s, load, FENTRY_PROGRAM, req->names[0], why, len))
+		return -1;
+	if (stk_probe_set_add_link(s, bpf_program__attach_trace(s->prog))) {
+		snprintf(why, len, "attach to %s failed: %s", req->names[0], strerror(errno));
+		return -1;
+	}
+	stk_probe_set_progress(s, 1, req->n);
+	for (size_t i = 1; i < req->n; i++) {
+		if (attach_fentry_clone(s, req->names[i], why, len))
+			return -1;
+		stk_probe_set_progress(s, i + 1, req->n);
+	}
+	return 0;
+}
+
+static int try_kprobe_multi(struct stk_probe_set *s, const struct stk_probe_load *load,
+			    const struct stk_kfunc_request *req, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)req->names, .cnt = req->n);
+
+	if (stk_probe_set_load(s, load, "stk_sc_kprobe_multi", NULL, why, len))
+		return -1;
+	/* A kernel without fprobe refuses it: the reason goes into "passed over", not libbpf's warning. */
+	libbpf_print_fn_t print = libbpf_set_print(NULL);
+	struct bpf_link *link = bpf_program__attach_kprobe_multi_opts(s->prog, NULL, &o);
+	int saved = errno;
+	libbpf_set_print(print);
+	if (stk_probe_set_add_link(s, link)) {
+		snprintf(why, len, "attach failed: %s", strerror(link ? errno : saved));
+		return -1;
+	}
+	return 0;
+}
+
+static int try_kprobe(struct stk_probe_set *s, const struct stk_probe_load *load,
+		      const struct stk_kfunc_request *req, bool legacy, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, o, .attach_mode = legacy ? PROBE_ATTACH_MODE_LEGACY : PROBE_ATTACH_MODE_PERF);
+
+	if (!legacy && access("/sys/bus/event_source/devices/kprobe/type", F_OK)) {
+		snprintf(why, len, "no kprobe PMU (/sys/bus/event_source/devices/kprobe)");
+		return -1;
+	}
+	if (legacy) {
+		const char *how;
+		char terr[256];
+		if (stk_tracefs_ensure(&how, terr, sizeof(terr))) {
+			snprintf(why, len, "%s", terr);
+			return -1;
+		}
+		if (access("/sys/kernel/tracing/kprobe_events", F_OK) &&
+		    access("/sys/kernel/debug/tracing/kprobe_events", F_OK)) {
+			snprintf(why, len, "no kprobe_events in tracefs");
+			return -1;
+		}
+		if (stk_probe_set_guard(s)) {
+			snprintf(why, len, "starting the kprobe_events cleanup guard failed");
+			return -1;
+		}
+	}
+	if (stk_probe_set_load(s, load, "stk_sc_kprobe", NULL, why, len))
+		return -1;
+	for (size_t i = 0; i < req->n; i++) {
+		if (stk_probe_set_add_link(s, bpf_program__attach_kprobe_opts(s->prog, req->names[i], &o))) {
+			snprintf(why, len, "attach to %s failed: %s", req->names[i], strerror(errno));
+			return -1;
+		}
+		stk_probe_set_progress(s, i + 1, req->n);
+	}
+	return 0;
+}
+
+static int try_mech(struct stk_probe_set *s, const struct stk_probe_load *load, const struct stk_kfunc_request *req,
+		    enum stk_kfunc_mech m, char *why, size_t len)
+{
+	switch (m) {
+	case STK_KFUNC_FENTRY: return try_fentry(s, load, req, why, len);
+	case STK_KFUNC_KPROBE_MULTI: return try_kprobe_multi(s, load, req, why, len);
+	case STK_KFUNC_KPROBE: return try_kprobe(s, load, req, false, why, len);
+	case STK_KFUNC_KPROBE_LEGACY: return try_kprobe(s, load, req, true, why, len);
+	case STK_KFUNC_MECH_COUNT: break;
+	}
+	snprintf(why, len, "unknown mechanism");
+	return -1;
+}
+
+int stk_kfunc_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const struct stk_kfunc_request *req,
+		     char *err, size_t len)
+{
+	enum stk_kfunc_mech order[STK_KFUNC_MECH_COUNT];
+	size_t n = stk_kfunc_order(req->n, req->fentry_max, order);
+	char why[512];
+
+	for (size_t i = 0; i < n; i++) {
+		if (req->forced >= 0 && (int)order[i] != req->forced)
+			continue;
+		why[0] = '\0';
+		if (try_mech(s, load, req, order[i], why, sizeof(why)) == 0) {
+			s->mechanism = stk_kfunc_mech_name(order[i]);
+			s->n_targets = req->n;
+			return 0;
+		}
+		stk_probe_set_release(s);
+		if (req->forced >= 0) {
+			snprintf(err, len, "--mechanism %s: not available here: %s", stk_kfunc_mech_name(order[i]), why);
+			return -1;
+		}
+		stk_probe_set_passed_over(s, stk_kfunc_mech_name(order[i]), why);
+	}
+	snprintf(err, len, "no mechanism can trace kernel functions on this kernel (%s)", s->tried);
+	return -1;
+}

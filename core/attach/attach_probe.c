@@ -1,0 +1,153 @@
+#include "core/attach/attach_probe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "core/bpf/bpf_object.h"
+#include "core/base/grow.h"
+#include "core/base/probe_guard.h"
+#include "stk.skel.h"
+
+#define PROGRESS_AFTER_NS 1000000000LL
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *load, const char *program,
+		       const char *fentry_target, char *why, size_t len)
+{
+	const char *programs[2] = { program, NULL };
+	struct stk_bpf_selection sel = { .programs = programs, .maps = load->maps,
+					 .btf_custom_path = load->btf_custom_path };
+	char err[256];
+	int ret;
+
+	s->progress = load->progress;
+	s->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
+	if (!s->skel) {
+		snprintf(why, len, "%s", err);
+		return -1;
+	}
+	s->prog = bpf_object__find_program_by_name(s->skel->obj, program);
+	if (!s->prog) {
+		snprintf(why, len, "program %s not built in", program);
+		goto fail;
+	}
+	if (fentry_target && (ret = bpf_program__set_attach_target(s->prog, 0, fentry_target))) {
+		snprintf(why, len, "no BTF for %s: %s", fentry_target, strerror(-ret));
+		goto fail;
+	}
+	if (load->before_load && load->before_load(s->skel, load->ctx)) {
+		snprintf(why, len, "sizing maps failed: %s", strerror(errno));
+		goto fail;
+	}
+	ret = stk_bpf__load(s->skel);
+	if (ret) {
+		snprintf(why, len, "load failed: %s", strerror(ret < 0 ? -ret : ret));
+		goto fail;
+	}
+	if (load->after_load && load->after_load(s->skel, load->ctx)) {
+		snprintf(why, len, "writing the configuration failed: %s", strerror(errno));
+		goto fail;
+	}
+	s->attach_start_ns = now_ns();
+	return 0;
+fail:
+	stk_probe_set_release(s);
+	return -1;
+}
+
+int stk_probe_set_add_link(struct stk_probe_set *s, struct bpf_link *link)
+{
+	if (!link)
+		return -1;
+	if (stk_grow((void **)&s->links, &s->cap_links, s->n_links + 1, sizeof(*s->links))) {
+		bpf_link__destroy(link);
+		errno = ENOMEM;
+		return -1;
+	}
+	s->links[s->n_links++] = link;
+	return 0;
+}
+
+int stk_probe_set_add_fd(struct stk_probe_set *s, int fd)
+{
+	if (stk_grow((void **)&s->fds, &s->cap_fds, s->n_fds + 1, sizeof(*s->fds))) {
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	s->fds[s->n_fds++] = fd;
+	return 0;
+}
+
+void stk_probe_set_progress(struct stk_probe_set *s, size_t done, size_t total)
+{
+	if (!s->progress || total < 2)
+		return;
+	if (!s->progress_shown && now_ns() - s->attach_start_ns < PROGRESS_AFTER_NS)
+		return;
+	/* every 16th, and the last, so a slow attach shows it is moving without flooding */
+	if (s->progress_shown && done % 16 && done != total)
+		return;
+	fprintf(stderr, "\rstackcount: attached %zu of %zu%s", done, total, done == total ? "\n" : "");
+	fflush(stderr);
+	s->progress_shown = done != total;
+}
+
+int stk_probe_set_guard(struct stk_probe_set *s)
+{
+	if (s->guarded)
+		return 0;
+	s->guard_fd = stk_probe_guard_start();
+	s->guarded = s->guard_fd >= 0;
+	return s->guarded ? 0 : -1;
+}
+
+void stk_probe_set_passed_over(struct stk_probe_set *s, const char *mech, const char *why)
+{
+	size_t used = strlen(s->tried);
+
+	snprintf(s->tried + used, sizeof(s->tried) - used, "%s%s: %s", used ? "; " : "", mech, why);
+}
+
+void stk_probe_set_detach(struct stk_probe_set *s)
+{
+	if (s->progress_shown) {
+		fputc('\n', stderr);
+		s->progress_shown = false;
+	}
+	for (size_t i = 0; i < s->n_links; i++)
+		bpf_link__destroy(s->links[i]);
+	/* link fds before program fds; closing either detaches */
+	for (size_t i = s->n_fds; i-- > 0;)
+		close(s->fds[i]);
+	/* libbpf removed its legacy events with the links: the guard finds nothing and exits */
+	if (s->guarded)
+		close(s->guard_fd);
+	s->guarded = false;
+	free(s->links);
+	free(s->fds);
+	s->links = NULL;
+	s->fds = NULL;
+	s->n_links = s->cap_links = s->n_fds = s->cap_fds = 0;
+}
+
+void stk_probe_set_release(struct stk_probe_set *s)
+{
+	stk_probe_set_detach(s);
+	stk_bpf__destroy(s->skel);
+	s->skel = NULL;
+	s->prog = NULL;
+	s->n_targets = 0;
+}

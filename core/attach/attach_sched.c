@@ -1,0 +1,215 @@
+#include "core/attach/attach_sched.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "core/bpf/bpf_object.h"
+#include "core/base/tracefs.h"
+#include "stk.skel.h"
+
+struct stk_sched_attachment {
+	struct stk_bpf *skel;
+	struct bpf_link *link;
+	struct bpf_link *free_link;
+	enum stk_sched_mech mech;
+	char target[128];
+	char tried[768];
+};
+
+static const char *no_btf(const struct stk_sched_request *req)
+{
+	return req->no_btf_why ? req->no_btf_why : "reading task fields needs BTF; none found";
+}
+
+/* Why a mechanism cannot even be tried here, or NULL. */
+static const char *precondition(const struct stk_sched_request *req, enum stk_sched_mech m, char *target,
+				size_t tlen, char *why, size_t wlen)
+{
+	const char *how;
+
+	if (!req->programs[m])
+		return "not built for this applet";
+	switch (m) {
+	case STK_SCHED_TP_BTF:
+		return req->kernel_btf ? NULL : "its attach target needs the running kernel's own BTF "
+						"(--btf or embedded BTF serve CO-RE only); none found";
+	case STK_SCHED_RAW_TP:
+		return req->core_btf || !req->needs_task_state ? NULL : no_btf(req);
+	case STK_SCHED_TRACEPOINT:
+		if (stk_tracefs_ensure(&how, why, wlen))
+			return why;
+		return NULL;
+	case STK_SCHED_KPROBE: {
+		if (!req->core_btf)
+			return no_btf(req);
+		FILE *f = fopen("/proc/kallsyms", "re");
+		int found = f ? stk_find_finish_task_switch(f, target, tlen) : -1;
+		if (f)
+			fclose(f);
+		if (found)
+			return "no finish_task_switch in /proc/kallsyms";
+		/* legacy kprobes go through tracefs; the perf PMU does not need it */
+		stk_tracefs_ensure(&how, why, wlen);
+		return NULL;
+	}
+	case STK_SCHED_MECH_COUNT:
+		break;
+	}
+	return "unknown mechanism";
+}
+
+static struct bpf_link *attach_one(struct bpf_program *prog, enum stk_sched_mech m, const char *target)
+{
+	switch (m) {
+	case STK_SCHED_TP_BTF:
+		return bpf_program__attach_trace(prog);
+	case STK_SCHED_RAW_TP:
+		return bpf_program__attach_raw_tracepoint(prog, "sched_switch");
+	case STK_SCHED_TRACEPOINT:
+		return bpf_program__attach_tracepoint(prog, "sched", "sched_switch");
+	case STK_SCHED_KPROBE:
+		return bpf_program__attach_kprobe(prog, false, target);
+	case STK_SCHED_MECH_COUNT:
+		break;
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+static void release(struct stk_sched_attachment *a)
+{
+	bpf_link__destroy(a->link);
+	bpf_link__destroy(a->free_link);
+	stk_bpf__destroy(a->skel);
+	a->link = a->free_link = NULL;
+	a->skel = NULL;
+}
+
+/* One candidate, end to end. 0, or -1 with why set and nothing left behind. */
+static int try_mech(struct stk_sched_attachment *a, const struct stk_sched_request *req, enum stk_sched_mech m,
+		    char *why, size_t wlen)
+{
+	/* Task-pointer keys need the cleanup on free (see bpf/offcputime.bpf.c). */
+	bool with_free = req->free_program && (m == STK_SCHED_TP_BTF || m == STK_SCHED_RAW_TP);
+	const char *programs[3] = { req->programs[m], with_free ? req->free_program : NULL, NULL };
+	const char *pre = precondition(req, m, a->target, sizeof(a->target), why, wlen);
+	struct stk_bpf_selection sel = { .programs = programs, .maps = req->maps,
+					 .btf_custom_path = req->btf_custom_path };
+	char err[256];
+	int ret;
+
+	if (pre) {
+		if (pre != why)
+			snprintf(why, wlen, "%s", pre);
+		return -1;
+	}
+	a->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
+	if (!a->skel) {
+		snprintf(why, wlen, "%s", err);
+		return -1;
+	}
+	if (req->before_load && req->before_load(a->skel, req->ctx)) {
+		snprintf(why, wlen, "sizing maps failed: %s", strerror(errno));
+		goto fail;
+	}
+	ret = stk_bpf__load(a->skel);
+	if (ret) {
+		snprintf(why, wlen, "load failed: %s", strerror(ret < 0 ? -ret : ret));
+		goto fail;
+	}
+	if (req->after_load && req->after_load(a->skel, req->ctx)) {
+		snprintf(why, wlen, "writing the configuration failed: %s", strerror(errno));
+		goto fail;
+	}
+	struct bpf_program *prog = bpf_object__find_program_by_name(a->skel->obj, req->programs[m]);
+	a->link = attach_one(prog, m, a->target);
+	if (!a->link) {
+		snprintf(why, wlen, "attach failed: %s", strerror(errno));
+		goto fail;
+	}
+	if (with_free) {
+		prog = bpf_object__find_program_by_name(a->skel->obj, req->free_program);
+		a->free_link = bpf_program__attach_raw_tracepoint(prog, "sched_process_free");
+		if (!a->free_link) {
+			snprintf(why, wlen, "attach to sched_process_free failed: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	a->mech = m;
+	return 0;
+fail:
+	release(a);
+	return -1;
+}
+
+struct stk_sched_attachment *stk_sched_attach(const struct stk_sched_request *req, char *err, size_t errlen)
+{
+	struct stk_sched_attachment *a = calloc(1, sizeof(*a));
+	char why[768];
+	size_t used = 0;
+
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (int m = 0; m < STK_SCHED_MECH_COUNT; m++) {
+		if (req->forced >= 0 && m != req->forced)
+			continue;
+		why[0] = '\0';
+		if (try_mech(a, req, (enum stk_sched_mech)m, why, sizeof(why)) == 0)
+			return a;
+		if (req->forced >= 0) {
+			snprintf(err, errlen, "--mechanism %s: not available here: %s",
+				 stk_sched_mech_name((enum stk_sched_mech)m), why);
+			free(a);
+			return NULL;
+		}
+		int w = snprintf(a->tried + used, sizeof(a->tried) - used, "%s%s: %s", used ? "; " : "",
+				 stk_sched_mech_name((enum stk_sched_mech)m), why);
+		if (w > 0 && (size_t)w < sizeof(a->tried) - used)
+			used += (size_t)w;
+	}
+	snprintf(err, errlen, "no sched_switch mechanism works on this kernel (%s)", a->tried);
+	free(a);
+	return NULL;
+}
+
+struct stk_bpf *stk_sched_skeleton(const struct stk_sched_attachment *a)
+{
+	return a->skel;
+}
+
+enum stk_sched_mech stk_sched_mechanism(const struct stk_sched_attachment *a)
+{
+	return a->mech;
+}
+
+const char *stk_sched_tried(const struct stk_sched_attachment *a)
+{
+	return a->tried;
+}
+
+const char *stk_sched_target(const struct stk_sched_attachment *a)
+{
+	return a->target;
+}
+
+void stk_sched_detach(struct stk_sched_attachment *a)
+{
+	if (!a)
+		return;
+	bpf_link__destroy(a->link);
+	bpf_link__destroy(a->free_link);
+	a->link = a->free_link = NULL;
+}
+
+void stk_sched_attachment_free(struct stk_sched_attachment *a)
+{
+	if (!a)
+		return;
+	release(a);
+	free(a);
+}

@@ -1,0 +1,118 @@
+#include "core/attach/attach_uprobe.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+static int try_uprobe_multi(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
+			    const struct stk_user_func_list *funcs, pid_t pid, char *why, size_t len)
+{
+	unsigned long *offsets = calloc(funcs->n, sizeof(*offsets));
+	int ret = -1;
+
+	if (!offsets) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < funcs->n; i++)
+		offsets[i] = (unsigned long)funcs->funcs[i].offset;
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o, .offsets = offsets, .cnt = funcs->n);
+	if (stk_probe_set_load(s, load, "stk_sc_uprobe_multi", NULL, why, len))
+		goto out;
+	if (stk_probe_set_add_link(s, bpf_program__attach_uprobe_multi(s->prog, pid > 0 ? pid : -1, path, NULL, &o))) {
+		snprintf(why, len, "attach failed: %s", strerror(errno));
+		stk_probe_set_release(s);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(offsets);
+	return ret;
+}
+
+static int try_uprobe(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
+		      const struct stk_user_func_list *funcs, pid_t pid, char *why, size_t len)
+{
+	/* Without the uprobe PMU (before 4.17) libbpf writes uprobe_events: guard them. */
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) && stk_probe_set_guard(s)) {
+		snprintf(why, len, "starting the uprobe_events cleanup guard failed");
+		return -1;
+	}
+	if (stk_probe_set_load(s, load, "stk_sc_uprobe", NULL, why, len))
+		return -1;
+	for (size_t i = 0; i < funcs->n; i++) {
+		struct bpf_link *l = bpf_program__attach_uprobe_opts(s->prog, pid > 0 ? pid : -1, path,
+								     (size_t)funcs->funcs[i].offset, NULL);
+		if (stk_probe_set_add_link(s, l)) {
+			snprintf(why, len, "attach to %s failed: %s", funcs->funcs[i].name, strerror(errno));
+			stk_probe_set_release(s);
+			return -1;
+		}
+		stk_probe_set_progress(s, i + 1, funcs->n);
+	}
+	return 0;
+}
+
+int stk_uprobe_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
+		      const struct stk_user_func_list *funcs, pid_t pid, const char *forced, char *err, size_t len)
+{
+	bool want_multi = forced ? strcmp(forced, "uprobe.multi") == 0 : funcs->n > 1;
+	char why[512];
+
+	if (forced && !want_multi && strcmp(forced, "uprobe") != 0) {
+		snprintf(err, len, "--mechanism %s: user functions use uprobe or uprobe.multi", forced);
+		return -1;
+	}
+	if (want_multi) {
+		if (try_uprobe_multi(s, load, path, funcs, pid, why, sizeof(why)) == 0) {
+			s->mechanism = "uprobe.multi";
+			s->n_targets = funcs->n;
+			return 0;
+		}
+		if (forced) {
+			snprintf(err, len, "--mechanism uprobe.multi: not available here: %s", why);
+			return -1;
+		}
+		stk_probe_set_passed_over(s, "uprobe.multi", why);
+	}
+	if (try_uprobe(s, load, path, funcs, pid, why, sizeof(why))) {
+		stk_probe_set_passed_over(s, "uprobe", why);
+		snprintf(err, len, "cannot attach uprobes to %s (%s)", path, s->tried);
+		return -1;
+	}
+	s->mechanism = "uprobe";
+	s->n_targets = funcs->n;
+	return 0;
+}
+
+int stk_usdt_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
+		    char *const *probes, size_t n, pid_t pid, char *err, size_t len)
+{
+	char why[256];
+
+	if (stk_probe_set_load(s, load, "stk_sc_usdt", NULL, why, sizeof(why))) {
+		snprintf(err, len, "usdt: %s", why);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char provider[256];
+		const char *colon = strchr(probes[i], ':');
+		if (!colon || (size_t)(colon - probes[i]) >= sizeof(provider))
+			continue;
+		snprintf(provider, sizeof(provider), "%.*s", (int)(colon - probes[i]), probes[i]);
+		struct bpf_link *l = bpf_program__attach_usdt(s->prog, pid > 0 ? pid : -1, path, provider, colon + 1, NULL);
+		if (stk_probe_set_add_link(s, l)) {
+			snprintf(err, len, "attaching to USDT probe %s in %s failed: %s", probes[i], path, strerror(errno));
+			stk_probe_set_release(s);
+			return -1;
+		}
+		stk_probe_set_progress(s, i + 1, n);
+	}
+	s->mechanism = "usdt";
+	s->n_targets = n;
+	return 0;
+}

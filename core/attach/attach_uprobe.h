@@ -1,0 +1,23 @@
+/*
+ * Attaching stackcount's program to user functions (uprobe.multi for many
+ * when the kernel has it, 6.6+, else one uprobe each) and to USDT probes
+ * (libbpf's USDT support, which handles semaphores through the kernel's
+ * reference counter). Both attach by file, optionally only for one process.
+ */
+#ifndef STK_ATTACH_UPROBE_H
+#define STK_ATTACH_UPROBE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/attach/attach_probe.h"
+#include "core/probe/user_probe.h"
+
+/* forced: "uprobe", "uprobe.multi" or NULL (uprobe.multi for 2+ functions when it works, else uprobe). */
+int stk_uprobe_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
+		      const struct stk_user_func_list *funcs, pid_t pid, const char *forced, char *err, size_t len);
+/* probes: "provider:name" entries from core/usdt_notes. */
+int stk_usdt_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
+		    char *const *probes, size_t n, pid_t pid, char *err, size_t len);
+
+#endif

@@ -1,0 +1,36 @@
+/* Parsing helpers for the options every applet shares. */
+#ifndef STK_OPTIONS_H
+#define STK_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/output/output.h"
+
+/* "123,456" -> newly allocated array of positive ids (caller frees). 0 or -1. */
+int stk_parse_id_list(const char *text, uint32_t **ids, size_t *n);
+/* A whole decimal number in [min, max]. 0 or -1. */
+int stk_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value);
+/* Seconds, possibly fractional ("2", "0.5"), > 0 -> milliseconds. 0 or -1. */
+int stk_parse_seconds(const char *text, long *ms);
+/* 0 when /proc/ID (a process, or with tid a thread of any process) exists. */
+int stk_check_pid_exists(uint32_t pid);
+int stk_check_tid_exists(uint32_t tid);
+
+/*
+ * The process and thread filters of a stack applet (pid_opt/tid_opt name the
+ * options in messages, e.g. "-p", "-L"): stk must run in the host's PID
+ * namespace (BPF sees host PIDs) and every id must exist. 0, or -1 with a
+ * one-line reason in msg.
+ */
+int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, const uint32_t *tids,
+		      size_t n_tids, const char *tid_opt, char *msg, size_t len);
+/*
+ * The format of each -o path: the --format one when given, else from the
+ * extension. 0, or -1 with msg naming the path whose format is unknown.
+ */
+int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
+			       bool format_given, enum stk_format format, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * Rendering a stk_report in every format the stack applets offer:
+ *   text    bcc's multi-line shape, most frequent last
+ *   folded  "comm;root;...;leaf value" for flamegraph.pl (user frames, then kernel)
+ *   pmp     pt-pmp style "value frame,frame,..." leaf first, no C++ argument lists,
+ *           most frequent first
+ *   pprof   gzipped profile.proto
+ *   svg     self-contained interactive flame graph
+ */
+#ifndef STK_OUTPUT_H
+#define STK_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/stack/stack.h"
+
+enum stk_format {
+	STK_FORMAT_TEXT,
+	STK_FORMAT_FOLDED,
+	STK_FORMAT_PMP,
+	STK_FORMAT_PPROF,
+	STK_FORMAT_SVG,
+};
+
+struct stk_output_opts {
+	enum stk_format format;
+	bool delimiter;      /* -d: "--" (text) / "-" (folded) between kernel and user frames */
+	bool annotate;       /* -a: "_[k]" after kernel frame names (folded, svg) */
+	bool verbose;        /* -v: address and module for every frame (text) */
+	bool symbol_offsets; /* -s: "func+0x1a" (text) */
+	bool show_tid;       /* text/folded name tasks "comm (pid/tid)" instead of "comm (pid)" */
+	bool no_task;        /* text: no task line, stacks of all processes merge (stackcount without -P) */
+};
+
+/* "text", "folded", "pmp", "pprof", "svg" -> format. 0, or -1 if unknown. */
+int stk_format_from_name(const char *name, enum stk_format *format);
+/* By extension: .txt .folded .pmp .pb.gz/.pprof .svg. 0, or -1 if unknown. */
+int stk_format_from_path(const char *path, enum stk_format *format);
+const char *stk_format_name(enum stk_format format);
+
+/* Writes the report. 0 on success, -1 on a write or compression error. */
+int stk_output_write(FILE *out, const struct stk_report *report, const struct stk_output_opts *opts);
+
+#endif

@@ -1,0 +1,38 @@
+/* Folded stacks for flamegraph.pl: "comm;user root..leaf;kernel root..leaf value". */
+#include <stdlib.h>
+
+#include "core/output/output_internal.h"
+
+int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
+{
+	struct stk_line *lines = calloc(r->n_stacks ? r->n_stacks : 1, sizeof(*lines));
+	struct stk_path path = { 0 };
+	struct stk_buf b = { 0 };
+	size_t n = 0;
+
+	if (!lines)
+		return -1;
+	for (size_t i = 0; i < r->n_stacks; i++) {
+		if (stk_path_build(&path, &r->stacks[i], o))
+			goto fail;
+		for (size_t e = 0; e < path.n; e++) {
+			if (e)
+				stk_buf_putc(&b, ';');
+			/* ';' separates frames: keep the line parseable */
+			stk_put_clean(&b, stk_path_name(&path, e), ";", ':');
+		}
+		lines[n].value = r->stacks[i].value;
+		lines[n].text = stk_buf_take(&b);
+		if (!lines[n++].text)
+			goto fail;
+	}
+	stk_path_free(&path);
+	n = stk_lines_merge(lines, n);
+	stk_lines_sort_by_value(lines, n, false);
+	return stk_lines_write(out, lines, n, false);
+fail:
+	stk_path_free(&path);
+	stk_buf_free(&b);
+	stk_lines_free(lines, n);
+	return -1;
+}

@@ -1,0 +1,385 @@
+/* pprof: a gzipped perftools.profiles.Profile (profile.proto) encoded by hand.
+ * Strings, mappings, functions and locations are deduplicated through small
+ * open-addressing tables keyed by up to five integers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/output/output_internal.h"
+
+/* profile.proto field numbers */
+enum {
+	PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
+	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3,
+	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILE_OFFSET = 4,
+	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+};
+
+#define KERNEL_FILENAME "[kernel.kallsyms]"
+
+struct key {
+	uint64_t k[5];
+};
+
+/* Maps keys to ids 1..n; slots hold index + 1, 0 is empty. */
+struct keytab {
+	struct key *keys;
+	size_t n, cap;
+	uint32_t *slots;
+	size_t nslots;
+};
+
+struct strtab {
+	char **s;
+	size_t n, cap;
+	uint32_t *slots;
+	size_t nslots;
+};
+
+struct pprof {
+	struct strtab strings;
+	struct keytab mappings, functions, locations;
+	struct stk_pb mapping_msgs, function_msgs, location_msgs, sample_msgs;
+	struct stk_pb msg, sub, ids; /* scratch */
+	uint64_t kernel_mapping;
+	bool oom;
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++) /* FNV-1a */
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+#define HASH_INIT 0xcbf29ce484222325ULL
+
+/* Grows slots to keep the load under 1/2; hash(tab, i) gives entry i's hash. */
+static int grow_slots(uint32_t **slots, size_t *nslots, size_t n,
+		      uint64_t (*hash)(const void *, size_t), const void *tab)
+{
+	size_t ns = *nslots ? *nslots * 2 : 64;
+	uint32_t *s;
+
+	if (2 * (n + 1) <= *nslots)
+		return 0;
+	s = calloc(ns, sizeof(*s));
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = hash(tab, i) & (ns - 1);
+
+		while (s[j])
+			j = (j + 1) & (ns - 1);
+		s[j] = (uint32_t)(i + 1);
+	}
+	free(*slots);
+	*slots = s;
+	*nslots = ns;
+	return 0;
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	return hash_bytes(HASH_INIT, k->k, sizeof(k->k));
+}
+
+static uint64_t keytab_entry_hash(const void *tab, size_t i)
+{
+	return key_hash(&((const struct keytab *)tab)->keys[i]);
+}
+
+/* The id of k (1-based); *added tells whether it is new. 0 on allocation failure. */
+static uint64_t keytab_id(struct keytab *t, const struct key *k, bool *added)
+{
+	size_t j;
+
+	*added = false;
+	if (grow_slots(&t->slots, &t->nslots, t->n, keytab_entry_hash, t))
+		return 0;
+	for (j = key_hash(k) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (memcmp(&t->keys[t->slots[j] - 1], k, sizeof(*k)) == 0)
+			return t->slots[j];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct key *keys = realloc(t->keys, cap * sizeof(*keys));
+
+		if (!keys)
+			return 0;
+		t->keys = keys;
+		t->cap = cap;
+	}
+	t->keys[t->n++] = *k;
+	t->slots[j] = (uint32_t)t->n;
+	*added = true;
+	return t->n;
+}
+
+static uint64_t strtab_entry_hash(const void *tab, size_t i)
+{
+	const char *s = ((const struct strtab *)tab)->s[i];
+
+	return hash_bytes(HASH_INIT, s, strlen(s));
+}
+
+/* The string table index of s; -1 on allocation failure. */
+static int64_t str_id(struct pprof *pp, const char *s)
+{
+	struct strtab *t = &pp->strings;
+	size_t j;
+	char *copy;
+
+	if (grow_slots(&t->slots, &t->nslots, t->n, strtab_entry_hash, t))
+		goto oom;
+	j = hash_bytes(HASH_INIT, s, strlen(s)) & (t->nslots - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1))
+		if (strcmp(t->s[t->slots[j] - 1], s) == 0)
+			return t->slots[j] - 1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **v = realloc(t->s, cap * sizeof(*v));
+
+		if (!v)
+			goto oom;
+		t->s = v;
+		t->cap = cap;
+	}
+	copy = strdup(s);
+	if (!copy)
+		goto oom;
+	t->s[t->n++] = copy;
+	t->slots[j] = (uint32_t)t->n;
+	return (int64_t)t->n - 1;
+oom:
+	pp->oom = true;
+	return -1;
+}
+
+static uint64_t mapping_id(struct pprof *pp, const struct stk_frame *f)
+{
+	const char *file = f->module ? f->module : "";
+	const char *build_id = f->build_id ? f->build_id : "";
+	struct key k = { { (uint64_t)str_id(pp, file), f->map_start, f->map_end, f->map_offset,
+			   (uint64_t)str_id(pp, build_id) } };
+	bool added;
+	uint64_t id = keytab_id(&pp->mappings, &k, &added);
+
+	if (!id)
+		pp->oom = true;
+	if (!added)
+		return id;
+	pp->msg.len = 0;
+	stk_pb_uint(&pp->msg, MAPPING_ID, id);
+	stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, f->map_start);
+	stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, f->map_end);
+	stk_pb_uint(&pp->msg, MAPPING_FILE_OFFSET, f->map_offset);
+	stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k.k[0]);
+	stk_pb_int(&pp->msg, MAPPING_BUILD_ID, (int64_t)k.k[4]);
+	stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
+	stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+	return id;
+}
+
+/* The one mapping every kernel frame (vmlinux and modules) points at. */
+static void add_kernel_mapping(struct pprof *pp, const struct stk_report *r)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	struct key k = { { 0, 0, 0, 0, UINT64_MAX } }; /* UINT64_MAX: no user mapping has this key */
+	bool added;
+
+	for (size_t i = 0; i < r->n_stacks; i++) {
+		for (size_t j = 0; j < r->stacks[i].n_kernel; j++) {
+			uint64_t a = r->stacks[i].kernel[j].address;
+
+			lo = a < lo ? a : lo;
+			hi = a > hi ? a : hi;
+		}
+	}
+	if (lo > hi)
+		return; /* no kernel frames */
+	k.k[0] = (uint64_t)str_id(pp, KERNEL_FILENAME);
+	pp->kernel_mapping = keytab_id(&pp->mappings, &k, &added);
+	if (!pp->kernel_mapping)
+		pp->oom = true;
+	pp->msg.len = 0;
+	stk_pb_uint(&pp->msg, MAPPING_ID, pp->kernel_mapping);
+	stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, lo);
+	stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, hi == UINT64_MAX ? hi : hi + 1);
+	stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k.k[0]);
+	stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
+	stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+}
+
+static uint64_t function_id(struct pprof *pp, const char *name, const char *filename)
+{
+	struct key k = { { (uint64_t)str_id(pp, name), (uint64_t)str_id(pp, filename), 0, 0, 0 } };
+	bool added;
+	uint64_t id = keytab_id(&pp->functions, &k, &added);
+
+	if (!id)
+		pp->oom = true;
+	if (!added)
+		return id;
+	pp->msg.len = 0;
+	stk_pb_uint(&pp->msg, FUNCTION_ID, id);
+	stk_pb_int(&pp->msg, FUNCTION_NAME, (int64_t)k.k[0]);
+	stk_pb_int(&pp->msg, FUNCTION_SYSTEM_NAME, (int64_t)k.k[0]);
+	stk_pb_int(&pp->msg, FUNCTION_FILENAME, (int64_t)k.k[1]);
+	stk_pb_sub(&pp->function_msgs, PROFILE_FUNCTION, &pp->msg);
+	return id;
+}
+
+/* A location for (mapping, address, function); function 0 means no Line. */
+static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address, uint64_t function)
+{
+	struct key k = { { mapping, address, function, 0, 0 } };
+	bool added;
+	uint64_t id = keytab_id(&pp->locations, &k, &added);
+
+	if (!id)
+		pp->oom = true;
+	if (!added)
+		return id;
+	pp->msg.len = 0;
+	stk_pb_uint(&pp->msg, LOCATION_ID, id);
+	stk_pb_uint(&pp->msg, LOCATION_MAPPING_ID, mapping);
+	stk_pb_uint(&pp->msg, LOCATION_ADDRESS, address);
+	if (function) {
+		pp->sub.len = 0;
+		stk_pb_uint(&pp->sub, LINE_FUNCTION_ID, function);
+		stk_pb_sub(&pp->msg, LOCATION_LINE, &pp->sub);
+	}
+	stk_pb_sub(&pp->location_msgs, PROFILE_LOCATION, &pp->msg);
+	return id;
+}
+
+static uint64_t frame_location(struct pprof *pp, const struct stk_frame *f)
+{
+	uint64_t mapping = f->kernel ? pp->kernel_mapping : mapping_id(pp, f);
+	const char *file = f->module ? f->module : f->kernel ? KERNEL_FILENAME : "";
+	uint64_t function = f->symbol ? function_id(pp, f->symbol, file) : 0;
+
+	return location_id(pp, mapping, f->address, function);
+}
+
+static uint64_t missed_location(struct pprof *pp, const char *what)
+{
+	return location_id(pp, 0, 0, function_id(pp, what, ""));
+}
+
+static void add_label(struct pprof *pp, const char *key, const char *str, int64_t num)
+{
+	pp->sub.len = 0;
+	stk_pb_int(&pp->sub, LABEL_KEY, str_id(pp, key));
+	if (str)
+		stk_pb_int(&pp->sub, LABEL_STR, str_id(pp, str));
+	else
+		stk_pb_int(&pp->sub, LABEL_NUM, num);
+	stk_pb_sub(&pp->msg, SAMPLE_LABEL, &pp->sub);
+}
+
+static void add_sample(struct pprof *pp, const struct stk_stack *s)
+{
+	struct stk_buf comm = { 0 };
+
+	/* location ids first, as msg is reused by the location tables */
+	pp->ids.len = 0;
+	if (s->kernel_missing)
+		stk_pb_varint(&pp->ids, missed_location(pp, STK_MISSED_KERNEL));
+	for (size_t i = 0; i < s->n_kernel && !s->kernel_missing; i++)
+		stk_pb_varint(&pp->ids, frame_location(pp, &s->kernel[i]));
+	if (s->user_missing)
+		stk_pb_varint(&pp->ids, missed_location(pp, STK_MISSED_USER));
+	for (size_t i = 0; i < s->n_user && !s->user_missing; i++)
+		stk_pb_varint(&pp->ids, frame_location(pp, &s->user[i]));
+
+	pp->msg.len = 0;
+	stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
+	pp->sub.len = 0;
+	stk_pb_varint(&pp->sub, s->value);
+	stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
+	stk_put_comm(&comm, s);
+	add_label(pp, "comm", stk_buf_str(&comm), 0);
+	add_label(pp, "pid", NULL, s->pid);
+	add_label(pp, "tid", NULL, s->tid);
+	if (comm.oom)
+		pp->oom = true;
+	stk_buf_free(&comm);
+	stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
+}
+
+static void add_value_type(struct pprof *pp, struct stk_pb *out, uint32_t field, const char *type,
+			   const char *unit)
+{
+	struct stk_pb vt = { 0 };
+
+	stk_pb_int(&vt, VALUE_TYPE_TYPE, str_id(pp, type));
+	stk_pb_int(&vt, VALUE_TYPE_UNIT, str_id(pp, unit));
+	stk_pb_sub(out, field, &vt);
+	stk_pb_free(&vt);
+}
+
+static void pprof_free(struct pprof *pp)
+{
+	for (size_t i = 0; i < pp->strings.n; i++)
+		free(pp->strings.s[i]);
+	free(pp->strings.s);
+	free(pp->strings.slots);
+	struct keytab *tabs[] = { &pp->mappings, &pp->functions, &pp->locations };
+	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+		free(tabs[i]->keys);
+		free(tabs[i]->slots);
+	}
+	struct stk_pb *pbs[] = { &pp->mapping_msgs, &pp->function_msgs, &pp->location_msgs,
+				 &pp->sample_msgs, &pp->msg, &pp->sub, &pp->ids };
+	for (size_t i = 0; i < sizeof(pbs) / sizeof(pbs[0]); i++)
+		stk_pb_free(pbs[i]);
+}
+
+static bool any_oom(const struct pprof *pp, const struct stk_pb *profile)
+{
+	return pp->oom || profile->oom || pp->mapping_msgs.oom || pp->function_msgs.oom ||
+	       pp->location_msgs.oom || pp->sample_msgs.oom || pp->msg.oom || pp->sub.oom || pp->ids.oom;
+}
+
+int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
+{
+	struct pprof pp = { 0 };
+	struct stk_pb profile = { 0 };
+	int ret = -1;
+
+	(void)o;
+	str_id(&pp, ""); /* string_table[0] must be "" */
+	add_value_type(&pp, &profile, PROFILE_SAMPLE_TYPE, r->value_type ? r->value_type : "samples",
+		       r->value_unit ? r->value_unit : "count");
+	add_kernel_mapping(&pp, r);
+	for (size_t i = 0; i < r->n_stacks; i++)
+		add_sample(&pp, &r->stacks[i]);
+	if (r->period_type) {
+		add_value_type(&pp, &profile, PROFILE_PERIOD_TYPE, r->period_type,
+			       r->period_unit ? r->period_unit : "");
+		stk_pb_int(&profile, PROFILE_PERIOD, r->period);
+	}
+	stk_pb_int(&profile, PROFILE_TIME_NANOS, r->time_nanos);
+	stk_pb_int(&profile, PROFILE_DURATION_NANOS, r->duration_nanos);
+	/* the tables' messages are already framed: append them as they are */
+	stk_pb_raw(&profile, pp.sample_msgs.data, pp.sample_msgs.len);
+	stk_pb_raw(&profile, pp.mapping_msgs.data, pp.mapping_msgs.len);
+	stk_pb_raw(&profile, pp.location_msgs.data, pp.location_msgs.len);
+	stk_pb_raw(&profile, pp.function_msgs.data, pp.function_msgs.len);
+	for (size_t i = 0; i < pp.strings.n; i++)
+		stk_pb_string(&profile, PROFILE_STRING_TABLE, pp.strings.s[i]);
+	if (!any_oom(&pp, &profile) && stk_gzip_write(out, profile.data, profile.len) == 0)
+		ret = stk_finish_stream(out);
+	stk_pb_free(&profile);
+	pprof_free(&pp);
+	return ret;
+}

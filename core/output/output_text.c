@@ -1,0 +1,115 @@
+/* bcc profile's multi-line text: frames leaf first, task, value; most frequent last. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/output/output_internal.h"
+
+static void put_frames(struct stk_buf *b, const struct stk_frame *f, size_t n,
+		       const struct stk_output_opts *o)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t start;
+
+		stk_buf_puts(b, "    ");
+		start = b->len;
+		stk_frame_name_text(b, &f[i], o);
+		/* a newline inside a name would break the one-frame-per-line shape */
+		for (size_t j = start; j < b->len && !b->oom; j++)
+			if ((unsigned char)b->data[j] < 0x20 || b->data[j] == 0x7f)
+				b->data[j] = '?';
+		stk_buf_putc(b, '\n');
+	}
+}
+
+/* Everything of a stack's block except its value line. */
+static void render_block(struct stk_buf *b, const struct stk_stack *s, const struct stk_output_opts *o)
+{
+	if (s->kernel_missing)
+		stk_buf_puts(b, "    " STK_MISSED_KERNEL "\n");
+	else
+		put_frames(b, s->kernel, s->n_kernel, o);
+	if (o->delimiter && s->n_kernel && s->n_user && !s->kernel_missing && !s->user_missing)
+		stk_buf_puts(b, "    --\n");
+	if (s->user_missing)
+		stk_buf_puts(b, "    " STK_MISSED_USER "\n");
+	else
+		put_frames(b, s->user, s->n_user, o);
+	if (o->no_task)
+		return;
+	stk_buf_printf(b, "    %-16s ", "-");
+	stk_put_comm(b, s);
+	if (o->show_tid)
+		stk_buf_printf(b, " (%" PRIu32 "/%" PRIu32 ")\n", s->pid, s->tid);
+	else
+		stk_buf_printf(b, " (%" PRIu32 ")\n", s->pid);
+}
+
+struct text_block {
+	char *text;
+	uint64_t value;
+};
+
+static int cmp_block_text(const void *a, const void *b)
+{
+	return strcmp(((const struct text_block *)a)->text, ((const struct text_block *)b)->text);
+}
+
+/* Ascending by value, most frequent last as bcc prints; ties by text. */
+static int cmp_block_value(const void *a, const void *b)
+{
+	const struct text_block *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+/*
+ * Stacks that differ only in addresses (the same functions, other offsets)
+ * print identically: they are merged so each block appears once with the
+ * sum, as in folded output.
+ */
+int stk_output_text(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
+{
+	struct text_block *blocks = r->n_stacks ? calloc(r->n_stacks, sizeof(*blocks)) : NULL;
+	struct stk_buf b = { 0 };
+	size_t n = 0;
+	int ret = 0;
+
+	if (r->n_stacks && !blocks)
+		return -1;
+	for (size_t i = 0; i < r->n_stacks && ret == 0; i++) {
+		stk_buf_reset(&b);
+		render_block(&b, &r->stacks[i], o);
+		blocks[n].value = r->stacks[i].value;
+		if (b.oom || !(blocks[n].text = stk_buf_take(&b)))
+			ret = -1;
+		else
+			n++;
+	}
+	if (ret == 0 && n) {
+		size_t merged = 0;
+		qsort(blocks, n, sizeof(*blocks), cmp_block_text);
+		for (size_t i = 1; i < n; i++) {
+			if (strcmp(blocks[i].text, blocks[merged].text) == 0) {
+				blocks[merged].value += blocks[i].value;
+				free(blocks[i].text);
+			} else {
+				blocks[++merged] = blocks[i];
+			}
+		}
+		n = merged + 1;
+		qsort(blocks, n, sizeof(*blocks), cmp_block_value);
+	}
+	for (size_t i = 0; i < n && ret == 0; i++) {
+		if (stk_write_all(out, blocks[i].text, strlen(blocks[i].text)) ||
+		    fprintf(out, "        %" PRIu64 "\n\n", blocks[i].value) < 0)
+			ret = -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(blocks[i].text);
+	free(blocks);
+	stk_buf_free(&b);
+	return ret ? ret : stk_finish_stream(out);
+}

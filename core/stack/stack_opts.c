@@ -1,0 +1,109 @@
+/* The options the stack applets share: see stack_opts.h. */
+#include "core/stack/stack_opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/options.h"
+
+void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
+			 uint64_t max_depth_limit)
+{
+	memset(o, 0, sizeof(*o));
+	o->tid_opt = tid_opt;
+	o->stack_storage_size = stack_storage_size;
+	o->max_depth_limit = max_depth_limit;
+	o->max_depth = max_depth_limit;
+	o->format = STK_FORMAT_TEXT;
+}
+
+static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids, size_t *n, char *msg,
+		     size_t len)
+{
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	if (stk_parse_id_list(arg, ids, n) == 0)
+		return 1;
+	snprintf(msg, len, "-%c %s: expected %s[,%s...] of positive numbers", opt, arg, what, what);
+	return -1;
+}
+
+int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)
+{
+	if (c == 'p')
+		return parse_ids(arg, 'p', "PID", &o->pids, &o->n_pids, msg, len);
+	if (c == o->tid_opt)
+		return parse_ids(arg, o->tid_opt, "TID", &o->tids, &o->n_tids, msg, len);
+	switch (c) {
+	case 'U': o->user_only = true; return 1;
+	case 'K': o->kernel_only = true; return 1;
+	case 'd': o->delimiter = true; return 1;
+	case 'v': o->verbose = true; return 1;
+	case 'f':
+		o->format = STK_FORMAT_FOLDED;
+		o->format_given = true;
+		return 1;
+	case STK_OPT_STACK_STORAGE:
+		if (stk_parse_u64(arg, 1, 1u << 24, &o->stack_storage_size) == 0)
+			return 1;
+		snprintf(msg, len, "--stack-storage-size %s: expected 1 to 16777216", arg);
+		return -1;
+	case STK_OPT_MAX_DEPTH:
+		if (stk_parse_u64(arg, 1, o->max_depth_limit, &o->max_depth) == 0)
+			return 1;
+		snprintf(msg, len, "--perf-max-stack-depth %s: expected 1 to %llu (kernel.perf_event_max_stack)",
+			 arg, (unsigned long long)o->max_depth_limit);
+		return -1;
+	case 'o':
+		if (o->n_outputs < STK_MAX_OUTPUTS) {
+			o->output_paths[o->n_outputs++] = arg;
+			return 1;
+		}
+		snprintf(msg, len, "-o %s: at most %d output files", arg, STK_MAX_OUTPUTS);
+		return -1;
+	case STK_OPT_FORMAT:
+		if (stk_format_from_name(arg, &o->format) == 0) {
+			o->format_given = true;
+			return 1;
+		}
+		snprintf(msg, len, "--format %s: expected text, folded, pmp, pprof or svg", arg);
+		return -1;
+	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
+	case STK_OPT_BTF: o->btf_file = arg; return 1;
+	default: return 0;
+	}
+}
+
+int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len)
+{
+	char pid_opt[] = "-p", tid_opt[] = { '-', o->tid_opt, '\0' };
+
+	if (optind < argc) {
+		if (stk_parse_seconds(argv[optind], &o->duration_ms)) {
+			snprintf(msg, len, "duration %s: expected a positive number of seconds", argv[optind]);
+			return -1;
+		}
+		if (optind + 1 < argc) {
+			snprintf(msg, len, "unexpected argument '%s'", argv[optind + 1]);
+			return -1;
+		}
+	}
+	if (o->user_only && o->kernel_only) {
+		snprintf(msg, len, "-U and -K are mutually exclusive");
+		return -1;
+	}
+	if (stk_resolve_output_formats(o->output_paths, o->output_formats, o->n_outputs, o->format_given,
+				       o->format, msg, len))
+		return -1;
+	return stk_check_targets(o->pids, o->n_pids, pid_opt, o->tids, o->n_tids, tid_opt, msg, len);
+}
+
+void stk_stack_opts_free(struct stk_stack_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+	o->n_pids = o->n_tids = 0;
+}

@@ -1,0 +1,84 @@
+/*
+ * The options every stack-collecting applet (profile, offcputime, stackcount)
+ * shares, parsed in one place so they mean and say the same everywhere:
+ * -p, the thread option (-L or -t), -U, -K, -d, -f, -v, --stack-storage-size,
+ * --perf-max-stack-depth, -o, --format, --no-args, --btf and the trailing
+ * [duration]. An applet lists STK_STACK_LONGOPTS in its getopt table, hands
+ * every getopt result to stk_stack_opt() first, and calls stk_stack_opts_finish()
+ * after the loop.
+ */
+#ifndef STK_STACK_OPTS_H
+#define STK_STACK_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/output/output.h"
+
+/* One capture can be written in several formats at once (-o a.svg -o a.pb.gz). */
+#define STK_MAX_OUTPUTS 8
+
+/* getopt codes of the shared long-only options; an applet numbers its own from STK_OPT_APPLET. */
+enum stk_stack_long_opt {
+	STK_OPT_STACK_STORAGE = 1000,
+	STK_OPT_MAX_DEPTH,
+	STK_OPT_FORMAT,
+	STK_OPT_NO_ARGS,
+	STK_OPT_BTF,
+	STK_OPT_APPLET = 1100,
+};
+
+/* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
+#define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
+	{ "pid", required_argument, NULL, 'p' },                                       \
+	{ "tid", required_argument, NULL, TID_LETTER },                                \
+	{ "user-stacks-only", no_argument, NULL, 'U' },                                \
+	{ "kernel-stacks-only", no_argument, NULL, 'K' },                              \
+	{ "delimited", no_argument, NULL, 'd' },                                       \
+	{ "folded", no_argument, NULL, 'f' },                                          \
+	{ "stack-storage-size", required_argument, NULL, STK_OPT_STACK_STORAGE },      \
+	{ "perf-max-stack-depth", required_argument, NULL, STK_OPT_MAX_DEPTH },        \
+	{ "output", required_argument, NULL, 'o' },                                    \
+	{ "format", required_argument, NULL, STK_OPT_FORMAT },                         \
+	{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },                             \
+	{ "btf", required_argument, NULL, STK_OPT_BTF },                               \
+	{ "verbose", no_argument, NULL, 'v' },                                         \
+	{ "help", no_argument, NULL, 'h' }
+/* The shared short options for the getopt string (without the thread option). */
+#define STK_STACK_SHORTOPTS "p:UKdfo:vh"
+
+struct stk_stack_opts {
+	char tid_opt;            /* the thread option's letter: 'L' (profile) or 't' */
+	uint32_t *pids, *tids;   /* owned; stk_stack_opts_free() */
+	size_t n_pids, n_tids;
+	bool user_only, kernel_only, delimiter, verbose, no_args, format_given;
+	uint64_t stack_storage_size, max_depth;
+	uint64_t max_depth_limit; /* kernel.perf_event_max_stack */
+	const char *btf_file;
+	const char *output_paths[STK_MAX_OUTPUTS];
+	enum stk_format output_formats[STK_MAX_OUTPUTS];
+	size_t n_outputs;
+	enum stk_format format;
+	long duration_ms;        /* 0: until Ctrl-C or SIGTERM */
+};
+
+/* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */
+void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
+			 uint64_t max_depth_limit);
+/*
+ * One getopt_long result. 1: a shared option, taken; 0: not a shared option
+ * (the applet handles it); -1: a bad value, msg says which and why.
+ * 'h', ':' and unknown options are left to the applet.
+ */
+int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len);
+/*
+ * After the getopt loop: the optional trailing duration (argv[optind]), -U
+ * with -K, the format of every -o, and the -p / thread targets. 0, or -1
+ * with msg.
+ */
+int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len);
+void stk_stack_opts_free(struct stk_stack_opts *o);
+
+#endif

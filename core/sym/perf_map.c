@@ -1,0 +1,136 @@
+/* /tmp/perf-PID.map parsing: sorted entries, binary search, later lines win. */
+#include "core/sym/perf_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct perf_ent {
+	uint64_t start, size;
+	uint32_t name; /* offset into names */
+	uint32_t line; /* order in the file: JITs append, newer code replaces older */
+};
+
+struct stk_perf_map {
+	struct perf_ent *ents;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+static int ent_order(const void *a, const void *b)
+{
+	const struct perf_ent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int add(struct stk_perf_map *m, uint64_t start, uint64_t size, const char *name, size_t nl)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		void *p = realloc(m->ents, cap * sizeof(*m->ents));
+
+		if (!p)
+			return -1;
+		m->ents = p;
+		m->cap = cap;
+	}
+	if (m->names_len + nl + 1 > m->names_cap) {
+		size_t cap = m->names_cap ? m->names_cap : 4096;
+		void *p;
+
+		while (cap < m->names_len + nl + 1)
+			cap *= 2;
+		p = realloc(m->names, cap);
+		if (!p)
+			return -1;
+		m->names = p;
+		m->names_cap = cap;
+	}
+	m->ents[m->n] = (struct perf_ent){ start, size, (uint32_t)m->names_len, (uint32_t)m->n };
+	memcpy(m->names + m->names_len, name, nl);
+	m->names[m->names_len + nl] = '\0';
+	m->names_len += nl + 1;
+	m->n++;
+	return 0;
+}
+
+struct stk_perf_map *stk_perf_map_parse(FILE *f)
+{
+	struct stk_perf_map *m = calloc(1, sizeof(*m));
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!m)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line, *end;
+		uint64_t start, size;
+		size_t nl;
+
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ' || !size)
+			continue;
+		p = end + 1;
+		nl = strcspn(p, "\n");
+		while (nl && (p[nl - 1] == '\r' || p[nl - 1] == ' '))
+			nl--;
+		if (!nl)
+			continue;
+		if (add(m, start, size, p, nl)) {
+			free(line);
+			stk_perf_map_free(m);
+			return NULL;
+		}
+	}
+	free(line);
+	if (m->n)
+		qsort(m->ents, m->n, sizeof(*m->ents), ent_order);
+	return m;
+}
+
+void stk_perf_map_free(struct stk_perf_map *m)
+{
+	if (!m)
+		return;
+	free(m->ents);
+	free(m->names);
+	free(m);
+}
+
+int stk_perf_map_lookup(const struct stk_perf_map *m, uint64_t addr, const char **name,
+			uint64_t *offset)
+{
+	const struct perf_ent *best = NULL;
+	size_t lo = 0, hi;
+
+	if (!m || !m->n || addr < m->ents[0].start)
+		return -1;
+	hi = m->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->ents[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* Entries can overlap (re-JITted code): among those holding addr, the newest line. */
+	for (size_t i = lo + 1, seen = 0; i-- > 0 && seen < 64; seen++) {
+		const struct perf_ent *e = &m->ents[i];
+
+		if (addr - e->start < e->size && (!best || e->line > best->line))
+			best = e;
+	}
+	if (!best)
+		return -1;
+	*name = m->names + best->name;
+	*offset = addr - best->start;
+	return 0;
+}

@@ -1,0 +1,72 @@
+/*
+ * The shared symbolizer: kernel addresses through kallsyms, user addresses
+ * through /proc/PID/maps + ELF symbol tables (separate debug files, vDSO,
+ * /tmp/perf-PID.map for JITs), with C++ demangling. One instance per capture;
+ * every string it hands out lives until stk_symbolizer_free().
+ * Not thread-safe: use one symbolizer per thread.
+ */
+#ifndef STK_SYMBOLIZE_H
+#define STK_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/stack/stack.h"
+
+enum stk_demangle {
+	STK_DEMANGLE_FULL,    /* ns::Widget<int>::run(int, char const*) */
+	STK_DEMANGLE_NO_ARGS, /* ns::Widget<int>::run */
+	STK_DEMANGLE_NONE,    /* _ZN2ns6WidgetIiE3runEiPKc */
+};
+
+struct stk_symbolizer_opts {
+	enum stk_demangle demangle;
+	const char *kallsyms_path; /* NULL: /proc/kallsyms (tests pass a fixture) */
+	bool skip_map_files;       /* open files via /proc/PID/root only (tests the non-root path) */
+};
+
+struct stk_symbolizer;
+
+/* NULL opts: defaults. Returns NULL only when out of memory. */
+struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts);
+void stk_symbolizer_free(struct stk_symbolizer *s);
+
+/*
+ * Learns pid's executable mappings and opens + parses their files now (call
+ * when a pid is first seen), so it still resolves after it exits.
+ * Idempotent and cheap on repeat. 0 or -errno (the process is gone, ...).
+ */
+int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid);
+/*
+ * Re-reads pid's mappings (after an exec the old ones describe another
+ * program); learns it when unknown. Keeps what it had if pid is gone.
+ */
+int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid);
+
+/*
+ * Resolve one address into *frame. Never fails: an unresolved frame has
+ * symbol NULL with address (and module when known) set. Unknown processes
+ * are learned on demand.
+ */
+void stk_symbolize_kernel(struct stk_symbolizer *s, uint64_t addr, struct stk_frame *frame);
+void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
+
+/*
+ * Kernel symbols usable? 1 when kallsyms is readable with real addresses;
+ * 0 otherwise with the reason in why (e.g. addresses hidden by kptr_restrict).
+ */
+int stk_symbolizer_kernel_status(struct stk_symbolizer *s, char *why, size_t len);
+
+struct stk_symbolizer_stats {
+	unsigned processes;        /* learned */
+	unsigned processes_failed; /* gone or unreadable before they could be learned */
+	unsigned files_parsed;
+	unsigned files_failed;
+	unsigned kernel_symbols;
+	char last_failure[256];    /* "" when nothing failed */
+};
+void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st);
+
+#endif

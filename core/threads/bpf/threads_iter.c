@@ -1,0 +1,226 @@
+/*
+ * threadstate's task iterator source (bpf/threadstate.bpf.c): each pass
+ * creates an iterator instance from the link and reads every thread's
+ * record with read(); the kernel walks all tasks once per pass.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "core/bpf/bpf_object.h"
+#include "core/threads/syscall_table.h"
+#include "core/threads/bpf/threads_source.h"
+#include "stk.skel.h"
+#include "bpf/threadstate.h"
+
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_STOPPED_OR_TRACED 0xc
+#define TASK_PARKED 0x40
+#define TASK_DEAD 0x80
+#define TASK_NOLOAD 0x400
+/* Frames enough for the wchan (the scheduler's own frames come first). */
+#define WCHAN_DEPTH 12
+
+struct threads_iter {
+	struct stk_bpf *skel;
+	struct bpf_link *link;
+	struct bpf_link *enter_link; /* sys_enter times; NULL when it could not attach */
+	const uint32_t *pids;
+	size_t n_pids;
+	char *buf;
+	size_t cap;
+};
+
+static enum stk_tstate state_of(const struct stk_ts_iter_record *r)
+{
+	if (r->exit_state || (r->state & TASK_DEAD))
+		return STK_TSTATE_ZOMBIE;
+	if (r->state == 0)
+		return (r->flags & STK_TS_F_ON_CPU) ? STK_TSTATE_RUN : STK_TSTATE_RUNQ;
+	if ((r->state & TASK_UNINTERRUPTIBLE) && (r->state & TASK_NOLOAD))
+		return STK_TSTATE_IDLE;
+	if (r->state & TASK_UNINTERRUPTIBLE)
+		return STK_TSTATE_DISK;
+	if (r->state & TASK_INTERRUPTIBLE)
+		return STK_TSTATE_SLEEP;
+	if (r->state & TASK_STOPPED_OR_TRACED)
+		return STK_TSTATE_STOPPED;
+	if (r->state & TASK_PARKED)
+		return STK_TSTATE_IDLE;
+	return STK_TSTATE_SLEEP;
+}
+
+static bool wanted(const struct threads_iter *it, uint32_t tgid)
+{
+	if (!it->n_pids)
+		return true;
+	for (size_t i = 0; i < it->n_pids; i++)
+		if (it->pids[i] == tgid)
+			return true;
+	return false;
+}
+
+static int add_record(struct threads_iter *it, const struct stk_ts_iter_record *r, struct stk_thread_batch *b)
+{
+	struct stk_thread *t;
+
+	if (!wanted(it, r->tgid))
+		return 0;
+	if (!(t = stk_thread_batch_add(b)))
+		return -1;
+	t->tid = r->tid;
+	t->tgid = r->tgid;
+	t->state = state_of(r);
+	t->kthread = (r->flags & STK_TS_F_KTHREAD) != 0;
+	memcpy(t->comm, r->comm, sizeof(t->comm));
+	t->comm[sizeof(t->comm) - 1] = '\0';
+	if (t->kthread)
+		t->syscall = STK_TSYS_NONE;
+	else if (r->flags & STK_TS_F_REGS) {
+		t->syscall = r->syscall_nr >= 0 ? (int32_t)r->syscall_nr : STK_TSYS_NONE;
+		memcpy(t->args, r->args, sizeof(t->args));
+		if (r->enter_ns) /* entered while stk watched */
+			t->syscall_ns = b->mono_ns > (int64_t)r->enter_ns ? b->mono_ns - (int64_t)r->enter_ns : 0;
+	}
+	if (r->kstack_bytes > 0) {
+		size_t n = (size_t)r->kstack_bytes / sizeof(uint64_t);
+		t->kaddrs = r->kstack; /* symbolized only if the thread is kept */
+		t->n_kaddrs = n > STK_TS_KSTACK_MAX ? STK_TS_KSTACK_MAX : n;
+	}
+	return 0;
+}
+
+static int iter_sample(void *impl, struct stk_thread_batch *b)
+{
+	struct threads_iter *it = impl;
+	int fd = bpf_iter_create(bpf_link__fd(it->link));
+	size_t used = 0;
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (it->cap - used < 65536) {
+			size_t cap = it->cap ? it->cap * 2 : 1 << 20;
+			char *buf = realloc(it->buf, cap);
+			if (!buf)
+				break;
+			it->buf = buf;
+			it->cap = cap;
+		}
+		n = read(fd, it->buf + used, it->cap - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	/* The buffer is malloc-aligned and records are multiples of 8 bytes: used in place. */
+	for (size_t off = 0; off + sizeof(struct stk_ts_iter_record) <= used; off += sizeof(struct stk_ts_iter_record))
+		if (add_record(it, (const struct stk_ts_iter_record *)(it->buf + off), b))
+			return -1;
+	return n < 0 ? -1 : 0;
+}
+
+static void iter_free(void *impl)
+{
+	struct threads_iter *it = impl;
+
+	bpf_link__destroy(it->enter_link);
+	bpf_link__destroy(it->link);
+	stk_bpf__destroy(it->skel);
+	free(it->buf);
+	free(it);
+}
+
+/* Loads and attaches one of the two iterator programs. 0, or -1 with why set. */
+static int try_program(struct threads_iter *it, const struct stk_tsource_request *req, const char *program,
+		       char *why, size_t len)
+{
+	const char *programs[] = { program, "stk_ts_iter_sys_enter", NULL };
+	const char *maps[] = { "ts_iter_config", "ts_iter_scratch", "ts_iter_enter", NULL };
+	struct stk_bpf_selection sel = { .programs = programs, .maps = maps,
+					 .btf_custom_path = req->btf_custom_path };
+	struct stk_ts_iter_config cfg = {
+		.kstack_depth = req->kernel_stacks ? STK_TS_KSTACK_MAX : WCHAN_DEPTH,
+		.skip_tgid = req->self_tgid,
+		.all = req->all,
+	};
+	uint32_t zero = 0;
+	char err[256];
+	int ret;
+
+	for (int nr = 0; nr < STK_TS_SYSCALL_BITS; nr++)
+		if (stk_syscall_waits_for_io(nr))
+			cfg.io_wait[nr / 64] |= 1ULL << (nr % 64);
+	it->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
+	if (!it->skel) {
+		snprintf(why, len, "%s", err);
+		return -1;
+	}
+	ret = stk_bpf__load(it->skel);
+	if (ret) {
+		snprintf(why, len, "%s: load failed: %s", program, strerror(ret < 0 ? -ret : ret));
+		goto fail;
+	}
+	if (bpf_map__update_elem(it->skel->maps.ts_iter_config, &zero, sizeof(zero), &cfg, sizeof(cfg), 0)) {
+		snprintf(why, len, "writing the configuration failed: %s", strerror(errno));
+		goto fail;
+	}
+	it->link = bpf_program__attach_iter(bpf_object__find_program_by_name(it->skel->obj, program), NULL);
+	if (!it->link) {
+		snprintf(why, len, "attaching the task iterator failed: %s", strerror(errno));
+		goto fail;
+	}
+	/* A cost on every syscall of the host, so only on request; only syscall_us depends on it. */
+	if (req->syscall_time &&
+	    !(it->enter_link = bpf_program__attach_raw_tracepoint(
+		      bpf_object__find_program_by_name(it->skel->obj, "stk_ts_iter_sys_enter"), "sys_enter"))) {
+		snprintf(why, len, "--syscall-time: attaching raw_tp sys_enter failed: %s", strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	bpf_link__destroy(it->link);
+	it->link = NULL;
+	stk_bpf__destroy(it->skel);
+	it->skel = NULL;
+	return -1;
+}
+
+int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsource_impl *out, char *why,
+			  size_t len)
+{
+	struct threads_iter *it;
+	char first[384];
+
+	if (!req->kernel_btf) {
+		snprintf(why, len, "needs the running kernel's BTF; none found");
+		return -1;
+	}
+	if (!(it = calloc(1, sizeof(*it)))) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	it->pids = req->pids;
+	it->n_pids = req->n_pids;
+	/* bpf_task_pt_regs() needs 5.15; before, the registers are found from the task's stack. */
+	if (try_program(it, req, "stk_ts_iter", first, sizeof(first))) {
+		char second[384];
+		if (try_program(it, req, "stk_ts_iter_stack_regs", second, sizeof(second))) {
+			snprintf(why, len, "%s; %s", first, second);
+			free(it);
+			return -1;
+		}
+	}
+	out->impl = it;
+	out->sample = iter_sample;
+	out->free = iter_free;
+	return 0;
+}
