@@ -14,7 +14,7 @@ struct stk_profile_config {
 	__u32 kernel_stacks; /* capture kernel stacks */
 	__u32 user_stacks;   /* capture user stacks */
 	__u32 per_thread;    /* key by tid too */
-	__u32 pad;
+	__u32 stack_bytes;   /* --stack-bytes: user stack copied per sample (dwarf) */
 };
 
 struct stk_profile_key {
@@ -33,6 +33,7 @@ enum stk_profile_stat {
 	STK_PROFILE_STAT_USTACK_FULL,
 	STK_PROFILE_STAT_COUNTS_FULL, /* count map had no room for a new key */
 	STK_PROFILE_STAT_NEW_PROCESS_LOST, /* new-process notification dropped */
+	STK_PROFILE_STAT_SAMPLES_LOST, /* dwarf: sample not sent (perf buffer full) */
 	STK_PROFILE_STAT_COUNT,
 };
 

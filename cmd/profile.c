@@ -23,6 +23,7 @@
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
 #include "core/session/capture.h"
+#include "core/session/dwarf_samples.h"
 #include "core/base/cpus.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
@@ -67,6 +68,8 @@ static void print_help(void)
 	       "      --cgroup PATH           only tasks in this cgroup v2 directory (and below)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         user stack copied per sample with --unwind dwarf (default %d)\n"
 	       "  -o, --output FILE           write there; format from --format or the extension\n"
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
@@ -74,7 +77,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_HZ, DEFAULT_STACK_STORAGE);
+	       DEFAULT_HZ, DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT);
 }
 
 enum profile_long_opt {
@@ -155,6 +158,7 @@ struct profile_run {
 	struct stk_bpf *skel;
 	struct stk_perf_attachment *attachment;
 	struct stk_process_watch *processes;
+	struct stk_dwarf_samples *dwarf; /* --unwind dwarf: samples unwound and counted in user space */
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int *cpus;
@@ -170,12 +174,23 @@ static const char *const profile_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
 	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
 };
+static const char *const profile_dwarf_programs[] = { "stk_profile_sample_dwarf", NULL };
+static const char *const profile_dwarf_maps[] = {
+	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_scratch",
+	"profile_samples", "profile_stats", "profile_seen", "profile_new_process", NULL,
+};
 
 static int size_maps(struct profile_run *run)
 {
 	struct stk_bpf *s = run->skel;
 	const struct profile_config *cfg = &run->cfg;
 
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF)
+		return ncpu < 1 || bpf_map__set_max_entries(s->maps.profile_scratch, (uint32_t)ncpu) ||
+		       bpf_map__set_max_entries(s->maps.profile_pids, cfg->common.n_pids ? (uint32_t)cfg->common.n_pids : 1) ||
+		       bpf_map__set_max_entries(s->maps.profile_tids, cfg->common.n_tids ? (uint32_t)cfg->common.n_tids : 1) ? -1 : 0;
 	if (bpf_map__set_max_entries(s->maps.profile_stacks, (uint32_t)cfg->common.stack_storage_size) ||
 	    bpf_map__set_value_size(s->maps.profile_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
 	    bpf_map__set_max_entries(s->maps.profile_counts, DEFAULT_COUNTS_SIZE) ||
@@ -197,6 +212,7 @@ static int write_filters(struct profile_run *run)
 		.kernel_stacks = !cfg->common.user_only,
 		.user_stacks = !cfg->common.kernel_only,
 		.per_thread = cfg->common.n_tids > 0,
+		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
 	uint8_t one = 1;
@@ -249,6 +265,8 @@ static void report_losses(struct profile_run *run)
 				  sum_stat(s, STK_PROFILE_STAT_USTACK_FULL),
 		.counts_full = sum_stat(s, STK_PROFILE_STAT_COUNTS_FULL),
 		.new_process_lost = sum_stat(s, STK_PROFILE_STAT_NEW_PROCESS_LOST),
+		.samples_lost = sum_stat(s, STK_PROFILE_STAT_SAMPLES_LOST) + stk_dwarf_samples_lost(run->dwarf),
+		.stack_bytes = run->cfg.common.stack_bytes,
 		.stack_storage_size = run->cfg.common.stack_storage_size,
 		.counts_size = DEFAULT_COUNTS_SIZE,
 		.unit = "samples",
@@ -257,6 +275,8 @@ static void report_losses(struct profile_run *run)
 	stk_report_losses(&l);
 	if (run->cfg.common.verbose)
 		stk_print_symbolizer_stats(APPLET, run->sym);
+	if (run->cfg.common.verbose && run->dwarf)
+		stk_print_dwarf_stats(APPLET, run->dwarf);
 }
 
 struct collect_ctx {
@@ -282,6 +302,8 @@ static int collect(struct profile_run *run, struct stk_stack_list *c)
 {
 	struct collect_ctx cc = { run, c };
 
+	if (run->dwarf)
+		return stk_dwarf_samples_collect(run->dwarf, c);
 	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.profile_counts), sizeof(struct stk_profile_key),
 				      add_counted, &cc);
 }
@@ -377,8 +399,10 @@ static int setup(struct profile_run *run)
 	if (!run->sym)
 		return -1;
 
+	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_bpf_selection sel = {
-		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_btf_custom_path(btf),
+		.programs = dwarf ? profile_dwarf_programs : profile_programs,
+		.maps = dwarf ? profile_dwarf_maps : profile_maps, .btf_custom_path = stk_btf_custom_path(btf),
 	};
 	char empty_btf[64];
 	if (btf->kind == STK_BTF_NONE) {
@@ -408,8 +432,17 @@ static int setup(struct profile_run *run)
 	run->processes = stk_process_watch_start(APPLET, run->skel->maps.profile_new_process, run->sym, run->loop);
 	if (!run->processes)
 		return -1;
+	if (dwarf && !(run->dwarf = stk_dwarf_samples_start(APPLET, run->skel->maps.profile_samples, run->sym,
+							    run->loop, &(struct stk_dwarf_opts){
+								    .max_depth = (uint32_t)cfg->common.max_depth,
+								    .per_thread = cfg->common.n_tids > 0,
+								    .verbose = cfg->common.verbose,
+								    .user_only = cfg->common.user_only,
+								    .kernel_only = cfg->common.kernel_only })))
+		return -1;
 	size_t attached = 0;
-	run->attachment = stk_attach_cpu_sampling(run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
+	run->attachment = stk_attach_cpu_sampling(dwarf ? run->skel->progs.stk_profile_sample_dwarf
+						  : run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
 						  &cfg->sampling, &attached, err, sizeof(err));
 	if (!run->attachment) {
 		stk_error(APPLET, "%s", err);
@@ -417,8 +450,9 @@ static int setup(struct profile_run *run)
 	}
 	if (cfg->common.verbose)
 		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
-			"BTF %s\n", cfg->sampling.by_period ? "period" : "Hz",
-			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf->kind));
+			"BTF %s; unwind %s\n", cfg->sampling.by_period ? "period" : "Hz",
+			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf->kind),
+			stk_unwind_mode_name(cfg->common.unwind));
 	return 0;
 }
 
@@ -426,6 +460,7 @@ static void teardown(struct profile_run *run)
 {
 	stk_perf_attachment_destroy(run->attachment);
 	stk_process_watch_free(run->processes);
+	stk_dwarf_samples_free(run->dwarf);
 	stk_run_loop_free(run->loop);
 	stk_bpf__destroy(run->skel);
 	if (run->sym)
@@ -467,6 +502,7 @@ int profile_main(int argc, char **argv)
 	stk_perf_attachment_destroy(run.attachment);
 	run.attachment = NULL;
 	stk_process_watch_drain(run.processes);
+	stk_dwarf_samples_drain(run.dwarf);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(&run);

@@ -17,6 +17,7 @@
 #include "core/bpf/libbpf_log.h"
 #include "core/session/stack_resolve.h"
 #include "core/sym/symbolize.h"
+#include "core/session/dwarf_samples.h"
 
 int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, struct stk_btf_source *btf)
 {
@@ -49,7 +50,9 @@ int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FIL
 
 struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids)
 {
-	struct stk_symbolizer_opts so = { .demangle = no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
+	/* keep_elf: the files' CFI for --unwind dwarf, even after their processes exit. */
+	struct stk_symbolizer_opts so = { .demangle = no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
+					  .keep_elf = true };
 	struct stk_symbolizer *sym = stk_symbolizer_new(&so);
 
 	if (!sym) {
@@ -172,6 +175,10 @@ void stk_report_losses(const struct stk_losses *l)
 	if (l->counts_full)
 		fprintf(stderr, "WARNING: %llu %s lost because the count map (%u unique stacks) was full\n",
 			(unsigned long long)l->counts_full, l->unit, l->counts_size);
+	if (l->samples_lost)
+		fprintf(stderr, "WARNING: %llu samples lost on their way to user space (buffer full); "
+			"lower --stack-bytes (now %u) or the event rate\n", (unsigned long long)l->samples_lost,
+			l->stack_bytes);
 	if (l->new_process_lost)
 		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
 			"show [unknown] frames\n", (unsigned long long)l->new_process_lost);
@@ -185,6 +192,15 @@ void stk_print_symbolizer_stats(const char *applet, const struct stk_symbolizer 
 	fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s), %u files parsed, %u failed\n",
 		applet, st.processes, st.processes_failed, st.last_failure[0] ? ", last: " : "",
 		st.last_failure, st.files_parsed, st.files_failed);
+}
+
+void stk_print_dwarf_stats(const char *applet, const struct stk_dwarf_samples *d)
+{
+	uint64_t n, ns;
+
+	stk_dwarf_samples_stats(d, &n, &ns);
+	fprintf(stderr, "%s: unwound %llu user stacks with CFI in %.1f ms CPU (%.1f us each)\n", applet,
+		(unsigned long long)n, (double)ns / 1e6, n ? (double)ns / 1e3 / (double)n : 0.0);
 }
 
 int stk_write_outputs(const char *applet, FILE *const *files, const char *const *paths,

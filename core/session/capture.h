@@ -74,11 +74,16 @@ struct stk_losses {
 	uint64_t stack_map_full;    /* -ENOMEM */
 	uint64_t counts_full;       /* no room for a new key in the count map */
 	uint64_t new_process_lost;  /* new-process notifications dropped */
+	uint64_t samples_lost;      /* --unwind dwarf: samples the buffer or user space dropped */
+	unsigned stack_bytes;       /* --stack-bytes, named in that warning */
 	uint64_t stack_storage_size;
 	unsigned counts_size;
 	const char *unit;           /* what counts_full counts: "samples", "blocks", "events" */
 };
 void stk_report_losses(const struct stk_losses *l);
+struct stk_dwarf_samples;
+/* "APPLET: unwound N user stacks with CFI in X ms CPU" on stderr. */
+void stk_print_dwarf_stats(const char *applet, const struct stk_dwarf_samples *d);
 /* "APPLET: symbolizer: N processes (...), N files parsed, N failed" on stderr. */
 void stk_print_symbolizer_stats(const char *applet, const struct stk_symbolizer *sym);
 

@@ -34,6 +34,7 @@ enum map_kind { MAP_FILE, MAP_VDSO, MAP_ANON, MAP_SPECIAL };
 struct sym_file {
 	struct stk_elf_file elf;
 	int ok; /* 0: parse failed, kept so the file is not retried */
+	Elf *unwind_elf; /* opts.keep_elf: the file itself, read into memory or mapped, for CFI */
 };
 
 struct file_key {
@@ -111,6 +112,8 @@ static void free_sym_file(struct sym_file *f)
 	if (!f)
 		return;
 	stk_elf_file_release(&f->elf);
+	if (f->unwind_elf)
+		elf_end(f->unwind_elf);
 	free(f);
 }
 
@@ -311,6 +314,19 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	close(fd);
 }
 
+/* The whole file for the unwinder, independent of fd (which is closed next). */
+static Elf *keep_elf(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+	/* FDREAD reads what is not mapped, then disconnects fd (as ELF_C_FDDONE). */
+	if (elf && (elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD))) {
+		elf_end(elf);
+		return NULL;
+	}
+	return elf;
+}
+
 static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e)
 {
 	char path[4096], why[128], build_id[129];
@@ -347,6 +363,8 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 		s->files[s->n_files++] = f;
 		if (stk_elf_file_from_fd(fd, &f->elf, why, sizeof(why)) == 0) {
 			f->ok = 1;
+			if (s->opts.keep_elf)
+				f->unwind_elf = keep_elf(fd);
 			attach_debuginfo(s, pid, path, f, &st);
 			s->stats.files_parsed++;
 		} else {
@@ -684,6 +702,24 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	case MAP_SPECIAL:
 		break;
 	}
+}
+
+int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx)
+{
+	struct sym_proc *p = get_proc(s, pid);
+
+	if (!p || p->err)
+		return -1;
+	for (size_t i = 0; i < p->n_maps; i++) {
+		const struct sym_map *m = &p->maps[i];
+		struct stk_user_module um = { m->start, m->end, m->offset, m->path, NULL };
+
+		if (m->kind != MAP_FILE || !m->file || !m->file->unwind_elf)
+			continue;
+		um.elf = m->file->unwind_elf;
+		fn(ctx, &um);
+	}
+	return 0;
 }
 
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st)

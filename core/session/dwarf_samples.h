@@ -1,0 +1,41 @@
+/*
+ * --unwind dwarf in user space: samples (struct stk_stack_sample, bpf/
+ * stack_sample.h) read from a PERF_EVENT_ARRAY map while the capture runs,
+ * each unwound at once with libdw (core/stack/unwind_dwarf.c) over the
+ * symbolizer's mappings, and counted by exact content
+ * (core/stack/stack_table.c). At the end they become symbolized stacks.
+ */
+#ifndef STK_DWARF_SAMPLES_H
+#define STK_DWARF_SAMPLES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct bpf_map;
+struct stk_run_loop;
+struct stk_symbolizer;
+struct stk_stack_list;
+struct stk_dwarf_samples;
+
+struct stk_dwarf_opts {
+	uint32_t max_depth; /* frames kept per user stack */
+	bool per_thread;    /* keep tids apart */
+	bool verbose;       /* record how each frame was found */
+	bool user_only, kernel_only;
+};
+
+/* Reads map from loop. NULL after printing a one-line error. */
+struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
+						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
+						  const struct stk_dwarf_opts *o);
+/* Handles the samples still buffered (call once the BPF side has stopped). */
+void stk_dwarf_samples_drain(struct stk_dwarf_samples *d);
+/* Symbolized stacks into l. 0, or -1 when out of memory. */
+int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l);
+/* Samples the perf buffer dropped, and samples not counted for lack of memory. */
+uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d);
+/* Samples and CPU time spent unwinding them (for -v and the bench). */
+void stk_dwarf_samples_stats(const struct stk_dwarf_samples *d, uint64_t *samples, uint64_t *unwind_ns);
+void stk_dwarf_samples_free(struct stk_dwarf_samples *d);
+
+#endif
