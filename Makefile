@@ -223,7 +223,8 @@ WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
-	     $(W)/threads $(W)/threads_static
+	     $(W)/threads $(W)/threads_static \
+	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -272,6 +273,23 @@ $(W)/readloop: tests/workloads/readloop.c $(SDTINC)/sys/sdt.h
 $(W)/readloop_static: tests/workloads/readloop.c $(SDTINC)/sys/sdt.h | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@$(CC_MUSL) -static $(WL_CFLAGS) -isystem $(SDTINC) -o $@ $<
+
+# No frame pointers (gcc's -O2 default, made explicit): only CFI unwinding finds the callers.
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
+$(W)/nofp: tests/workloads/nofp.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -pthread -o $@ $<
+$(W)/nofp_static: tests/workloads/nofp.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(CC_MUSL) -static $(NOFP_CFLAGS) -o $@ $< -lpthread
+$(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
+	@mkdir -p $(@D)
+	@g++ $(NOFP_CFLAGS) -o $@ $<
+# No .eh_frame at all (and no .debug_frame): unwinding must stop with a reason, not crash.
+$(W)/nofp_noeh: tests/workloads/nofp.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -g0 -fno-asynchronous-unwind-tables -fno-unwind-tables -pthread -o $@.tmp $<
+	@objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr $@.tmp $@ && rm -f $@.tmp
 
 workloads: $(WORKLOADS)
 

@@ -386,6 +386,12 @@ static int setup(struct profile_run *run)
 		return -1;
 	if (select_cpus(run))
 		return -1;
+	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->common.verbose && err[0])
+		fprintf(stderr, "profile: %s\n", err);
 	if (cfg->cgroup_path) {
 		run->cgroup_fd = open(cfg->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (run->cgroup_fd < 0) {

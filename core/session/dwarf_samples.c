@@ -2,15 +2,18 @@
 #include "core/session/dwarf_samples.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/stack_sample.h"
+#include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
 #include "core/session/capture.h"
+#include "core/stack/stack_opts.h"
 #include "core/stack/stack_table.h"
 #include "core/stack/unwind_dwarf.h"
 #include "core/sym/symbolize.h"
@@ -108,6 +111,31 @@ static void consume(void *ctx)
 	struct stk_dwarf_samples *d = ctx;
 
 	perf_buffer__consume(d->buf);
+}
+
+int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, char *why, size_t len)
+{
+	char release[128];
+	struct stk_kernel_version v;
+	const char *missing = NULL;
+
+	why[0] = '\0';
+	if (o->unwind != STK_UNWIND_MODE_DWARF)
+		return 0;
+	if (!have_btf)
+		missing = "kernel BTF (none found; see --btf)";
+	else if (stk_kernel_release(release, sizeof(release)) == 0 && stk_kernel_version_parse(release, &v) == 0 &&
+		 stk_kernel_version_cmp(&v, 4, 18) < 0)
+		missing = "bpf_get_stack (kernel 4.18)";
+	if (!missing)
+		return 0;
+	if (o->unwind_given) {
+		snprintf(why, len, "--unwind dwarf needs %s; use --unwind fp", missing);
+		return -1;
+	}
+	o->unwind = STK_UNWIND_MODE_FP;
+	snprintf(why, len, "unwind fp: dwarf needs %s", missing);
+	return 0;
 }
 
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,

@@ -9,6 +9,7 @@
 #define STK_DWARF_SAMPLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct bpf_map;
@@ -23,6 +24,15 @@ struct stk_dwarf_opts {
 	bool verbose;       /* record how each frame was found */
 	bool user_only, kernel_only;
 };
+
+struct stk_stack_opts;
+/*
+ * Settles o->unwind for this kernel: dwarf needs BTF for its CO-RE reads of
+ * the task (any source: sysfs, --btf, embedded) and bpf_get_stack (4.18).
+ * Without them the default falls back to fp (why says so, for -v); an
+ * explicit --unwind dwarf is an error. 0, or -1 with why.
+ */
+int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, char *why, size_t len);
 
 /* Reads map from loop. NULL after printing a one-line error. */
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,

@@ -364,6 +364,8 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		r->stop = "--perf-max-stack-depth reached";
 	else if (ret == 0)
 		r->stop = "outermost frame (return address undefined)";
+	else if (r->n && !has_cfi(p->dwfl, r->ips[r->n - 1], r->n == 1))
+		r->stop = "no CFI for the last frame and its frame-pointer chain led nowhere";
 	else if (u->cur.read_outside)
 		r->stop = "needed stack beyond the copied bytes (--stack-bytes)";
 	else
