@@ -333,6 +333,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		}
 	}
 	r->n++;
+	/* Only reads made while unwinding past the last frame explain where the chain ends. */
+	c->read_outside = 0;
 	return DWARF_CB_OK;
 }
 
@@ -362,12 +364,12 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
 	if (r->n == r->max)
 		r->stop = "--perf-max-stack-depth reached";
-	else if (ret == 0)
-		r->stop = "outermost frame (return address undefined)";
+	else if (u->cur.read_outside && (!r->n || has_cfi(p->dwfl, r->ips[r->n - 1], r->n == 1)))
+		r->stop = "needed stack beyond the copied bytes (--stack-bytes)";
 	else if (r->n && !has_cfi(p->dwfl, r->ips[r->n - 1], r->n == 1))
 		r->stop = "no CFI for the last frame and its frame-pointer chain led nowhere";
-	else if (u->cur.read_outside)
-		r->stop = "needed stack beyond the copied bytes (--stack-bytes)";
+	else if (ret == 0)
+		r->stop = "outermost frame (return address undefined)";
 	else
 		r->stop = intern_reason(u, dwfl_errmsg(-1));
 }
