@@ -44,7 +44,8 @@ static __always_inline int stk_task_user_regs(struct pt_regs *out)
 /*
  * Copies up to want bytes of user stack from sp into dst, in chunks; where a
  * chunk crosses the top of the stack mapping, the rest is filled in halving
- * steps down to 8 bytes, so the outermost frames are kept. Returns the bytes copied.
+ * steps down to 64 bytes, so the outermost frames are kept (the last bytes
+ * below the top hold the environment, not frames). Returns the bytes copied.
  */
 static __always_inline u32 stk_copy_user_stack(u8 *dst, u64 sp, u32 want)
 {
@@ -63,8 +64,8 @@ static __always_inline u32 stk_copy_user_stack(u8 *dst, u64 sp, u32 want)
 	if (i == STK_SAMPLE_STACK_MAX / STK_SAMPLE_STACK_CHUNK)
 		return len;
 #pragma unroll
-	for (i = 0; i < 7; i++) {
-		size = (STK_SAMPLE_STACK_CHUNK / 2) >> i; /* 512 .. 8 */
+	for (i = 0; i < 4; i++) {
+		size = (STK_SAMPLE_STACK_CHUNK / 2) >> i; /* 512 .. 64: the copy stays whole 64-byte blocks */
 		off = len;
 		if (off > STK_SAMPLE_STACK_MAX - STK_SAMPLE_STACK_CHUNK)
 			return len;
@@ -94,6 +95,71 @@ static __always_inline void stk_capture_user(struct stk_stack_sample *s, struct 
 	}
 	s->flags |= STK_SAMPLE_USER_REGS;
 	s->user_bytes = stk_copy_user_stack(s->stack, s->regs[STK_UREG_SP], stack_bytes);
+}
+
+#define STK_HASH_MUL 0x9e3779b97f4a7c15ULL
+
+static __always_inline u64 stk_hash_word(u64 h, u64 w)
+{
+	h = (h ^ w) * STK_HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+struct stk_hash_ctx {
+	const struct stk_stack_sample *s;
+	u64 h;
+	u32 blocks; /* 64-byte blocks of the stack copy */
+};
+
+/* One 64-byte block of the stack copy into the hash (bpf_loop's callback). */
+static long stk_hash_block(u64 i, void *arg)
+{
+	struct stk_hash_ctx *c = arg;
+	const u64 *w;
+
+	if (i >= c->blocks || i >= STK_SAMPLE_STACK_MAX / 64)
+		return 1;
+	w = (const u64 *)(c->s->stack + i * 64);
+	c->h = stk_hash_word(c->h, w[0]);
+	c->h = stk_hash_word(c->h, w[1]);
+	c->h = stk_hash_word(c->h, w[2]);
+	c->h = stk_hash_word(c->h, w[3]);
+	c->h = stk_hash_word(c->h, w[4]);
+	c->h = stk_hash_word(c->h, w[5]);
+	c->h = stk_hash_word(c->h, w[6]);
+	c->h = stk_hash_word(c->h, w[7]);
+	return 0;
+}
+
+/*
+ * A 64-bit hash of everything unwinding reads: task, kernel frames, user
+ * registers and every copied stack byte, so two samples that could unwind
+ * differently never share a key. The copy (a whole number of 64-byte
+ * blocks) is hashed block by block: with bpf_loop (5.17+) the verifier
+ * checks one block once; before, a bounded loop (5.3+) is checked per block.
+ */
+static __always_inline u64 stk_sample_hash(const struct stk_stack_sample *s)
+{
+	struct stk_hash_ctx c = { .s = s, .blocks = s->user_bytes / 64 };
+	u32 nk = s->n_kernel, i;
+
+	c.h = stk_hash_word(0x243f6a8885a308d3ULL, ((u64)s->tgid << 32) | s->flags);
+	c.h = stk_hash_word(c.h, ((u64)nk << 32) | s->user_bytes);
+	for (i = 0; i < STK_SAMPLE_KSTACK_MAX; i++) {
+		if (i >= nk)
+			break;
+		c.h = stk_hash_word(c.h, s->kernel[i]);
+	}
+	for (i = 0; i < STK_UREGS_N; i++)
+		c.h = stk_hash_word(c.h, s->regs[i]);
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)) {
+		bpf_loop(c.blocks, stk_hash_block, &c, 0);
+	} else {
+		for (i = 0; i < STK_SAMPLE_STACK_MAX / 64; i++)
+			if (stk_hash_block(i, &c))
+				break;
+	}
+	return c.h;
 }
 
 /* Bytes of s to send: the fixed part and the copied stack. */

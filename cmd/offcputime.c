@@ -24,6 +24,7 @@
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
 #include "core/session/capture.h"
+#include "core/session/dwarf_samples.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/output/output.h"
@@ -71,6 +72,8 @@ static void print_help(void)
 	       "                              (comma separated) or bcc's number (0 = runnable, else a mask)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         user stack copied per block with --unwind dwarf (default %d)\n"
 	       "  -o, --output FILE           write there; format from --format or the extension\n"
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
@@ -79,7 +82,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE);
+	       DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT);
 }
 
 enum offcpu_long_opt {
@@ -173,6 +176,7 @@ struct offcpu_run {
 	struct stk_sched_attachment *attachment;
 	struct stk_bpf *skel; /* owned by attachment */
 	struct stk_process_watch *processes;
+	struct stk_dwarf_samples *dwarf; /* --unwind dwarf: the samples' stacks, by content hash */
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
@@ -184,11 +188,19 @@ static const char *const offcpu_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
 	"offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
 };
+static const char *const offcpu_dwarf_maps[] = {
+	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_scratch", "offcpu_samples", "offcpu_sent",
+	"offcpu_start", "offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
+};
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
 	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
+	int ncpu = libbpf_num_possible_cpus();
 
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.offcpu_scratch, (uint32_t)ncpu)))
+		return -1;
 	if (bpf_map__set_max_entries(s->maps.offcpu_stacks, (uint32_t)cfg->common.stack_storage_size) ||
 	    bpf_map__set_value_size(s->maps.offcpu_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
 	    bpf_map__set_max_entries(s->maps.offcpu_counts, DEFAULT_COUNTS_SIZE) ||
@@ -215,6 +227,7 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		.state_idle = cfg->state.idle,
 		.min_ns = cfg->min_us * 1000,
 		.max_ns = cfg->max_us * 1000,
+		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
 	uint8_t one = 1;
@@ -243,6 +256,8 @@ static void report_losses(struct offcpu_run *run)
 				  sum_stat(s, STK_OFFCPU_STAT_USTACK_FULL),
 		.counts_full = sum_stat(s, STK_OFFCPU_STAT_COUNTS_FULL),
 		.new_process_lost = sum_stat(s, STK_OFFCPU_STAT_NEW_PROCESS_LOST),
+		.samples_lost = stk_dwarf_samples_lost(run->dwarf),
+		.stack_bytes = run->cfg.common.stack_bytes,
 		.stack_storage_size = run->cfg.common.stack_storage_size,
 		.counts_size = DEFAULT_COUNTS_SIZE,
 		.unit = "blocks",
@@ -250,6 +265,14 @@ static void report_losses(struct offcpu_run *run)
 	uint64_t start_full = sum_stat(s, STK_OFFCPU_STAT_START_FULL);
 
 	stk_report_losses(&l);
+	if (run->dwarf && run->cfg.common.verbose)
+		fprintf(stderr, "offcputime: %llu samples of new stack content sent to user space, %llu could not be "
+			"sent (retried while their content recurs), %llu re-sent (offcpu_sent full)\n",
+			(unsigned long long)sum_stat(s, STK_OFFCPU_STAT_SAMPLES_SENT),
+			(unsigned long long)sum_stat(s, STK_OFFCPU_STAT_SAMPLES_LOST),
+			(unsigned long long)sum_stat(s, STK_OFFCPU_STAT_SENT_FULL));
+	if (run->dwarf && run->cfg.common.verbose)
+		stk_print_dwarf_stats(APPLET, run->dwarf);
 	if (start_full)
 		fprintf(stderr, "WARNING: %llu blocks not measured because too many threads were off CPU at "
 			"once (start map full)\n", (unsigned long long)start_full);
@@ -287,10 +310,10 @@ static int mark_still_off_cpu(struct stk_stack *st)
 }
 
 static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t tgid, uint32_t tid, int32_t kid,
-		     int32_t uid, const char *comm, uint64_t ns, bool still)
+		     int32_t uid, uint64_t content_hash, const char *comm, uint64_t ns, bool still)
 {
 	const struct offcpu_config *cfg = &run->cfg;
-	int stacks_fd = bpf_map__fd(run->skel->maps.offcpu_stacks);
+	int stacks_fd = run->dwarf ? -1 : bpf_map__fd(run->skel->maps.offcpu_stacks);
 	struct stk_stack *st;
 
 	if (ns / 1000 == 0)
@@ -298,8 +321,11 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 	const struct stk_counted_key key = {
 		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
 	};
-	st = stk_stack_list_add_key(c, &key, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
-				    cfg->common.user_only, cfg->common.kernel_only);
+	if (run->dwarf)
+		st = stk_dwarf_samples_add(run->dwarf, c, content_hash, tgid, tid, comm, ns / 1000);
+	else
+		st = stk_stack_list_add_key(c, &key, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+					    cfg->common.user_only, cfg->common.kernel_only);
 	if (!st)
 		return -1;
 	trim_kernel(st);
@@ -316,8 +342,8 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t ns)
 	const struct collect_ctx *cc = ctx;
 	const struct stk_offcpu_key *key = key_bytes;
 
-	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id, key->comm,
-			 ns, false);
+	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id,
+			 key->content_hash, key->comm, ns, false);
 }
 
 static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
@@ -347,7 +373,7 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
 			continue;
 		ret = add_stack(run, c, st.tgid, cfg->common.n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
-				st.comm, ns, true);
+				st.content_hash, st.comm, ns, true);
 	}
 	return ret;
 }
@@ -367,6 +393,10 @@ static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t sta
 		stk_stack_list_free(&c);
 		return -1;
 	}
+	if (stk_dwarf_samples_missing(run->dwarf))
+		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
+			"user space (buffer full); lower --stack-bytes (now %u)\n",
+			(unsigned long long)stk_dwarf_samples_missing(run->dwarf), cfg->common.stack_bytes);
 	struct stk_report report = {
 		.stacks = c.stacks,
 		.n_stacks = c.n,
@@ -422,15 +452,22 @@ static int setup(struct offcpu_run *run)
 	if (!run->sym)
 		return -1;
 
+	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->common.verbose && err[0])
+		fprintf(stderr, "offcputime: %s\n", err);
+	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_sched_request req = {
 		.programs = {
-			[STK_SCHED_TP_BTF] = "stk_offcpu_tp_btf",
-			[STK_SCHED_RAW_TP] = "stk_offcpu_raw_tp",
-			[STK_SCHED_TRACEPOINT] = "stk_offcpu_tracepoint",
-			[STK_SCHED_KPROBE] = "stk_offcpu_kprobe",
+			[STK_SCHED_TP_BTF] = dwarf ? "stk_offcpu_tp_btf_dwarf" : "stk_offcpu_tp_btf",
+			[STK_SCHED_RAW_TP] = dwarf ? "stk_offcpu_raw_tp_dwarf" : "stk_offcpu_raw_tp",
+			[STK_SCHED_TRACEPOINT] = dwarf ? "stk_offcpu_tracepoint_dwarf" : "stk_offcpu_tracepoint",
+			[STK_SCHED_KPROBE] = dwarf ? "stk_offcpu_kprobe_dwarf" : "stk_offcpu_kprobe",
 		},
 		.free_program = "stk_offcpu_task_free",
-		.maps = offcpu_maps,
+		.maps = dwarf ? offcpu_dwarf_maps : offcpu_maps,
 		.btf_custom_path = stk_btf_custom_path(btf),
 		.kernel_btf = btf->kernel_btf,
 		.core_btf = btf->kind != STK_BTF_NONE,
@@ -462,12 +499,21 @@ static int setup(struct offcpu_run *run)
 	run->processes = stk_process_watch_start(APPLET, run->skel->maps.offcpu_new_process, run->sym, run->loop);
 	if (!run->processes)
 		return -1;
+	if (dwarf && !(run->dwarf = stk_dwarf_samples_start(APPLET, run->skel->maps.offcpu_samples, run->sym,
+							    run->loop, &(struct stk_dwarf_opts){
+								    .max_depth = (uint32_t)cfg->common.max_depth,
+								    .verbose = cfg->common.verbose,
+								    .user_only = cfg->common.user_only,
+								    .kernel_only = cfg->common.kernel_only,
+								    .by_hash = true })))
+		return -1;
 	if (cfg->common.verbose) {
 		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
 		const char *tried = stk_sched_tried(run->attachment);
-		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s\n", stk_sched_mech_name(m),
+		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s; unwind %s\n", stk_sched_mech_name(m),
 			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
-			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind));
+			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind),
+			stk_unwind_mode_name(cfg->common.unwind));
 	}
 	return 0;
 }
@@ -475,6 +521,7 @@ static int setup(struct offcpu_run *run)
 static void teardown(struct offcpu_run *run)
 {
 	stk_process_watch_free(run->processes);
+	stk_dwarf_samples_free(run->dwarf);
 	stk_run_loop_free(run->loop);
 	stk_sched_attachment_free(run->attachment);
 	if (run->sym)
@@ -513,6 +560,7 @@ int offcputime_main(int argc, char **argv)
 	stk_sched_detach(run.attachment);
 	int64_t end_mono = stk_now_ns(CLOCK_MONOTONIC);
 	stk_process_watch_drain(run.processes);
+	stk_dwarf_samples_drain(run.dwarf);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
 	report_losses(&run);

@@ -18,12 +18,22 @@
 #include "core/stack/unwind_dwarf.h"
 #include "core/sym/symbolize.h"
 
-/* Pages per CPU: about 100 samples of 8 KiB stack each before user space must read. */
-#define SAMPLE_PAGES 256
+/* Pages per CPU: about 200 samples of 8 KiB stack each before user space must read
+ * (a system-wide offcputime sends a burst of new stacks when it starts). */
+#define SAMPLE_PAGES 512
 #define MAX_FRAMES 1024
+
+/* by_hash: content hash -> entry of the table (open addressing, linear probing). */
+struct hash_slot {
+	uint64_t hash;
+	size_t entry_plus1; /* 0: empty */
+};
 
 struct stk_dwarf_samples {
 	struct stk_dwarf_opts opts;
+	struct hash_slot *slots;
+	size_t n_slots, n_used;
+	uint64_t missing; /* by_hash: counted hashes whose sample never arrived */
 	struct perf_buffer *buf;
 	struct stk_symbolizer *sym;
 	struct stk_unwinder *unwinder;
@@ -52,6 +62,39 @@ static int symbolizer_modules(void *source, pid_t pid, stk_unwind_module_fn fn, 
 	struct module_relay r = { fn, ctx };
 
 	return stk_symbolizer_each_module(source, pid, relay_module, &r);
+}
+
+static struct hash_slot *slot_of(const struct stk_dwarf_samples *d, uint64_t hash)
+{
+	size_t i = (size_t)(hash ^ (hash >> 32)) & (d->n_slots - 1);
+
+	while (d->slots[i].entry_plus1 && d->slots[i].hash != hash)
+		i = (i + 1) & (d->n_slots - 1);
+	return &d->slots[i];
+}
+
+static int remember_hash(struct stk_dwarf_samples *d, uint64_t hash, size_t entry)
+{
+	if ((d->n_used + 1) * 2 > d->n_slots) {
+		size_t old_n = d->n_slots, n = old_n ? old_n * 2 : 1024;
+		struct hash_slot *old = d->slots;
+
+		if (!(d->slots = calloc(n, sizeof(*d->slots)))) {
+			d->slots = old;
+			return -1;
+		}
+		d->n_slots = n;
+		for (size_t i = 0; i < old_n; i++)
+			if (old[i].entry_plus1)
+				*slot_of(d, old[i].hash) = old[i];
+		free(old);
+	}
+	struct hash_slot *sl = slot_of(d, hash);
+	if (!sl->entry_plus1)
+		d->n_used++;
+	sl->hash = hash;
+	sl->entry_plus1 = entry + 1;
+	return 0;
 }
 
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
@@ -93,6 +136,15 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		raw.n_user = r.n;
 		raw.user_how = r.how;
 		raw.stop = r.stop;
+	}
+	if (d->opts.by_hash) {
+		size_t at;
+
+		raw.tid = 0;
+		raw.value = 0;
+		if (stk_stack_table_add_at(d->table, &raw, &at) || remember_hash(d, s->content_hash, at))
+			d->lost++;
+		return;
 	}
 	if (stk_stack_table_add(d->table, &raw))
 		d->lost++;
@@ -215,6 +267,40 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
 	return 0;
 }
 
+struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
+					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value)
+{
+	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
+	const struct stk_raw_stack *raw = sl && sl->entry_plus1 ? stk_stack_table_at(d->table, sl->entry_plus1 - 1) : NULL;
+	struct stk_stack *st = stk_stack_list_add(l);
+
+	if (!st)
+		return NULL;
+	st->pid = tgid;
+	st->tid = tid;
+	memcpy(st->comm, comm, sizeof(st->comm));
+	st->comm[sizeof(st->comm) - 1] = '\0';
+	st->value = value;
+	if (!raw) {
+		d->missing++;
+		st->kernel_missing = !d->opts.user_only;
+		st->user_missing = !d->opts.kernel_only && tgid;
+		return st;
+	}
+	st->kernel_missing = raw->kernel_lost;
+	st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
+	st->n_kernel = st->kernel ? raw->n_kernel : 0;
+	st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
+	st->n_user = st->user ? raw->n_user : 0;
+	st->unwind_stop = raw->stop;
+	return st;
+}
+
+uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d)
+{
+	return d ? d->missing : 0;
+}
+
 uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d)
 {
 	return d ? d->lost : 0;
@@ -234,5 +320,6 @@ void stk_dwarf_samples_free(struct stk_dwarf_samples *d)
 		perf_buffer__free(d->buf);
 	stk_unwinder_free(d->unwinder);
 	stk_stack_table_free(d->table);
+	free(d->slots);
 	free(d);
 }

@@ -23,6 +23,9 @@ struct stk_dwarf_opts {
 	bool per_thread;    /* keep tids apart */
 	bool verbose;       /* record how each frame was found */
 	bool user_only, kernel_only;
+	/* offcputime: the kernel counts under each sample's content_hash and sends each content
+	 * once; samples are kept by hash (stk_dwarf_samples_add) instead of counted. */
+	bool by_hash;
 };
 
 struct stk_stack_opts;
@@ -42,6 +45,15 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d);
 /* Symbolized stacks into l. 0, or -1 when out of memory. */
 int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l);
+/*
+ * by_hash: appends to l the stack of the sample sent with content_hash, symbolized, as
+ * task (tgid, tid, comm) with value. A hash whose sample never arrived gives a stack
+ * marked missing (and counts as lost). NULL when out of memory.
+ */
+struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
+					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value);
+/* by_hash: counted hashes whose sample never arrived (after stk_dwarf_samples_add). */
+uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d);
 /* Samples the perf buffer dropped, and samples not counted for lack of memory. */
 uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d);
 /* Samples and CPU time spent unwinding them (for -v and the bench). */

@@ -105,7 +105,14 @@ static void *dup_bytes(const void *p, size_t n)
 	return d;
 }
 
-int stk_stack_table_add(struct stk_stack_table *t, const struct stk_raw_stack *key)
+int stk_stack_table_add(struct stk_stack_table *t, const struct stk_raw_stack *s)
+{
+	size_t at;
+
+	return stk_stack_table_add_at(t, s, &at);
+}
+
+int stk_stack_table_add_at(struct stk_stack_table *t, const struct stk_raw_stack *key, size_t *at)
 {
 	struct stk_raw_stack norm = *key;
 	const struct stk_raw_stack *s = &norm;
@@ -121,6 +128,7 @@ int stk_stack_table_add(struct stk_stack_table *t, const struct stk_raw_stack *k
 			e = &t->entries[i - 1];
 			if (e->hash == h && same(&e->s, s)) {
 				e->s.value += s->value;
+				*at = i - 1;
 				return 0;
 			}
 		}
@@ -141,6 +149,7 @@ int stk_stack_table_add(struct stk_stack_table *t, const struct stk_raw_stack *k
 		return -1;
 	}
 	e->hash = h;
+	*at = t->n;
 	e->next = t->buckets[h & (t->n_buckets - 1)];
 	t->buckets[h & (t->n_buckets - 1)] = ++t->n;
 	return 0;

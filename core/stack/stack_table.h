@@ -30,6 +30,8 @@ struct stk_stack_table *stk_stack_table_new(void);
 void stk_stack_table_free(struct stk_stack_table *t);
 /* Adds s->value to s's entry, copying s when new. 0, or -1 when out of memory. */
 int stk_stack_table_add(struct stk_stack_table *t, const struct stk_raw_stack *s);
+/* The same, with the index of s's entry in *at. */
+int stk_stack_table_add_at(struct stk_stack_table *t, const struct stk_raw_stack *s, size_t *at);
 size_t stk_stack_table_size(const struct stk_stack_table *t);
 /* The i-th entry (0 <= i < size), in insertion order; valid until the next add or free. */
 const struct stk_raw_stack *stk_stack_table_at(const struct stk_stack_table *t, size_t i);
