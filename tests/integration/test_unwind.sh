@@ -166,6 +166,32 @@ else
     fail manystacks "cannot build bench/manystacks.c"
 fi
 
+# --- offcputime: a thread in nanosleep, one in pthread_cond_timedwait (libc without frame pointers) ---
+# share_of FOLDED FILTER NEEDLE: percent of the value of lines containing FILTER that contain NEEDLE
+share_of() {
+    printf '%s\n' "$1" | awk -v filter="$2" -v needle="$3" '
+        !index($0, filter) { next }
+        { total += $NF; if (index($0, needle)) hit += $NF }
+        END { printf "%d\n", total ? hit * 100 / total : -1 }'
+}
+for w in nofp nofp_static; do
+    start_workload "$W/$w" all 60
+    run_capture "$STK" offcputime -p "$WPID" -f 3
+    expect_eq "offcpu_${w}_rc" "$RC" 0
+    at_least "offcpu_${w}_nanosleep_caller" "$(share_of "$OUT" "hrtimer_nanosleep" "start_thread;sleeper;sleep_stage;")" 95 \
+        "percent of nanosleep time under start_thread;sleeper;sleep_stage"
+    at_least "offcpu_${w}_condwait_caller" "$(share_of "$OUT" "futex_wait" "start_thread;cond_waiter;wait_stage;")" 95 \
+        "percent of futex wait time under start_thread;cond_waiter;wait_stage"
+    expect_contains "offcpu_${w}_condwait_libc" "$OUT" "pthread_cond_timedwait;__futex_abstimed_wait_common;"
+    if [ "$w" = nofp ]; then
+        run_capture "$STK" offcputime --unwind fp -p "$WPID" -f 2
+        fp_share=$(share_of "$OUT" "hrtimer_nanosleep" "sleeper;sleep_stage;")
+        if [ "$fp_share" -lt 50 ]; then pass offcpu_fp_loses_caller
+        else fail offcpu_fp_loses_caller "--unwind fp kept sleep_stage in $fp_share% (libc must have no frame pointers)"; fi
+    fi
+    stop_workloads
+done
+
 # --- bad options ---
 run_capture "$STK" profile --unwind lbr 1
 expect_eq bad_unwind_rc "$RC" 2
