@@ -231,7 +231,20 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 	};
 	uint32_t zero = 0;
 	uint8_t one = 1;
+	struct offcpu_run *run = ctx;
 
+	/* The sample buffer exists before the first event: each new stack is sent once only. A
+	 * mechanism that fails after this is retried with a new skeleton, hence a new buffer. */
+	stk_dwarf_samples_free(run->dwarf);
+	run->dwarf = NULL;
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    !(run->dwarf = stk_dwarf_samples_start(APPLET, s->maps.offcpu_samples, run->sym, NULL,
+						   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)cfg->common.max_depth,
+									     .verbose = cfg->common.verbose,
+									     .user_only = cfg->common.user_only,
+									     .kernel_only = cfg->common.kernel_only,
+									     .by_hash = true })))
+		return -1;
 	for (size_t i = 0; i < cfg->common.n_pids; i++)
 		if (bpf_map__update_elem(s->maps.offcpu_pids, &cfg->common.pids[i], sizeof(uint32_t), &one, 1, 0))
 			return -1;
@@ -499,13 +512,7 @@ static int setup(struct offcpu_run *run)
 	run->processes = stk_process_watch_start(APPLET, run->skel->maps.offcpu_new_process, run->sym, run->loop);
 	if (!run->processes)
 		return -1;
-	if (dwarf && !(run->dwarf = stk_dwarf_samples_start(APPLET, run->skel->maps.offcpu_samples, run->sym,
-							    run->loop, &(struct stk_dwarf_opts){
-								    .max_depth = (uint32_t)cfg->common.max_depth,
-								    .verbose = cfg->common.verbose,
-								    .user_only = cfg->common.user_only,
-								    .kernel_only = cfg->common.kernel_only,
-								    .by_hash = true })))
+	if (run->dwarf && stk_dwarf_samples_watch(APPLET, run->dwarf, run->loop))
 		return -1;
 	if (cfg->common.verbose) {
 		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);

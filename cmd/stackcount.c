@@ -26,6 +26,7 @@
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
 #include "core/session/capture.h"
+#include "core/session/dwarf_samples.h"
 #include "core/probe/kernel_match.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
@@ -86,6 +87,8 @@ static void print_help(void)
 	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         user stack copied per event with --unwind dwarf (default %d)\n"
 	       "      --max-probes N          refuse patterns matching more than N probes (default %d)\n"
 	       "      --fentry-max N          kernel functions up to which fentry is tried before kprobe.multi\n"
 	       "                              (default %d)\n"
@@ -98,7 +101,7 @@ static void print_help(void)
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
+	       DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
 }
 
 enum long_only {
@@ -173,6 +176,8 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 		{ "format", required_argument, NULL, STK_OPT_FORMAT },
 		{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },
 		{ "btf", required_argument, NULL, STK_OPT_BTF },
+		{ "unwind", required_argument, NULL, STK_OPT_UNWIND },
+		{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "cpu", required_argument, NULL, 'c' },
@@ -265,6 +270,7 @@ struct sc_run {
 	struct stk_user_file file;
 	struct stk_probe_set probes;
 	struct stk_process_watch *processes;
+	struct stk_dwarf_samples *dwarf; /* --unwind dwarf: the samples' stacks, by content hash */
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	int empty_btf_fd;
@@ -447,11 +453,22 @@ static const char *const sc_usdt_maps[] = {
 	"sc_config", "sc_stacks", "sc_counts", "sc_stats", "sc_seen", "sc_new_process",
 	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
 };
+static const char *const sc_dwarf_maps[] = {
+	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_counts", "sc_stats", "sc_seen", "sc_new_process", NULL,
+};
+static const char *const sc_dwarf_usdt_maps[] = {
+	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_counts", "sc_stats", "sc_seen", "sc_new_process",
+	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
+};
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
 	const struct sc_config *cfg = &((struct sc_run *)ctx)->cfg;
+	int ncpu = libbpf_num_possible_cpus();
 
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.sc_scratch, (uint32_t)ncpu)))
+		return -1;
 	if (bpf_map__set_max_entries(s->maps.sc_stacks, (uint32_t)cfg->common.stack_storage_size) ||
 	    bpf_map__set_value_size(s->maps.sc_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
 	    bpf_map__set_max_entries(s->maps.sc_counts, DEFAULT_COUNTS_SIZE))
@@ -471,8 +488,22 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.user_stacks = !cfg->common.kernel_only,
 		/* user stacks resolve in their process, and folded output names the command */
 		.keep_tgid = 1,
+		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
+	struct sc_run *run = ctx;
+
+	/* The sample buffer exists before the first event (see offcputime's write_filters). */
+	stk_dwarf_samples_free(run->dwarf);
+	run->dwarf = NULL;
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    !(run->dwarf = stk_dwarf_samples_start(APPLET, s->maps.sc_samples, run->sym, NULL,
+						   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)cfg->common.max_depth,
+									     .verbose = cfg->common.verbose,
+									     .user_only = cfg->common.user_only,
+									     .kernel_only = cfg->common.kernel_only,
+									     .by_hash = true })))
+		return -1;
 
 	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -490,12 +521,22 @@ static void report_losses(struct sc_run *run)
 		.stack_map_full = sum_stat(s, STK_SC_STAT_KSTACK_FULL) + sum_stat(s, STK_SC_STAT_USTACK_FULL),
 		.counts_full = sum_stat(s, STK_SC_STAT_COUNTS_FULL),
 		.new_process_lost = sum_stat(s, STK_SC_STAT_NEW_PROCESS_LOST),
+		.samples_lost = stk_dwarf_samples_lost(run->dwarf),
+		.stack_bytes = run->cfg.common.stack_bytes,
 		.stack_storage_size = run->cfg.common.stack_storage_size,
 		.counts_size = DEFAULT_COUNTS_SIZE,
 		.unit = "events",
 	};
 
 	stk_report_losses(&l);
+	if (run->dwarf && run->cfg.common.verbose) {
+		fprintf(stderr, "stackcount: %llu samples of new stack content sent to user space, %llu could not be "
+			"sent, %llu re-sent (sc_sent full)\n",
+			(unsigned long long)sum_stat(s, STK_SC_STAT_SAMPLES_SENT),
+			(unsigned long long)sum_stat(s, STK_SC_STAT_SAMPLES_LOST),
+			(unsigned long long)sum_stat(s, STK_SC_STAT_SENT_FULL));
+		stk_print_dwarf_stats(APPLET, run->dwarf);
+	}
 }
 
 /* How far down a kernel-function stack its traced function may sit (below trampoline frames). */
@@ -534,8 +575,11 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
 		.user_stack_id = key->user_stack_id, .value = count,
 	};
-	struct stk_stack *st = stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks), run->sym,
-						      (uint32_t)o->max_depth, o->user_only, o->kernel_only);
+	struct stk_stack *st = run->dwarf ? stk_dwarf_samples_add(run->dwarf, c, key->content_hash, key->tgid, 0,
+								  key->comm, count)
+					  : stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks),
+								   run->sym, (uint32_t)o->max_depth, o->user_only,
+								   o->kernel_only);
 
 	if (!st)
 		return -1;
@@ -578,11 +622,18 @@ static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_m
 
 	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
+	stk_dwarf_samples_drain(run->dwarf);
+	uint64_t missing_before = stk_dwarf_samples_missing(run->dwarf);
 	if (collect_counts(run, &c, reset)) {
 		stk_error(APPLET, "out of memory while reading the counts");
 		stk_stack_list_free(&c);
 		return -1;
 	}
+	if (stk_dwarf_samples_missing(run->dwarf) > missing_before)
+		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
+			"user space (buffer full); lower --stack-bytes (now %u)\n",
+			(unsigned long long)(stk_dwarf_samples_missing(run->dwarf) - missing_before),
+			cfg->common.stack_bytes);
 	if (cfg->timestamps) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -662,8 +713,10 @@ static void print_plan(const struct sc_run *run)
 static int attach(struct sc_run *run, const char *btf_path)
 {
 	const struct sc_config *cfg = &run->cfg;
+	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF, usdt = cfg->pattern.kind == STK_PROBE_USDT;
 	struct stk_probe_load load = {
-		.maps = cfg->pattern.kind == STK_PROBE_USDT ? sc_usdt_maps : sc_maps,
+		.maps = dwarf ? (usdt ? sc_dwarf_usdt_maps : sc_dwarf_maps) : usdt ? sc_usdt_maps : sc_maps,
+		.program_suffix = dwarf ? "_dwarf" : NULL,
 		.btf_custom_path = btf_path,
 		.before_load = size_maps,
 		.after_load = write_config,
@@ -728,6 +781,12 @@ static int setup(struct sc_run *run)
 	if (!run->sym)
 		return -1;
 	run->kernel_btf = btf.kind != STK_BTF_NONE;
+	if (stk_unwind_settle(&cfg->common, btf.kind != STK_BTF_NONE, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->common.verbose && err[0])
+		fprintf(stderr, "stackcount: %s\n", err);
 	btf_path = stk_btf_custom_path(&btf);
 	if (btf.kind == STK_BTF_NONE) {
 		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
@@ -741,22 +800,27 @@ static int setup(struct sc_run *run)
 	if (cfg->plan)
 		print_plan(run);
 	if (cfg->common.verbose)
-		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s\n",
-			run->probes.n_targets, target_noun(run), run->probes.mechanism,
+		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s; "
+			"unwind %s\n", run->probes.n_targets, target_noun(run), run->probes.mechanism,
 			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
-			attach_ms, stk_btf_kind_name(btf.kind));
+			attach_ms, stk_btf_kind_name(btf.kind), stk_unwind_mode_name(cfg->common.unwind));
 	run->loop = stk_run_loop_new(cfg->common.duration_ms, cfg->interval_ms, err, sizeof(err));
 	if (!run->loop) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
 	run->processes = stk_process_watch_start(APPLET, run->probes.skel->maps.sc_new_process, run->sym, run->loop);
-	return run->processes ? 0 : -1;
+	if (!run->processes)
+		return -1;
+	if (run->dwarf && stk_dwarf_samples_watch(APPLET, run->dwarf, run->loop))
+		return -1;
+	return 0;
 }
 
 static void teardown(struct sc_run *run)
 {
 	stk_process_watch_free(run->processes);
+	stk_dwarf_samples_free(run->dwarf);
 	stk_run_loop_free(run->loop);
 	stk_probe_set_release(&run->probes);
 	if (run->sym)

@@ -210,12 +210,20 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 		stk_dwarf_samples_free(d);
 		return NULL;
 	}
-	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(d->buf), consume, d)) {
-		stk_error(applet, "watching the sample buffer failed");
+	if (loop && stk_dwarf_samples_watch(applet, d, loop)) {
 		stk_dwarf_samples_free(d);
 		return NULL;
 	}
 	return d;
+}
+
+int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop)
+{
+	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(d->buf), consume, d)) {
+		stk_error(applet, "watching the sample buffer failed");
+		return -1;
+	}
+	return 0;
 }
 
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d)

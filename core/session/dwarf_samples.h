@@ -37,10 +37,16 @@ struct stk_stack_opts;
  */
 int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, char *why, size_t len);
 
-/* Reads map from loop. NULL after printing a one-line error. */
+/*
+ * Reads map from loop. NULL after printing a one-line error. loop may be
+ * NULL: the buffer then exists (the BPF side can send into it from its first
+ * event) and stk_dwarf_samples_watch() hands it to the loop once there is one.
+ */
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
 						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
 						  const struct stk_dwarf_opts *o);
+/* 0, or -1 after printing a one-line error. */
+int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop);
 /* Handles the samples still buffered (call once the BPF side has stopped). */
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d);
 /* Symbolized stacks into l. 0, or -1 when out of memory. */

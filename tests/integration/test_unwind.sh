@@ -192,6 +192,19 @@ for w in nofp nofp_static; do
     stop_workloads
 done
 
+# --- stackcount: a uprobe at function entry keeps its caller (and the whole chain) ---
+start_workload "$W/nofp" chain 60
+run_capture "$STK" stackcount -U -f -p "$WPID" -D 2 "$W/nofp:stage_two"
+expect_eq uprobe_rc "$RC" 0
+at_least uprobe_entry_whole "$(share "$OUT" "main;chain;stage_one;stage_two")" 95 \
+    "percent of stage_two entries under main;chain;stage_one"
+expect_eq uprobe_no_missed "$(printf '%s\n' "$OUT" | grep -c 'Missed')" 0
+run_capture "$STK" stackcount -f -p "$WPID" -D 2 t:sched:sched_switch
+at_least tracepoint_whole "$(share "$OUT" "main;chain;stage_one;stage_two;stage_three;hot_leaf;")" 95 \
+    "percent of sched_switch events with the user chain"
+expect_eq tracepoint_no_missed "$(printf '%s\n' "$OUT" | grep -c 'Missed')" 0
+stop_workloads
+
 # --- bad options ---
 run_capture "$STK" profile --unwind lbr 1
 expect_eq bad_unwind_rc "$RC" 2
