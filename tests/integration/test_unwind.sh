@@ -205,6 +205,12 @@ at_least tracepoint_whole "$(share "$OUT" "main;chain;stage_one;stage_two;stage_
 expect_eq tracepoint_no_missed "$(printf '%s\n' "$OUT" | grep -c 'Missed')" 0
 stop_workloads
 
+# --- stk info says which unwinding this kernel gets ---
+run_capture "$STK" info
+expect_contains info_unwind_dwarf "$OUT" "unwind: dwarf, the default"
+run_capture unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec '$STK' info"
+expect_contains info_unwind_fp_without_btf "$OUT" "unwind: fp (dwarf needs kernel BTF"
+
 # --- bad options ---
 run_capture "$STK" profile --unwind lbr 1
 expect_eq bad_unwind_rc "$RC" 2
