@@ -43,7 +43,7 @@ fi
 mkdir -p "$work/root/bin" "$work/root/proc" "$work/root/sys" "$work/root/dev" "$work/root/tmp"
 cp /bin/busybox "$work/root/bin/busybox"
 cp "$STK" "$work/root/stk"
-# Every musl-static workload (*_static) and every guest case go in.
+# Every static workload (*_static) and every guest case go in.
 cp "$BUILD"/tests/workloads/*_static "$work/root/"
 cp "$root/tests/vm/init.sh" "$work/root/init"
 mkdir -p "$work/root/cases"
