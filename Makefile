@@ -307,6 +307,7 @@ vmtest: all workloads
 # Benchmarks against bpftrace and perf (root; installs them with apt). Not part of check.
 bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/unwind.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh

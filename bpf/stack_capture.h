@@ -111,8 +111,8 @@ struct stk_hash_ctx {
 	u32 blocks; /* 64-byte blocks of the stack copy */
 };
 
-/* One 64-byte block of the stack copy into the hash (bpf_loop's callback). */
-static long stk_hash_block(u64 i, void *arg)
+/* One 64-byte block of the stack copy into the hash. */
+static __always_inline long stk_hash_block(u32 i, void *arg)
 {
 	struct stk_hash_ctx *c = arg;
 	const u64 *w;
@@ -135,8 +135,9 @@ static long stk_hash_block(u64 i, void *arg)
  * A 64-bit hash of everything unwinding reads: task, kernel frames, user
  * registers and every copied stack byte, so two samples that could unwind
  * differently never share a key. The copy (a whole number of 64-byte
- * blocks) is hashed block by block: with bpf_loop (5.17+) the verifier
- * checks one block once; before, a bounded loop (5.3+) is checked per block.
+ * blocks) is hashed a block per iteration of a bounded loop (5.3+); not
+ * bpf_loop: a callback is a subprogram kernels before 5.13 cannot even parse,
+ * dead branch or not.
  */
 static __always_inline u64 stk_sample_hash(const struct stk_stack_sample *s)
 {
@@ -152,13 +153,9 @@ static __always_inline u64 stk_sample_hash(const struct stk_stack_sample *s)
 	}
 	for (i = 0; i < STK_UREGS_N; i++)
 		c.h = stk_hash_word(c.h, s->regs[i]);
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_loop)) {
-		bpf_loop(c.blocks, stk_hash_block, &c, 0);
-	} else {
-		for (i = 0; i < STK_SAMPLE_STACK_MAX / 64; i++)
-			if (stk_hash_block(i, &c))
-				break;
-	}
+	for (i = 0; i < STK_SAMPLE_STACK_MAX / 64; i++)
+		if (stk_hash_block(i, &c))
+			break;
 	return c.h;
 }
 

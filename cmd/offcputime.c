@@ -465,7 +465,7 @@ static int setup(struct offcpu_run *run)
 	if (!run->sym)
 		return -1;
 
-	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, err, sizeof(err))) {
+	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, true, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}

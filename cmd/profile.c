@@ -386,7 +386,7 @@ static int setup(struct profile_run *run)
 		return -1;
 	if (select_cpus(run))
 		return -1;
-	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, err, sizeof(err))) {
+	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, false, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}

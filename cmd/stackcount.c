@@ -781,7 +781,7 @@ static int setup(struct sc_run *run)
 	if (!run->sym)
 		return -1;
 	run->kernel_btf = btf.kind != STK_BTF_NONE;
-	if (stk_unwind_settle(&cfg->common, btf.kind != STK_BTF_NONE, err, sizeof(err))) {
+	if (stk_unwind_settle(&cfg->common, btf.kind != STK_BTF_NONE, true, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}

@@ -3,9 +3,21 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
+#include "core/base/kernel_release.h"
+
 static bool helper(enum bpf_func_id id)
 {
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, id, NULL) == 1;
+}
+
+/* offcputime and stackcount hash the stack copy in a bounded loop (5.3). */
+static bool kernel_has_bounded_loops(void)
+{
+	char release[128];
+	struct stk_kernel_version v;
+
+	return stk_kernel_release(release, sizeof(release)) || stk_kernel_version_parse(release, &v) ||
+	       stk_kernel_version_cmp(&v, 5, 3) >= 0;
 }
 
 void stk_unwind_path_describe(bool have_btf, bool have_get_stack, char *buf, size_t len)
@@ -16,10 +28,9 @@ void stk_unwind_path_describe(bool have_btf, bool have_get_stack, char *buf, siz
 		return;
 	}
 	snprintf(buf, len,
-		 "dwarf, the default (user registers %s; user stack read with %s; offcputime/stackcount hash the "
-		 "copy %s)",
+		 "dwarf, the default (user registers %s; user stack read with %s%s)",
 		 helper(BPF_FUNC_task_pt_regs) ? "from bpf_task_pt_regs when the event is in the kernel"
 					       : "from the top of task->stack when the event is in the kernel (before 5.15)",
 		 helper(BPF_FUNC_probe_read_user) ? "bpf_probe_read_user" : "bpf_probe_read (before 5.5)",
-		 helper(BPF_FUNC_loop) ? "with bpf_loop" : "in a bounded loop (before 5.17; needs 5.3)");
+		 kernel_has_bounded_loops() ? "" : "; offcputime and stackcount take fp: their hash loop needs 5.3");
 }

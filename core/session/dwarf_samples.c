@@ -165,7 +165,7 @@ static void consume(void *ctx)
 	perf_buffer__consume(d->buf);
 }
 
-int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, char *why, size_t len)
+int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len)
 {
 	char release[128];
 	struct stk_kernel_version v;
@@ -177,8 +177,8 @@ int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, char *why, size_t
 	if (!have_btf)
 		missing = "kernel BTF (none found; see --btf)";
 	else if (stk_kernel_release(release, sizeof(release)) == 0 && stk_kernel_version_parse(release, &v) == 0 &&
-		 stk_kernel_version_cmp(&v, 4, 18) < 0)
-		missing = "bpf_get_stack (kernel 4.18)";
+		 stk_kernel_version_cmp(&v, hashes ? 5 : 4, hashes ? 3 : 18) < 0)
+		missing = hashes ? "bounded BPF loops (kernel 5.3)" : "bpf_get_stack (kernel 4.18)";
 	if (!missing)
 		return 0;
 	if (o->unwind_given) {

@@ -31,11 +31,12 @@ struct stk_dwarf_opts {
 struct stk_stack_opts;
 /*
  * Settles o->unwind for this kernel: dwarf needs BTF for its CO-RE reads of
- * the task (any source: sysfs, --btf, embedded) and bpf_get_stack (4.18).
- * Without them the default falls back to fp (why says so, for -v); an
- * explicit --unwind dwarf is an error. 0, or -1 with why.
+ * the task (any source: sysfs, --btf, embedded) and bpf_get_stack (4.18);
+ * hashing the copy in the kernel (offcputime, stackcount: hashes) needs
+ * bounded loops (5.3). Without them the default falls back to fp (why says
+ * so, for -v); an explicit --unwind dwarf is an error. 0, or -1 with why.
  */
-int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, char *why, size_t len);
+int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len);
 
 /*
  * Reads map from loop. NULL after printing a one-line error. loop may be
