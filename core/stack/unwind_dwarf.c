@@ -17,10 +17,14 @@ struct current {
 	bool want_how;
 };
 
+/* How often one process's session is rebuilt for a pc outside its modules (exec, dlopen). */
+#define MAX_REOPENS 8
+
 struct proc_dwfl {
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: nothing to unwind with (reason in why) */
 	const char *why;
+	unsigned reopens;
 };
 
 struct stk_unwinder {
@@ -349,6 +353,14 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		return;
 	}
 	p = get_proc(u, in->pid);
+	/* A leaf outside every module known: the process exec'd or loaded a library since. */
+	if (p && p->dwfl && p->reopens < MAX_REOPENS && !dwfl_addrmodule(p->dwfl, in->regs[in->n_regs - 1])) {
+		unsigned reopens = p->reopens + 1;
+
+		stk_unwinder_forget(u, in->pid);
+		if ((p = get_proc(u, in->pid)))
+			p->reopens = reopens;
+	}
 	if (!p || !p->dwfl) {
 		/* The leaf is still known. */
 		if (r->max) {
