@@ -13,7 +13,7 @@ SUITE=vm
 . "$root/tests/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-TIMEOUT=${STK_VM_TIMEOUT:-120}
+TIMEOUT=${STK_VM_TIMEOUT:-200}
 
 for p in qemu-system-x86 cpio busybox-static; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="${missing:-} $p"

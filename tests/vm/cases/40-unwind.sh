@@ -6,12 +6,12 @@
 sleep 0.5
 npid=$(sed -n 's/^ready //p' /tmp/nofp.out)
 echo "@@CASE unwind_profile"
-/stk profile -U -v -p "$npid" -f 3 2>&1
+/stk profile -U -v -p "$npid" -f 2 2>&1
 echo "@@RC $?"
 echo "@@CASE unwind_offcputime"
-/stk offcputime -v -p "$npid" -f 3 2>&1
+/stk offcputime -v -p "$npid" -f 2 2>&1
 echo "@@RC $?"
 echo "@@CASE unwind_uprobe"
-/stk stackcount -U -v -f -p "$npid" -D 3 /nofp_static:stage_two 2>&1
+/stk stackcount -U -v -f -p "$npid" -D 2 /nofp_static:stage_two 2>&1
 echo "@@RC $?"
 kill "$npid"
