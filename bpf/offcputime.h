@@ -3,6 +3,8 @@
 #ifndef STK_OFFCPUTIME_H
 #define STK_OFFCPUTIME_H
 
+#include "stack_stats.h"
+
 #define STK_OFFCPU_COMM_LEN 16
 
 /* Kernel task state bits (include/linux/sched.h), stable since 4.14. */
@@ -54,15 +56,5 @@ struct stk_offcpu_key {
 };
 
 /* Slots of offcpu_stats (per-CPU counters of data stk could not keep). */
-enum stk_offcpu_stat {
-	STK_OFFCPU_STAT_KSTACK_COLLISION,
-	STK_OFFCPU_STAT_KSTACK_FULL,
-	STK_OFFCPU_STAT_USTACK_COLLISION,
-	STK_OFFCPU_STAT_USTACK_FULL,
-	STK_OFFCPU_STAT_COUNTS_FULL,      /* count map had no room for a new key */
-	STK_OFFCPU_STAT_START_FULL,       /* start map full: a block went unmeasured */
-	STK_OFFCPU_STAT_NEW_PROCESS_LOST, /* new-process notification dropped */
-	STK_OFFCPU_STAT_COUNT,
-};
 
 #endif

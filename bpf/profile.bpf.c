@@ -57,7 +57,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_PROFILE_STAT_COUNT);
+	__uint(max_entries, STK_STAT_COUNT);
 	__type(key, u32);
 	__type(value, u64);
 } profile_stats SEC(".maps");
@@ -105,19 +105,19 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	key.user_stack_id = -1;
 	if (cfg->kernel_stacks) {
 		key.kernel_stack_id = stk_stack_id(ctx, &profile_stacks, 0, &profile_stats,
-						   STK_PROFILE_STAT_KSTACK_COLLISION, STK_PROFILE_STAT_KSTACK_FULL);
+						   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 	}
 	if (cfg->user_stacks && tgid != 0) {
 		key.user_stack_id = stk_stack_id(ctx, &profile_stacks, BPF_F_USER_STACK, &profile_stats,
-						 STK_PROFILE_STAT_USTACK_COLLISION, STK_PROFILE_STAT_USTACK_FULL);
+						 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
 
 	/* The hot path: a stack already counted, so its process is known too. */
-	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_PROFILE_STAT_COUNTS_FULL) != 1)
+	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
-		stk_stat_inc(&profile_stats, STK_PROFILE_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 

@@ -3,6 +3,8 @@
 #ifndef STK_PROFILE_H
 #define STK_PROFILE_H
 
+#include "stack_stats.h"
+
 #define STK_COMM_LEN 16
 
 /* profile_config (one-entry array map; no global data, so 4.14 loads it). */
@@ -26,14 +28,5 @@ struct stk_profile_key {
 };
 
 /* Slots of profile_stats (per-CPU counters of data stk could not keep). */
-enum stk_profile_stat {
-	STK_PROFILE_STAT_KSTACK_COLLISION, /* -EEXIST: stack map hash collision */
-	STK_PROFILE_STAT_KSTACK_FULL,      /* -ENOMEM: stack map full */
-	STK_PROFILE_STAT_USTACK_COLLISION,
-	STK_PROFILE_STAT_USTACK_FULL,
-	STK_PROFILE_STAT_COUNTS_FULL, /* count map had no room for a new key */
-	STK_PROFILE_STAT_NEW_PROCESS_LOST, /* new-process notification dropped */
-	STK_PROFILE_STAT_COUNT,
-};
 
 #endif

@@ -50,7 +50,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_SC_STAT_COUNT);
+	__uint(max_entries, STK_STAT_COUNT);
 	__type(key, u32);
 	__type(value, u64);
 } sc_stats SEC(".maps");
@@ -91,15 +91,15 @@ static __always_inline int count_stack(void *ctx)
 	}
 	if (cfg->kernel_stacks)
 		key.kernel_stack_id = stk_stack_id(ctx, &sc_stacks, 0, &sc_stats,
-						   STK_SC_STAT_KSTACK_COLLISION, STK_SC_STAT_KSTACK_FULL);
+						   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 	if (cfg->user_stacks)
 		key.user_stack_id = stk_stack_id(ctx, &sc_stacks, BPF_F_USER_STACK, &sc_stats,
-						 STK_SC_STAT_USTACK_COLLISION, STK_SC_STAT_USTACK_FULL);
-	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_SC_STAT_COUNTS_FULL) != 1)
+						 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
+	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
 	if (cfg->keep_tgid && stk_announce_process(ctx, &sc_seen, &sc_new_process, tgid, key.comm))
-		stk_stat_inc(&sc_stats, STK_SC_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&sc_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 

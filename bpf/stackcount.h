@@ -3,6 +3,8 @@
 #ifndef STK_STACKCOUNT_H
 #define STK_STACKCOUNT_H
 
+#include "stack_stats.h"
+
 #define STK_SC_COMM_LEN 16
 
 /* sc_config (one-entry array map; no global data, so 4.14 loads it). */
@@ -26,14 +28,5 @@ struct stk_sc_key {
 };
 
 /* Slots of sc_stats (per-CPU counters of data stk could not keep). */
-enum stk_sc_stat {
-	STK_SC_STAT_KSTACK_COLLISION,
-	STK_SC_STAT_KSTACK_FULL,
-	STK_SC_STAT_USTACK_COLLISION,
-	STK_SC_STAT_USTACK_FULL,
-	STK_SC_STAT_COUNTS_FULL,
-	STK_SC_STAT_NEW_PROCESS_LOST,
-	STK_SC_STAT_COUNT,
-};
 
 #endif

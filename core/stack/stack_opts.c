@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/base/options.h"
+#include "core/base/sysfs_read.h"
 
 void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
 			 uint64_t max_depth_limit)
@@ -106,4 +107,38 @@ void stk_stack_opts_free(struct stk_stack_opts *o)
 	free(o->tids);
 	o->pids = o->tids = NULL;
 	o->n_pids = o->n_tids = 0;
+}
+
+void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size)
+{
+	long max_stack = 127;
+
+	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
+	stk_stack_opts_init(o, tid_opt, stack_storage_size, (uint64_t)max_stack);
+	opterr = 0;
+	optind = 1;
+}
+
+int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
+		     const struct option *longopts, const char *own, char *msg, size_t len)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int taken = c > 0 && c < 256 && own && strchr(own, c) ? 0 : stk_stack_opt(o, c, optarg, msg, len);
+		if (taken < 0)
+			return STK_OPT_BAD;
+		if (!taken)
+			return c;
+	}
+	return -1;
+}
+
+void stk_stack_opts_print_until(const struct stk_stack_opts *o)
+{
+	if (o->duration_ms)
+		printf(" for %.3g secs.\n", (double)o->duration_ms / 1000.0);
+	else
+		printf("... Hit Ctrl-C to end.\n");
+	fflush(stdout);
 }

@@ -81,4 +81,22 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len);
 void stk_stack_opts_free(struct stk_stack_opts *o);
 
+/* stk_stack_getopt()'s result for a bad value of a shared option (msg says which). */
+#define STK_OPT_BAD (-2)
+/*
+ * Before the getopt loop: stk_stack_opts_init with this kernel's
+ * perf_event_max_stack, and getopt reset to argv[1] with its own errors off.
+ */
+void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size);
+/*
+ * getopt_long that takes the shared options itself and returns the next one
+ * that is the applet's own ('h', ':' and unknown ones included), -1 at the
+ * end, or STK_OPT_BAD with msg. Letters in own are the applet's even where a
+ * shared option has them (stackcount's -d).
+ */
+int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
+		     const struct option *longopts, const char *own, char *msg, size_t len);
+/* The end of a stack applet's header line: " for N secs." or "... Hit Ctrl-C to end.", flushed. */
+void stk_stack_opts_print_until(const struct stk_stack_opts *o);
+
 #endif
