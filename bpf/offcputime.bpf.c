@@ -19,7 +19,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "offcputime.h"
+#include "offcputime_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
 

@@ -6,7 +6,7 @@
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
-#include "profile.h"
+#include "profile_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
 

@@ -20,7 +20,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
-#include "stackcount.h"
+#include "stackcount_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
 

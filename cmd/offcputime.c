@@ -20,7 +20,7 @@
 
 #include "cmd/applets.h"
 #include "stk.skel.h"
-#include "bpf/offcputime.h"
+#include "bpf/offcputime_types.h"
 #include "core/attach/attach_sched.h"
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
@@ -32,7 +32,7 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/output/output.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 #include "core/threads/sched_state.h"
 #include "core/session/stack_resolve.h"
 #include "core/stack/stack_trim.h"

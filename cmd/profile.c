@@ -19,7 +19,7 @@
 
 #include "cmd/applets.h"
 #include "stk.skel.h"
-#include "bpf/profile.h"
+#include "bpf/profile_types.h"
 #include "core/attach/attach_perf.h"
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
@@ -31,7 +31,7 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/output/output.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 #include "core/base/sysfs_read.h"
 
 #define APPLET "profile"

@@ -20,7 +20,7 @@
 
 #include "cmd/applets.h"
 #include "stk.skel.h"
-#include "bpf/stackcount.h"
+#include "bpf/stackcount_types.h"
 #include "core/attach/attach_kfunc.h"
 #include "core/ladder/ladder.h"
 #include "core/attach/attach_tracepoint.h"
@@ -39,7 +39,7 @@
 #include "core/probe/probe_pattern.h"
 #include "core/stack/stack_trim.h"
 #include "core/sym/symbolize.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 #include "core/base/sysfs_read.h"
 #include "core/base/tracefs.h"
 #include "core/probe/usdt_notes.h"

@@ -1,5 +1,6 @@
 /* The table of output formats: names, file suffixes and writers. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -74,3 +75,16 @@ int stk_output_write(FILE *out, const struct stk_report *report, const struct st
 	return writers[opts->format](out, report, opts);
 }
 
+int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
+			       bool format_given, enum stk_format format, char *msg, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		formats[i] = format;
+		if (!format_given && stk_format_from_path(paths[i], &formats[i])) {
+			snprintf(msg, len, "-o %s: cannot tell the format from the extension; add --format",
+				 paths[i]);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -26,7 +26,7 @@
 #include "core/btf/btf_source.h"
 #include "core/output/output.h"
 #include "core/session/stack_list.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 
 struct bpf_map;
 struct stk_symbolizer;

@@ -6,7 +6,7 @@
 #ifndef STK_STACK_MAPS_H
 #define STK_STACK_MAPS_H
 
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 
 struct bpf_map;
 

@@ -18,7 +18,7 @@
 #include "core/threads/syscall_table.h"
 #include "core/threads/stack_fold.h"
 #include "stk.skel.h"
-#include "bpf/threadstate.h"
+#include "bpf/threadstate_types.h"
 
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2

@@ -24,7 +24,7 @@
 #include "core/threads/stack_fold.h"
 #include "core/base/tracefs.h"
 #include "stk.skel.h"
-#include "bpf/threadstate.h"
+#include "bpf/threadstate_types.h"
 
 #define STACK_DEPTH 127
 #define STACK_ENTRIES 16384

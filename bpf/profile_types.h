@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Types shared by bpf/profile.bpf.c and cmd/profile.c. */
-#ifndef STK_PROFILE_H
-#define STK_PROFILE_H
+#ifndef STK_PROFILE_TYPES_H
+#define STK_PROFILE_TYPES_H
 
 #include "stack_stats.h"
 

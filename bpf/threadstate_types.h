@@ -4,8 +4,8 @@
  * iterator's per-thread record (bpf/threadstate.bpf.c) and the per-thread
  * state the tracepoints maintain (bpf/threadstate_tp.bpf.c).
  */
-#ifndef STK_THREADSTATE_H
-#define STK_THREADSTATE_H
+#ifndef STK_THREADSTATE_TYPES_H
+#define STK_THREADSTATE_TYPES_H
 
 #define STK_TS_COMM_LEN 16
 /* Kernel frames the iterator keeps per thread (wchan needs the first few). */

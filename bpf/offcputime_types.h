@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Types shared by bpf/offcputime.bpf.c and cmd/offcputime.c. */
-#ifndef STK_OFFCPUTIME_H
-#define STK_OFFCPUTIME_H
+#ifndef STK_OFFCPUTIME_TYPES_H
+#define STK_OFFCPUTIME_TYPES_H
 
 #include "stack_stats.h"
 

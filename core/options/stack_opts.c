@@ -1,5 +1,5 @@
 /* The options the stack applets share: see stack_opts.h. */
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Types shared by bpf/stackcount.bpf.c and cmd/stackcount.c. */
-#ifndef STK_STACKCOUNT_H
-#define STK_STACKCOUNT_H
+#ifndef STK_STACKCOUNT_TYPES_H
+#define STK_STACKCOUNT_TYPES_H
 
 #include "stack_stats.h"
 
