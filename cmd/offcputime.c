@@ -511,6 +511,7 @@ int offcputime_main(int argc, char **argv)
 	enum stk_run_event ev = stk_run_loop_wait(run.loop);
 	/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
 	stk_sched_detach(run.attachment);
+	stk_symbolize_bounded(run.sym, run.loop); /* deadline; SIGINT/SIGTERM stop it */
 	int64_t end_mono = stk_now_ns(CLOCK_MONOTONIC);
 	stk_process_watch_drain(run.processes);
 	if (ev == STK_RUN_ERROR)

@@ -466,6 +466,7 @@ int profile_main(int argc, char **argv)
 	/* Stop sampling before reading, so the counts are a consistent snapshot. */
 	stk_perf_attachment_destroy(run.attachment);
 	run.attachment = NULL;
+	stk_symbolize_bounded(run.sym, run.loop); /* deadline; SIGINT/SIGTERM stop it */
 	stk_process_watch_drain(run.processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));

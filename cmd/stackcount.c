@@ -811,6 +811,7 @@ int stackcount_main(int argc, char **argv)
 	}
 	/* Stop counting before reading, so the totals are one snapshot. */
 	stk_probe_set_detach(&run->probes);
+	stk_symbolize_bounded(run->sym, run->loop); /* deadline; SIGINT/SIGTERM stop it */
 	stk_process_watch_drain(run->processes);
 	if (ev == STK_RUN_ERROR)
 		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));

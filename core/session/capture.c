@@ -14,6 +14,7 @@
 #include "core/base/caps.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
+#include "core/base/run_loop.h"
 #include "core/bpf/libbpf_log.h"
 #include "core/session/stack_resolve.h"
 #include "core/sym/symbolize.h"
@@ -59,6 +60,12 @@ struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const
 	for (size_t i = 0; i < n_pids; i++)
 		stk_symbolizer_add_process(sym, (pid_t)pids[i]);
 	return sym;
+}
+
+void stk_symbolize_bounded(struct stk_symbolizer *sym, struct stk_run_loop *loop)
+{
+	stk_symbolizer_set_deadline(sym, STK_SYMBOLIZE_DEADLINE_MS);
+	stk_symbolizer_set_stop(sym, stk_run_loop_stop_requested, loop);
 }
 
 uint64_t stk_percpu_sum(const struct bpf_map *map, uint32_t slot)

@@ -31,6 +31,15 @@ int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FIL
 /* A symbolizer that already knows the given processes (so even a quick exit resolves). */
 struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids);
 
+/*
+ * Bounds the symbolization that follows the capture: it ends at a deadline,
+ * or when SIGINT/SIGTERM arrives (the loop's signalfd), and what was not
+ * resolved by then prints as addresses. Call once the loop has ended.
+ */
+#define STK_SYMBOLIZE_DEADLINE_MS 30000
+struct stk_run_loop;
+void stk_symbolize_bounded(struct stk_symbolizer *sym, struct stk_run_loop *loop);
+
 /* fn's view of one key of a per-CPU count map; non-zero ends the walk. */
 typedef int (*stk_percpu_count_fn)(void *ctx, const void *key, uint64_t total);
 /*
