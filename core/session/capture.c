@@ -1,6 +1,7 @@
 #include "core/session/capture.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "core/base/caps.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
+#include "core/base/safe_output.h"
 #include "core/base/run_loop.h"
 #include "core/bpf/libbpf_log.h"
 #include "core/session/stack_resolve.h"
@@ -38,10 +40,13 @@ int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, s
 
 int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FILE **files)
 {
+	char err[PATH_MAX + 128];
+
+	/* Written to a new file that replaces paths[i] only when complete (core/base/safe_output.h). */
 	for (size_t i = 0; i < n; i++) {
-		files[i] = fopen(paths[i], "we");
+		files[i] = stk_safe_output_open(paths[i], err, sizeof(err));
 		if (!files[i]) {
-			stk_error(applet, "-o %s: %s", paths[i], strerror(errno));
+			stk_error(applet, "-o %s", err);
 			return -1;
 		}
 	}
@@ -205,8 +210,12 @@ int stk_write_outputs(const char *applet, FILE *const *files, const char *const 
 		FILE *out = n ? files[i] : stdout;
 		if (n)
 			o.format = formats[i];
+		char err[PATH_MAX + 128];
 		if (stk_output_write(out, report, &o) || fflush(out)) {
 			stk_error(applet, "writing %s failed: %s", n ? paths[i] : "the results", strerror(errno));
+			ret = -1;
+		} else if (n && stk_safe_output_commit(out, paths[i], err, sizeof(err))) {
+			stk_error(applet, "writing %s", err);
 			ret = -1;
 		}
 	}
