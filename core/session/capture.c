@@ -32,7 +32,7 @@ int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, s
 	}
 	stk_libbpf_set_verbose(verbose);
 	if (stk_btf_resolve_here(btf_file, btf)) {
-		stk_error(applet, "--btf %s: file not readable", btf_file);
+		stk_error(applet, "--btf %s: %s", btf_file, btf->detail);
 		return -1;
 	}
 	return 0;
