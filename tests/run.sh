@@ -29,6 +29,8 @@ run_suite() { # LABEL CMD...
 run_suite "unit tests (musl static)" "$BUILD/tests/unit" unit
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite "unit tests (ASan+UBSan)" "$BUILD/tests/unit-asan" unit-asan
+# Each libFuzzer target over its seed corpus (make fuzz fuzzes them for longer).
+run_suite "fuzz corpora" bash "$root/tests/fuzz/run.sh" regress
 for t in "$root"/tests/integration/*.sh; do
     name=$(basename "$t" .sh)
     if grep -q '^# needs: root' "$t" && [ "$(id -u)" -ne 0 ]; then
