@@ -223,7 +223,7 @@ WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
-	     $(W)/threads $(W)/threads_static
+	     $(W)/threads $(W)/threads_static $(W)/jit_spin
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -261,6 +261,10 @@ $(W)/threads: tests/workloads/threads.c
 $(W)/threads_static: tests/workloads/threads.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
+# Spins in anonymous executable memory, as JIT code does (tests/integration/test_hardening.sh).
+$(W)/jit_spin: tests/workloads/jit_spin.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -o $@ $<
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The test runner `make check` calls. Runs the unit tests (plain and under
-# ASan+UBSan), then every tests/integration/*.sh. Each test prints one
+# ASan+UBSan), each libFuzzer target over its corpus, then every tests/integration/*.sh. Each test prints one
 # "PASS name" or "FAIL name: why" line; this script counts them and closes
 # with "N passed, N failed" (", N skipped" when a root-only suite could not run).
 set -u

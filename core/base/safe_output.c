@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -126,8 +128,11 @@ int stk_open_append_own(const char *path, int mode, char *err, size_t errlen)
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
 
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, errno == ELOOP ? "a symbolic link: refusing to write through it"
-								   : strerror(errno));
+		int e = errno;
+		/* ELOOP, or EACCES from the kernel's own guard for links in sticky directories. */
+		bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+
+		snprintf(err, errlen, "%s: %s", path, link ? "a symbolic link: refusing to write through it" : strerror(e));
 		return -1;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1) {
