@@ -56,22 +56,53 @@ static int named_temp(const char *path, char *tmp, size_t len)
 	return fd;
 }
 
+/*
+ * A symlink at path that stk follows: root's or the caller's own (/dev/stdout,
+ * a link root made), never one another user planted.
+ */
+static bool trusted_link(const char *path)
+{
+	struct stat lst;
+
+	return lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (lst.st_uid == 0 || lst.st_uid == geteuid());
+}
+
+/* Where the new file goes: path, or what a trusted link at path names. */
+static const char *destination(const char *path, char *real)
+{
+	return trusted_link(path) && realpath(path, real) ? real : path;
+}
+
 FILE *stk_safe_output_open(const char *path, char *err, size_t errlen)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 64];
-	struct stat st;
+	char dir[PATH_MAX], tmp[PATH_MAX + 64], real[PATH_MAX];
+	struct stat lst, st;
+	const char *dest;
 	FILE *f;
-	int fd;
+	int fd = -1;
 
-	/* A directory there would only fail at the rename, after all the work. */
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
-		return NULL;
+	if (lstat(path, &lst) == 0 && (!S_ISLNK(lst.st_mode) || trusted_link(path)) && stat(path, &st) == 0) {
+		/* A directory would only fail at the rename, after all the work. */
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+			return NULL;
+		}
+		/* /dev/null, a terminal, a FIFO of ours: written directly (O_NONBLOCK never: a FIFO waits for its reader). */
+		if ((S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) && (st.st_uid == 0 || st.st_uid == geteuid())) {
+			fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			goto opened;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "%s: not a regular file", path);
+			return NULL;
+		}
 	}
-	dir_of(path, dir, sizeof(dir));
+	dest = destination(path, real);
+	dir_of(dest, dir, sizeof(dir));
 	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, output_mode());
 	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
-		fd = named_temp(path, tmp, sizeof(tmp));
+		fd = named_temp(dest, tmp, sizeof(tmp));
+opened:
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
@@ -83,14 +114,24 @@ FILE *stk_safe_output_open(const char *path, char *err, size_t errlen)
 
 int stk_safe_output_commit(FILE *f, const char *path, char *err, size_t errlen)
 {
-	char self[64], tmp[PATH_MAX + 64], dir[PATH_MAX];
+	char self[64], tmp[PATH_MAX + 64], dir[PATH_MAX], real[PATH_MAX];
+	const char *dest;
+	struct stat st;
 	ssize_t n;
 	int fd = fileno(f);
 
-	if (fflush(f) || fsync(fd)) {
+	if (fflush(f) || fstat(fd, &st)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* Written directly (a device or FIFO): nothing to put in place. */
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (fsync(fd)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	dest = destination(path, real);
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	n = readlink(self, tmp, sizeof(tmp) - 1);
 	tmp[n > 0 ? n : 0] = '\0';
@@ -98,7 +139,7 @@ int stk_safe_output_commit(FILE *f, const char *path, char *err, size_t errlen)
 	if (n <= 0 || strstr(tmp, " (deleted)")) {
 		int tries;
 
-		dir_of(path, dir, sizeof(dir));
+		dir_of(dest, dir, sizeof(dir));
 		for (tries = 0; tries < 100; tries++) {
 			snprintf(tmp, sizeof(tmp), "%s/.stk-out.%d.%d", dir, (int)getpid(), tries);
 			if (linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
@@ -113,7 +154,7 @@ int stk_safe_output_commit(FILE *f, const char *path, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (rename(tmp, path)) {
+	if (rename(tmp, dest)) {
 		int e = errno;
 		unlink(tmp);
 		snprintf(err, errlen, "%s: %s", path, strerror(e));

@@ -14,12 +14,15 @@
  * temporary file (O_TMPFILE) in path's directory, or a named one
  * (O_CREAT|O_EXCL|O_NOFOLLOW) where the file system has no O_TMPFILE; mode
  * 0644 less the umask. Nothing appears at path until stk_safe_output_commit.
- * NULL with err set on failure.
+ * A symlink at path is replaced unless root or the caller owns it (then what
+ * it names is); a device or FIFO of root's or the caller's (/dev/null,
+ * /dev/stdout) is written directly. NULL with err set on failure.
  */
 FILE *stk_safe_output_open(const char *path, char *err, size_t errlen);
 /*
- * Flushes f and renames its file over path (a symlink at path is replaced,
- * never followed). f stays open for the caller to fclose. 0, or -1 with err set.
+ * Flushes f and renames its file over path (or what a trusted link there
+ * names; see above). Again after more output (interval reports): the file
+ * is already in place. f stays open for the caller to fclose. 0, or -1 with err set.
  */
 int stk_safe_output_commit(FILE *f, const char *path, char *err, size_t errlen);
 

@@ -35,6 +35,13 @@ static void replaces_a_symlink_and_leaves_its_target(struct test_ctx *t)
 	f = fopen(target, "w");
 	CHECK(t, f && fputs("KEEP", f) >= 0 && fclose(f) == 0);
 	CHECK(t, symlink(target, out) == 0);
+	/* Planted by another user (root's and our own links are followed, see below). */
+	if (geteuid() != 0) {
+		printf("  not root: no link of another user can be made here (test_hardening covers it)\n");
+		remove_tree(dir);
+		return;
+	}
+	CHECK(t, lchown(out, 65534, 65534) == 0);
 	f = stk_safe_output_open(out, err, sizeof(err));
 	CHECK(t, f != NULL);
 	if (!f)
@@ -101,7 +108,42 @@ static void append_only_to_our_own_single_link_file(struct test_ctx *t)
 	remove_tree(dir);
 }
 
+/* Our own link (as /dev/stdout is root's) is followed; devices are written directly. */
+static void own_links_and_devices(struct test_ctx *t)
+{
+	char dir[PATH_MAX], target[PATH_MAX + 16], link_path[PATH_MAX + 16], buf[64], err[PATH_MAX + 128];
+	struct stat st;
+	FILE *f;
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(target, sizeof(target), "%s/real.txt", dir);
+	snprintf(link_path, sizeof(link_path), "%s/link.txt", dir);
+	f = fopen(target, "w");
+	CHECK(t, f && fclose(f) == 0);
+	CHECK(t, symlink("real.txt", link_path) == 0);
+	f = stk_safe_output_open(link_path, err, sizeof(err));
+	CHECK(t, f != NULL);
+	if (f) {
+		fputs("through", f);
+		CHECK(t, stk_safe_output_commit(f, link_path, err, sizeof(err)) == 0);
+		fclose(f);
+	}
+	CHECK(t, lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(t, read_small(target, buf, sizeof(buf)) == 0);
+	CHECK_STR(t, buf, "through");
+	f = stk_safe_output_open("/dev/null", err, sizeof(err));
+	CHECK(t, f != NULL);
+	if (f) {
+		fputs("nothing", f);
+		CHECK(t, stk_safe_output_commit(f, "/dev/null", err, sizeof(err)) == 0);
+		fclose(f);
+	}
+	CHECK(t, stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	remove_tree(dir);
+}
+
 const struct test_case safe_output_tests[] = {
+	{ "safe_output_own_links_and_devices", own_links_and_devices },
 	{ "safe_output_replaces_symlink", replaces_a_symlink_and_leaves_its_target },
 	{ "safe_output_uncommitted_leaves_nothing", uncommitted_leaves_nothing },
 	{ "safe_output_append_own", append_only_to_our_own_single_link_file },
