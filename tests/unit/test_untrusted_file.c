@@ -67,6 +67,23 @@ static void owner_and_size_rules(struct test_ctx *t)
 	CHECK(t, stk_untrusted_open(path, &(struct stk_untrusted_rules){ .check_owner = true, .owner = getuid() + 1 }) ==
 		 -EPERM);
 	CHECK(t, stk_untrusted_open(path, &(struct stk_untrusted_rules){ .max_size = 9 }) == -EFBIG);
+	/* With the owner's credentials: a file only root may read stays closed to nobody. */
+	if (geteuid() == 0) {
+		const struct stk_untrusted_rules as_nobody = { .as_owner = true, .owner = 65534, .group = 65534 };
+		CHECK(t, chmod(path, 0600) == 0);
+		CHECK(t, stk_untrusted_open(path, &as_nobody) == -EACCES);
+		CHECK(t, chmod(path, 0644) == 0 && chmod(dir, 0755) == 0);
+		fd = stk_untrusted_open(path, &as_nobody);
+		CHECK(t, fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		/* Our own credentials are back afterwards. */
+		CHECK(t, chmod(path, 0600) == 0);
+		fd = stk_untrusted_open(path, NULL);
+		CHECK(t, fd >= 0);
+		if (fd >= 0)
+			close(fd);
+	}
 	fd = stk_untrusted_open(path, &(struct stk_untrusted_rules){ .max_size = 10 });
 	CHECK(t, fd >= 0);
 	CHECK(t, fd >= 0 && stk_read_bounded(fd, buf, 4, 3) == 4 && memcmp(buf, "3456", 4) == 0);
