@@ -2,6 +2,8 @@
 #include "tests/fuzz/fuzz.h"
 
 #include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/sym/elf_symbols.h"
 
@@ -23,9 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			stk_elf_offset_to_vaddr(&f, f.loads[i].offset, &vaddr);
 		stk_elf_file_release(&f);
 	}
-	/* The vDSO path: the same parser over an in-memory image. */
-	if (stk_elf_file_from_memory(data, size, &f, why, sizeof(why)) == 0)
-		stk_elf_file_release(&f);
+	/* The vDSO path: the same parser over an in-memory image (a copy: libelf may convert it in place). */
+	unsigned char *copy = malloc(size ? size : 1);
+	if (copy) {
+		memcpy(copy, data, size);
+		if (stk_elf_file_from_memory(copy, size, &f, why, sizeof(why)) == 0)
+			stk_elf_file_release(&f);
+		free(copy);
+	}
 	close(fd);
 	return 0;
 }
