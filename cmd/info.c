@@ -123,7 +123,7 @@ int info_main(int argc, char **argv)
 	uname(&uts);
 	stk_kernel_release(release, sizeof(release));
 	if (stk_btf_resolve_here(cfg.btf_file, &btf)) {
-		stk_error("info", "--btf %s: file not readable", cfg.btf_file);
+		stk_error("info", "--btf %s: %s", cfg.btf_file, btf.detail);
 		return STK_EXIT_USAGE;
 	}
 	if (btf.kind == STK_BTF_FILE) {

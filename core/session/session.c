@@ -1,6 +1,7 @@
 #include "core/session/session.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include "core/base/caps.h"
 #include "core/base/clock.h"
 #include "core/base/log.h"
+#include "core/base/safe_output.h"
 #include "core/bpf/bpf_object.h"
 #include "core/bpf/btf_embedded.h"
 #include "core/bpf/libbpf_log.h"
@@ -29,18 +31,21 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
 	}
 	stk_libbpf_set_verbose(verbose);
 	if (stk_btf_resolve_here(btf_file, &s->btf)) {
-		stk_error(applet, "--btf %s: file not readable", btf_file);
+		stk_error(applet, "--btf %s: %s", btf_file, s->btf.detail);
 		return -1;
 	}
 	return 0;
 }
 
+/* Each -o file is written to a new file that replaces the path only when complete (core/base/safe_output.h). */
 static int open_outputs(struct stk_session *s)
 {
+	char err[PATH_MAX + 128];
+
 	for (size_t i = 0; i < s->opts->n_outputs; i++) {
-		s->outs[i] = fopen(s->opts->output_paths[i], "we");
+		s->outs[i] = stk_safe_output_open(s->opts->output_paths[i], err, sizeof(err));
 		if (!s->outs[i]) {
-			stk_error(s->applet, "-o %s: %s", s->opts->output_paths[i], strerror(errno));
+			stk_error(s->applet, "-o %s", err);
 			return -1;
 		}
 	}
@@ -125,6 +130,9 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 {
 	uint64_t stat[STK_STAT_COUNT];
 
+	/* What follows is bounded: a deadline, and SIGINT/SIGTERM (the loop's signalfd) stop symbolizing. */
+	stk_symbolizer_set_deadline(s->sym, STK_SYMBOLIZE_DEADLINE_MS);
+	stk_symbolizer_set_stop(s->sym, stk_run_loop_stop_requested, s->loop);
 	stk_session_drain(s);
 	if (ev == STK_RUN_ERROR)
 		stk_error(s->applet, "waiting failed: %s; printing what was collected", strerror(errno));
@@ -184,10 +192,15 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		FILE *out = n ? s->outs[i] : stdout;
 
+		char err[PATH_MAX + 128];
+
 		opts->format = n ? o->output_formats[i] : o->format;
 		if (stk_output_write(out, report, opts) || fflush(out)) {
 			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
 				  strerror(errno));
+			ret = -1;
+		} else if (n && stk_safe_output_commit(out, o->output_paths[i], err, sizeof(err))) {
+			stk_error(s->applet, "writing %s", err);
 			ret = -1;
 		}
 	}

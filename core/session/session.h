@@ -28,6 +28,9 @@
 #include "core/session/stack_list.h"
 #include "core/options/stack_opts.h"
 
+/* How long symbolizing after a capture may take before the rest prints as addresses. */
+#define STK_SYMBOLIZE_DEADLINE_MS 30000
+
 struct bpf_map;
 struct stk_symbolizer;
 struct stk_process_watch;

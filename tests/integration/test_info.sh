@@ -109,7 +109,7 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 fi
 run_capture "$STK" info --btf /nonexistent.btf
 expect_eq btf_missing_rc "$RC" 2
-expect_contains btf_missing_msg "$ERR" "--btf /nonexistent.btf: file not readable"
+expect_contains btf_missing_msg "$ERR" "--btf /nonexistent.btf: not readable: No such file or directory"
 run_capture "$STK" info --btf /etc/hostname
 expect_eq btf_invalid_rc "$RC" 2
 expect_contains btf_invalid_msg "$ERR" "not a BTF file"
