@@ -223,7 +223,7 @@ WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
-	     $(W)/threads $(W)/threads_static \
+	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
@@ -262,6 +262,10 @@ $(W)/threads: tests/workloads/threads.c
 $(W)/threads_static: tests/workloads/threads.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@$(CC_MUSL) -static $(WL_CFLAGS) -o $@ $< -lpthread
+# Spins in anonymous executable memory, as JIT code does (tests/integration/test_hardening.sh).
+$(W)/jit_spin: tests/workloads/jit_spin.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -o $@ $<
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
@@ -368,6 +372,33 @@ $(FIX)/sym_lld: $(FIX_SRC)
 	@gcc $(FIX_FLAGS) -fPIE -pie -fuse-ld=lld -o $@ $<
 $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # --- symbolizer fixtures (end) ---
+
+# --- fuzzing (begin) ---
+# libFuzzer targets: tests/fuzz/fuzz_NAME.c, one per parser of outside data,
+# seeds in tests/fuzz/corpus/NAME/. A new target is one more fuzz_NAME.c file.
+#   make fuzz            fuzz each for FUZZ_SECONDS (new inputs: build/fuzz/corpus/NAME)
+#   make check           runs each over its seed corpus (tests/fuzz/run.sh regress)
+FUZZ_SECONDS ?= 60
+FUZZ := $(BUILD)/fuzz
+FUZZ_BINS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ)/fuzz_%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_FLAGS := $(ASAN_FLAGS) -I. -I$(GEN) -I/usr/include/libiberty
+FUZZ_OBJS := $(patsubst %.c,$(FUZZ)/obj/%.o,$(filter core/%,$(UNIT_CORE)))
+.PHONY: fuzz fuzz-build
+$(FUZZ)/obj/%.o: %.c | $(TOOLS_STAMP) $(SYSCALL_NAMES_H)
+	@mkdir -p $(@D)
+	@$(ASAN_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+-include $(FUZZ_OBJS:.o=.d)
+$(FUZZ)/libstk-fuzz.a: $(FUZZ_OBJS)
+	@rm -f $@
+	@ar rcs $@ $^
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ)/libstk-fuzz.a
+	@echo "  FUZZ     $@"
+	@$(ASAN_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ)/libstk-fuzz.a $(UNIT_LIBS_ASAN)
+fuzz-build: $(FUZZ_BINS)
+fuzz: fuzz-build
+	@BUILD=$(abspath $(BUILD)) bash tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
+check: fuzz-build
+# --- fuzzing (end) ---
 
 # --- packaging (begin) ---
 # make man: build/packaging/stk.8 (version and date filled in)

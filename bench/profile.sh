@@ -22,8 +22,8 @@ median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)
 
 # per-sample BPF cost: run_time_ns / run_cnt of the sampling program, 999 Hz, 2 burners
 prog_cost() { # NAME_PATTERN -> ns per run
-    bpftool prog show 2>/dev/null | awk -v pat="$1" '
-        $0 ~ pat { hit = 1 } hit && /run_time_ns/ {
+    bpftool prog show 2>/dev/null | pat="$1" awk '
+        $0 ~ ENVIRON["pat"] { hit = 1 } hit && /run_time_ns/ {
             for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
             if (c > 0) printf "%.0f\n", t / c; hit = 0 }'
 }

@@ -35,8 +35,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$
 prog_cost() { # PID NAME_REGEX
     local id
     for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-        bpftool prog show id "$id" 2>/dev/null | awk -v re="$2" '
-            NR == 1 && $0 ~ re { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
+        bpftool prog show id "$id" 2>/dev/null | re="$2" awk '
+            NR == 1 && $0 ~ ENVIRON["re"] { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
                                  if (c > 0) printf "%.0f\n", t / c }'
     done
 }

@@ -31,8 +31,8 @@ sysctl -qw kernel.bpf_stats_enabled=1
 bpf_ns_runs() { # PID RE -> "total_ns runs"
     local id
     for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-        bpftool prog show id "$id" 2>/dev/null | awk -v re="$2" '
-            NR == 1 && $0 ~ re { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
+        bpftool prog show id "$id" 2>/dev/null | re="$2" awk '
+            NR == 1 && $0 ~ ENVIRON["re"] { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
                                  print t + 0, c + 0 }'
     done | awk '{ t += $1; c += $2 } END { print t + 0, c + 0 }'
 }

@@ -91,6 +91,13 @@ int stk_feat_uprobe(struct pt_regs *ctx)
 	return 0;
 }
 
+SEC("uprobe.multi")
+int stk_feat_uprobe_multi(struct pt_regs *ctx)
+{
+	count_hit(STK_FEAT_SLOT_UPROBE_MULTI);
+	return 0;
+}
+
 SEC("usdt")
 int stk_feat_usdt(struct pt_regs *ctx)
 {

@@ -25,7 +25,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "offcputime.h"
+#include "offcputime_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
@@ -86,7 +86,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_OFFCPU_STAT_COUNT);
+	__uint(max_entries, STK_STAT_COUNT);
 	__type(key, u32);
 	__type(value, u64);
 } offcpu_stats SEC(".maps");
@@ -165,12 +165,12 @@ static __always_inline u64 capture_dwarf(void *ctx, const struct stk_offcpu_conf
 	if (bpf_map_lookup_elem(&offcpu_sent, &h))
 		return h;
 	if (bpf_perf_event_output(ctx, &offcpu_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
-		stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_SAMPLES_LOST);
+		stk_stat_inc(&offcpu_stats, STK_STAT_SAMPLES_LOST);
 		return h;
 	}
-	stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_SAMPLES_SENT);
+	stk_stat_inc(&offcpu_stats, STK_STAT_SAMPLES_SENT);
 	if (bpf_map_update_elem(&offcpu_sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&offcpu_sent, &h))
-		stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_SENT_FULL);
+		stk_stat_inc(&offcpu_stats, STK_STAT_SENT_FULL);
 	return h;
 }
 
@@ -242,7 +242,7 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	if (o->in_prev && !dwarf) {
 		if (cfg->user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
 			st.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
-							STK_OFFCPU_STAT_USTACK_COLLISION, STK_OFFCPU_STAT_USTACK_FULL);
+							STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 		/* Without BTF: a kernel thread has no user stack at all (-EFAULT). */
 		if (o->kthread < 0)
 			o->kthread = st.user_stack_id == -EFAULT;
@@ -258,7 +258,7 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 			st.content_hash = capture_dwarf(ctx, cfg, o->tgid, o->tid, o->kthread == 1);
 		else if (cfg->kernel_stacks)
 			st.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
-							  STK_OFFCPU_STAT_KSTACK_COLLISION, STK_OFFCPU_STAT_KSTACK_FULL);
+							  STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 		bpf_get_current_comm(&st.comm, sizeof(st.comm));
 	} else if (o->task) {
 		struct task_struct *t = o->task; /* a plain pointer: no CO-RE relocation on switch_out */
@@ -269,16 +269,16 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	st.tgid = o->tgid;
 	st.tid = o->tid;
 	if (bpf_map_update_elem(&offcpu_start, &o->key, &st, BPF_ANY))
-		stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_START_FULL);
+		stk_stat_inc(&offcpu_stats, STK_STAT_START_FULL);
 }
 
 static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key, u64 delta)
 {
-	if (stk_count_add(&offcpu_counts, key, delta, &offcpu_stats, STK_OFFCPU_STAT_COUNTS_FULL) != 1)
+	if (stk_count_add(&offcpu_counts, key, delta, &offcpu_stats, STK_STAT_COUNTS_FULL) != 1)
 		return;
 	/* A new key may mean a new process, or one that exec'd. */
 	if (stk_announce_process(ctx, &offcpu_seen, &offcpu_new_process, key->tgid, key->comm))
-		stk_stat_inc(&offcpu_stats, STK_OFFCPU_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&offcpu_stats, STK_STAT_NEW_PROCESS_LOST);
 }
 
 /* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
@@ -308,10 +308,10 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 	} else if (in_next) {
 		if (cfg->kernel_stacks)
 			k.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
-							 STK_OFFCPU_STAT_KSTACK_COLLISION, STK_OFFCPU_STAT_KSTACK_FULL);
+							 STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 		if (cfg->user_stacks)
 			k.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
-						       STK_OFFCPU_STAT_USTACK_COLLISION, STK_OFFCPU_STAT_USTACK_FULL);
+						       STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
 	add_time(ctx, &k, delta);
 }

@@ -8,7 +8,7 @@
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
-#include "profile.h"
+#include "profile_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
@@ -60,7 +60,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_PROFILE_STAT_COUNT);
+	__uint(max_entries, STK_STAT_COUNT);
 	__type(key, u32);
 	__type(value, u64);
 } profile_stats SEC(".maps");
@@ -133,19 +133,19 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	key.user_stack_id = -1;
 	if (cfg->kernel_stacks) {
 		key.kernel_stack_id = stk_stack_id(ctx, &profile_stacks, 0, &profile_stats,
-						   STK_PROFILE_STAT_KSTACK_COLLISION, STK_PROFILE_STAT_KSTACK_FULL);
+						   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 	}
 	if (cfg->user_stacks && tgid != 0) {
 		key.user_stack_id = stk_stack_id(ctx, &profile_stacks, BPF_F_USER_STACK, &profile_stats,
-						 STK_PROFILE_STAT_USTACK_COLLISION, STK_PROFILE_STAT_USTACK_FULL);
+						 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
 
 	/* The hot path: a stack already counted, so its process is known too. */
-	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_PROFILE_STAT_COUNTS_FULL) != 1)
+	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
-		stk_stat_inc(&profile_stats, STK_PROFILE_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 
@@ -177,9 +177,9 @@ int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 	if (cfg->user_stacks && tgid != 0)
 		stk_capture_user(s, (struct pt_regs *)&ctx->regs, cfg->stack_bytes);
 	if (bpf_perf_event_output(ctx, &profile_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s)))
-		stk_stat_inc(&profile_stats, STK_PROFILE_STAT_SAMPLES_LOST);
+		stk_stat_inc(&profile_stats, STK_STAT_SAMPLES_LOST);
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, s->comm))
-		stk_stat_inc(&profile_stats, STK_PROFILE_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 

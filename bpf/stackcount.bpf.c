@@ -23,7 +23,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
-#include "stackcount.h"
+#include "stackcount_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
@@ -54,7 +54,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_SC_STAT_COUNT);
+	__uint(max_entries, STK_STAT_COUNT);
 	__type(key, u32);
 	__type(value, u64);
 } sc_stats SEC(".maps");
@@ -128,12 +128,12 @@ static __always_inline u64 sc_capture_dwarf(void *ctx, const struct stk_sc_confi
 	if (bpf_map_lookup_elem(&sc_sent, &h))
 		return h;
 	if (bpf_perf_event_output(ctx, &sc_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
-		stk_stat_inc(&sc_stats, STK_SC_STAT_SAMPLES_LOST);
+		stk_stat_inc(&sc_stats, STK_STAT_SAMPLES_LOST);
 		return h;
 	}
-	stk_stat_inc(&sc_stats, STK_SC_STAT_SAMPLES_SENT);
+	stk_stat_inc(&sc_stats, STK_STAT_SAMPLES_SENT);
 	if (bpf_map_update_elem(&sc_sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&sc_sent, &h))
-		stk_stat_inc(&sc_stats, STK_SC_STAT_SENT_FULL);
+		stk_stat_inc(&sc_stats, STK_STAT_SENT_FULL);
 	return h;
 }
 
@@ -166,16 +166,16 @@ static __always_inline int count_stack(void *ctx, const bool dwarf, struct pt_re
 	} else {
 		if (cfg->kernel_stacks)
 			key.kernel_stack_id = stk_stack_id(ctx, &sc_stacks, 0, &sc_stats,
-							   STK_SC_STAT_KSTACK_COLLISION, STK_SC_STAT_KSTACK_FULL);
+							   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 		if (cfg->user_stacks)
 			key.user_stack_id = stk_stack_id(ctx, &sc_stacks, BPF_F_USER_STACK, &sc_stats,
-							 STK_SC_STAT_USTACK_COLLISION, STK_SC_STAT_USTACK_FULL);
+							 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
-	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_SC_STAT_COUNTS_FULL) != 1)
+	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
 	if (cfg->keep_tgid && stk_announce_process(ctx, &sc_seen, &sc_new_process, tgid, key.comm))
-		stk_stat_inc(&sc_stats, STK_SC_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&sc_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }
 

@@ -24,7 +24,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "threadstate.h"
+#include "threadstate_types.h"
 
 #define PF_KTHREAD 0x00200000
 #define X86_64_THREAD_SIZE 16384

@@ -20,7 +20,7 @@
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "threadstate.h"
+#include "threadstate_types.h"
 
 /* The reported prev_state bits (TASK_REPORT; "preempted" is TASK_REPORT_MAX). */
 #define REPORT_S 0x1

@@ -10,11 +10,13 @@ set -euo pipefail
 # render the man page. The kernel matrix (tests/vm) boots kernels with qemu
 # from a cpio initramfs. btf/extract-vmlinux-btf.sh unpacks vmlinuz payloads
 # with the compressors' CLIs (Debian: lz4 for 5.10/6.1, zstd from 6.12).
+# gawk next to Debian's default mawk: tests/integration/test_portability.sh
+# runs the suites' awk programs under both. libclang-rt: libFuzzer (make fuzz).
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
           linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev zlib1g-dev
           xz-utils zstd lz4 bzip2 python3 util-linux procps file binutils
           protobuf-compiler golang-github-google-pprof-dev libxml2-utils
-          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio)
+          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -21,7 +21,7 @@
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/bpf/libbpf_log.h"
-#include "core/ladder/mechanism.h"
+#include "core/ladder/ladder.h"
 #include "core/base/sysfs_read.h"
 #include "core/base/tracefs.h"
 
@@ -83,20 +83,23 @@ static void print_sysctl(const char *name, const char *path)
 		printf("%s: unknown (%s unreadable)\n", name, path);
 }
 
+/* Per class: the rung an applet would use here and the ladder it climbs (core/ladder/ladder.c). */
 static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE_COUNT])
 {
+	bool available[STK_FEATURE_COUNT];
+
+	for (int f = 0; f < STK_FEATURE_COUNT; f++)
+		available[f] = results[f].available;
 	for (int c = 0; c < STK_ATTACH_CLASS_COUNT; c++) {
-		size_t n;
-		const struct stk_mechanism *list = stk_mechanisms_for(c, &n);
-		const struct stk_mechanism *m = stk_mechanism_choose(c, results);
+		const struct stk_ladder *l = stk_ladder_for((enum stk_attach_class)c);
+		const struct stk_rung *r = stk_ladder_choose((enum stk_attach_class)c, available);
 		char order[128] = "";
 		size_t used = 0;
 
-		for (size_t i = 0; i < n && used < sizeof(order); i++)
-			used += (size_t)snprintf(order + used, sizeof(order) - used, "%s%s",
-						 i ? " > " : "", list[i].name);
-		printf("%s %s: %s (order: %s)\n", stk_attach_class_users(c), stk_attach_class_name(c),
-		       m ? m->name : "none", order);
+		for (size_t i = 0; i < l->n && used < sizeof(order); i++)
+			used += (size_t)snprintf(order + used, sizeof(order) - used, "%s%s", i ? " > " : "",
+						 l->rungs[i].name);
+		printf("%s %s: %s (order: %s)\n", l->users, l->name, r ? r->name : "none", order);
 	}
 }
 
@@ -121,7 +124,7 @@ int info_main(int argc, char **argv)
 	uname(&uts);
 	stk_kernel_release(release, sizeof(release));
 	if (stk_btf_resolve_here(cfg.btf_file, &btf)) {
-		stk_error("info", "--btf %s: file not readable", cfg.btf_file);
+		stk_error("info", "--btf %s: %s", cfg.btf_file, btf.detail);
 		return STK_EXIT_USAGE;
 	}
 	if (btf.kind == STK_BTF_FILE) {

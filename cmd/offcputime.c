@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,20 @@
 
 #include "cmd/applets.h"
 #include "stk.skel.h"
-#include "bpf/offcputime.h"
+#include "bpf/offcputime_types.h"
 #include "core/attach/attach_sched.h"
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
-#include "core/session/capture.h"
+#include "core/base/clock.h"
+#include "core/bpf/percpu_maps.h"
+#include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/session.h"
+#include "core/session/stack_maps.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/output/output.h"
-#include "core/bpf/process_watch.h"
-#include "core/base/run_loop.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 #include "core/threads/sched_state.h"
 #include "core/session/stack_resolve.h"
 #include "core/stack/stack_trim.h"
@@ -50,7 +53,7 @@ struct offcpu_config {
 	struct stk_state_filter state;
 	const char *state_text;
 	uint64_t min_us, max_us;
-	int mechanism; /* enum stk_sched_mech, or -1: first that works */
+	const char *mechanism; /* --mechanism: a sched_switch rung, or NULL: the first that works */
 };
 
 static void print_help(void)
@@ -104,8 +107,18 @@ static int check_args(const struct offcpu_config *cfg)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
+/* Everything the capture owns, released in one place. */
+struct offcpu_run {
+	struct offcpu_config cfg;
+	int64_t end_mono; /* when tracing stopped */
+	struct stk_session session;
+	struct stk_sched_attachment *attachment;
+	struct stk_bpf *skel; /* owned by attachment */
+};
+
+static int parse_args(void *run, int argc, char **argv)
 {
+	struct offcpu_config *cfg = &((struct offcpu_run *)run)->cfg;
 	static const struct option longopts[] = {
 		STK_STACK_LONGOPTS('t'),
 		{ "user-threads-only", no_argument, NULL, 'u' },
@@ -116,26 +129,16 @@ static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
 		{ 0 },
 	};
-	long max_stack = 127;
-	enum stk_sched_mech mech;
 	char msg[512];
-	int c, taken;
+	int c;
 
-	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
-	stk_stack_opts_init(&cfg->common, 't', DEFAULT_STACK_STORAGE, (uint64_t)max_stack);
+	stk_stack_opts_begin(&cfg->common, 't', DEFAULT_STACK_STORAGE);
 	cfg->min_us = 1; /* bcc's default */
 	cfg->max_us = UINT64_MAX / 1000;
-	cfg->mechanism = -1;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":" STK_STACK_SHORTOPTS "t:ukm:M:", longopts, NULL)) != -1) {
-		taken = stk_stack_opt(&cfg->common, c, optarg, msg, sizeof(msg));
-		if (taken < 0)
-			return usage_error("%s", msg);
-		if (taken)
-			continue;
+	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":" STK_STACK_SHORTOPTS "t:ukm:M:", longopts, NULL,
+				     msg, sizeof(msg))) != -1) {
 		switch (c) {
+		case STK_OPT_BAD: return usage_error("%s", msg);
 		case 'u': cfg->user_threads = true; break;
 		case 'k': cfg->kernel_threads = true; break;
 		case 'm':
@@ -154,9 +157,12 @@ static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
 			cfg->state_text = optarg;
 			break;
 		case OPT_MECHANISM:
-			if (stk_sched_mech_from_name(optarg, &mech))
-				return usage_error("--mechanism %s: expected tp_btf, raw_tp, tracepoint or kprobe", optarg);
-			cfg->mechanism = (int)mech;
+			if (!stk_rung_by_name(STK_ATTACH_SCHED_SWITCH, optarg)) {
+				char names[128];
+				stk_ladder_names(STK_ATTACH_SCHED_SWITCH, names, sizeof(names));
+				return usage_error("--mechanism %s: expected %s", optarg, names);
+			}
+			cfg->mechanism = optarg;
 			break;
 		case 'h': print_help(); return 1;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
@@ -170,20 +176,6 @@ static int parse_args(int argc, char **argv, struct offcpu_config *cfg)
 	return 0;
 }
 
-/* Everything the capture owns, released in one place. */
-struct offcpu_run {
-	struct offcpu_config cfg;
-	struct stk_sched_attachment *attachment;
-	struct stk_bpf *skel; /* owned by attachment */
-	struct stk_process_watch *processes;
-	struct stk_dwarf_samples *dwarf; /* --unwind dwarf: the samples' stacks, by content hash */
-	struct stk_symbolizer *sym;
-	struct stk_run_loop *loop;
-	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
-	struct stk_btf_source btf;
-	FILE *outs[STK_MAX_OUTPUTS];
-};
-
 static const char *const offcpu_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
 	"offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
@@ -195,19 +187,18 @@ static const char *const offcpu_dwarf_maps[] = {
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
-	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
+	const struct stk_stack_maps maps = {
+		.stacks = s->maps.offcpu_stacks, .counts = s->maps.offcpu_counts, .pids = s->maps.offcpu_pids,
+		.tids = s->maps.offcpu_tids, .counts_size = DEFAULT_COUNTS_SIZE,
+	};
+
+	const struct stk_stack_opts *o = &((struct offcpu_run *)ctx)->cfg.common;
 	int ncpu = libbpf_num_possible_cpus();
 
-	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	if (o->unwind == STK_UNWIND_MODE_DWARF &&
 	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.offcpu_scratch, (uint32_t)ncpu)))
 		return -1;
-	if (bpf_map__set_max_entries(s->maps.offcpu_stacks, (uint32_t)cfg->common.stack_storage_size) ||
-	    bpf_map__set_value_size(s->maps.offcpu_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
-	    bpf_map__set_max_entries(s->maps.offcpu_counts, DEFAULT_COUNTS_SIZE) ||
-	    bpf_map__set_max_entries(s->maps.offcpu_pids, cfg->common.n_pids ? (uint32_t)cfg->common.n_pids : 1) ||
-	    bpf_map__set_max_entries(s->maps.offcpu_tids, cfg->common.n_tids ? (uint32_t)cfg->common.n_tids : 1))
-		return -1;
-	return 0;
+	return stk_stack_maps_size(&maps, o);
 }
 
 static int write_filters(struct stk_bpf *s, void *ctx)
@@ -229,68 +220,16 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		.max_ns = cfg->max_us * 1000,
 		.stack_bytes = cfg->common.stack_bytes,
 	};
+	const struct stk_stack_maps maps = { .pids = s->maps.offcpu_pids, .tids = s->maps.offcpu_tids };
 	uint32_t zero = 0;
-	uint8_t one = 1;
-	struct offcpu_run *run = ctx;
 
-	/* The sample buffer exists before the first event: each new stack is sent once only. A
-	 * mechanism that fails after this is retried with a new skeleton, hence a new buffer. */
-	stk_dwarf_samples_free(run->dwarf);
-	run->dwarf = NULL;
-	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
-	    !(run->dwarf = stk_dwarf_samples_start(APPLET, s->maps.offcpu_samples, run->sym, NULL,
-						   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)cfg->common.max_depth,
-									     .verbose = cfg->common.verbose,
-									     .user_only = cfg->common.user_only,
-									     .kernel_only = cfg->common.kernel_only,
-									     .by_hash = true })))
+	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
 		return -1;
-	for (size_t i = 0; i < cfg->common.n_pids; i++)
-		if (bpf_map__update_elem(s->maps.offcpu_pids, &cfg->common.pids[i], sizeof(uint32_t), &one, 1, 0))
-			return -1;
-	for (size_t i = 0; i < cfg->common.n_tids; i++)
-		if (bpf_map__update_elem(s->maps.offcpu_tids, &cfg->common.tids[i], sizeof(uint32_t), &one, 1, 0))
-			return -1;
+	/* The sample reader exists before the first event (a retried mechanism brings a new one). */
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    stk_session_dwarf(&((struct offcpu_run *)ctx)->session, s->maps.offcpu_samples, true))
+		return -1;
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
-}
-
-static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
-{
-	return stk_percpu_sum(s->maps.offcpu_stats, slot);
-}
-
-static void report_losses(struct offcpu_run *run)
-{
-	struct stk_bpf *s = run->skel;
-	struct stk_losses l = {
-		.collisions = sum_stat(s, STK_OFFCPU_STAT_KSTACK_COLLISION) +
-			      sum_stat(s, STK_OFFCPU_STAT_USTACK_COLLISION),
-		.stack_map_full = sum_stat(s, STK_OFFCPU_STAT_KSTACK_FULL) +
-				  sum_stat(s, STK_OFFCPU_STAT_USTACK_FULL),
-		.counts_full = sum_stat(s, STK_OFFCPU_STAT_COUNTS_FULL),
-		.new_process_lost = sum_stat(s, STK_OFFCPU_STAT_NEW_PROCESS_LOST),
-		.samples_lost = stk_dwarf_samples_lost(run->dwarf),
-		.stack_bytes = run->cfg.common.stack_bytes,
-		.stack_storage_size = run->cfg.common.stack_storage_size,
-		.counts_size = DEFAULT_COUNTS_SIZE,
-		.unit = "blocks",
-	};
-	uint64_t start_full = sum_stat(s, STK_OFFCPU_STAT_START_FULL);
-
-	stk_report_losses(&l);
-	if (run->dwarf && run->cfg.common.verbose)
-		fprintf(stderr, "offcputime: %llu samples of new stack content sent to user space, %llu could not be "
-			"sent (retried while their content recurs), %llu re-sent (offcpu_sent full)\n",
-			(unsigned long long)sum_stat(s, STK_OFFCPU_STAT_SAMPLES_SENT),
-			(unsigned long long)sum_stat(s, STK_OFFCPU_STAT_SAMPLES_LOST),
-			(unsigned long long)sum_stat(s, STK_OFFCPU_STAT_SENT_FULL));
-	if (run->dwarf && run->cfg.common.verbose)
-		stk_print_dwarf_stats(APPLET, run->dwarf);
-	if (start_full)
-		fprintf(stderr, "WARNING: %llu blocks not measured because too many threads were off CPU at "
-			"once (start map full)\n", (unsigned long long)start_full);
-	if (run->cfg.common.verbose)
-		stk_print_symbolizer_stats(APPLET, run->sym);
 }
 
 /* Kernel frames start at the scheduler, not in the tracing code that took them. */
@@ -326,7 +265,8 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 		     int32_t uid, uint64_t content_hash, const char *comm, uint64_t ns, bool still)
 {
 	const struct offcpu_config *cfg = &run->cfg;
-	int stacks_fd = run->dwarf ? -1 : bpf_map__fd(run->skel->maps.offcpu_stacks);
+	struct stk_dwarf_samples *dwarf = run->session.dwarf;
+	int stacks_fd = dwarf ? -1 : bpf_map__fd(run->skel->maps.offcpu_stacks);
 	struct stk_stack *st;
 
 	if (ns / 1000 == 0)
@@ -334,10 +274,10 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 	const struct stk_counted_key key = {
 		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
 	};
-	if (run->dwarf)
-		st = stk_dwarf_samples_add(run->dwarf, c, content_hash, tgid, tid, comm, ns / 1000);
+	if (dwarf)
+		st = stk_dwarf_samples_add(dwarf, c, content_hash, tgid, tid, comm, ns / 1000);
 	else
-		st = stk_stack_list_add_key(c, &key, stacks_fd, run->sym, (uint32_t)cfg->common.max_depth,
+		st = stk_stack_list_add_key(c, &key, stacks_fd, run->session.sym, (uint32_t)cfg->common.max_depth,
 					    cfg->common.user_only, cfg->common.kernel_only);
 	if (!st)
 		return -1;
@@ -356,7 +296,8 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t ns)
 	const struct stk_offcpu_key *key = key_bytes;
 
 	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id,
-			 key->content_hash, key->comm, ns, false);
+			 key->content_hash, key->comm,
+			 ns, false);
 }
 
 static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
@@ -386,56 +327,41 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
 			continue;
 		ret = add_stack(run, c, st.tgid, cfg->common.n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
-				st.content_hash, st.comm, ns, true);
+				st.content_hash,
+				st.comm, ns, true);
 	}
 	return ret;
 }
 
-static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t start_mono, int64_t end_mono)
+static int print_results(void *arg)
 {
+	struct offcpu_run *run = arg;
+	int64_t end_mono = run->end_mono;
 	const struct offcpu_config *cfg = &run->cfg;
 	struct stk_stack_list c = { 0 };
-	int ret = 0;
-	int64_t resolve_start = stk_now_ns(CLOCK_MONOTONIC);
-	char why[256];
+	int ret;
 
-	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
-		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
+	stk_session_begin_results(&run->session);
 	if (collect_counts(run, &c) || collect_still_off_cpu(run, &c, (uint64_t)end_mono)) {
 		stk_error(APPLET, "out of memory while reading the totals");
 		stk_stack_list_free(&c);
 		return -1;
 	}
-	if (stk_dwarf_samples_missing(run->dwarf))
-		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
-			"user space (buffer full); lower --stack-bytes (now %u)\n",
-			(unsigned long long)stk_dwarf_samples_missing(run->dwarf), cfg->common.stack_bytes);
 	struct stk_report report = {
-		.stacks = c.stacks,
-		.n_stacks = c.n,
 		.value_type = "offcpu",
 		.value_unit = "microseconds",
-		.time_nanos = start_wall,
-		.duration_nanos = end_mono - start_mono,
+		.duration_nanos = end_mono - run->session.start_mono,
 		.title = "stk offcputime",
 	};
-	struct stk_output_opts opts = {
-		.format = cfg->common.format,
-		.delimiter = cfg->common.delimiter,
-		.verbose = cfg->common.verbose,
-		.show_tid = cfg->common.n_tids > 0,
-	};
-	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs,
-				&report, &opts);
-	if (cfg->common.verbose)
-		fprintf(stderr, "offcputime: resolved and printed %zu stacks in %.1f ms\n", c.n,
-			(double)(stk_now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
+	struct stk_output_opts opts = { .show_tid = cfg->common.n_tids > 0 };
+	ret = stk_session_print(&run->session, &c, &report, &opts);
 	stk_stack_list_free(&c);
 	return ret;
 }
 
-static void print_header(const struct offcpu_config *cfg)
+static void print_header(void *run)
 {
+	const struct offcpu_config *cfg = &((struct offcpu_run *)run)->cfg;
 	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
 				: cfg->user_threads ? "all user threads" : cfg->kernel_threads ? "all kernel threads"
 				: "all threads";
@@ -444,28 +370,30 @@ static void print_header(const struct offcpu_config *cfg)
 	printf("Tracing off-CPU time (us) of %s by %s stack", who, which);
 	if (cfg->state_given)
 		printf(" in state %s", cfg->state_text);
-	if (cfg->common.duration_ms)
-		printf(" for %.3g secs.\n", (double)cfg->common.duration_ms / 1000.0);
-	else
-		printf("... Hit Ctrl-C to end.\n");
-	fflush(stdout);
+	stk_stack_opts_print_until(&cfg->common);
 }
 
-static int setup(struct offcpu_run *run)
+/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
+static void detach(void *arg)
 {
+	struct offcpu_run *run = arg;
+
+	stk_sched_detach(run->attachment);
+	run->end_mono = stk_now_ns(CLOCK_MONOTONIC);
+}
+
+static int setup(void *arg)
+{
+	struct offcpu_run *run = arg;
 	struct offcpu_config *cfg = &run->cfg;
+	struct stk_session *session = &run->session;
+	const struct stk_btf_source *btf = &session->btf;
 	char err[1024], no_btf[512];
-	struct stk_btf_source *btf = &run->btf;
 
-	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, btf))
-		return -1;
-	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
-		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, cfg->common.pids, cfg->common.n_pids);
-	if (!run->sym)
+	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 
-	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, true, err, sizeof(err))) {
+	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), true, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
@@ -481,9 +409,9 @@ static int setup(struct offcpu_run *run)
 		},
 		.free_program = "stk_offcpu_task_free",
 		.maps = dwarf ? offcpu_dwarf_maps : offcpu_maps,
-		.btf_custom_path = stk_btf_custom_path(btf),
+		.btf_custom_path = stk_session_btf_path(session),
 		.kernel_btf = btf->kernel_btf,
-		.core_btf = btf->kind != STK_BTF_NONE,
+		.core_btf = stk_session_has_btf(session),
 		.no_btf_why = no_btf,
 		.needs_task_state = cfg->state_given,
 		.forced = cfg->mechanism,
@@ -491,87 +419,43 @@ static int setup(struct offcpu_run *run)
 		.after_load = write_filters,
 		.ctx = run,
 	};
-	char empty_btf[64];
 	stk_btf_missing(btf, no_btf, sizeof(no_btf));
-	if (btf->kind == STK_BTF_NONE) {
-		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
-		if (run->empty_btf_fd >= 0)
-			req.btf_custom_path = empty_btf;
-	}
 	run->attachment = stk_sched_attach(&req, err, sizeof(err));
 	if (!run->attachment) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
 	run->skel = stk_sched_skeleton(run->attachment);
-	run->loop = stk_run_loop_new(cfg->common.duration_ms, 0, err, sizeof(err));
-	if (!run->loop) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	run->processes = stk_process_watch_start(APPLET, run->skel->maps.offcpu_new_process, run->sym, run->loop);
-	if (!run->processes)
-		return -1;
-	if (run->dwarf && stk_dwarf_samples_watch(APPLET, run->dwarf, run->loop))
-		return -1;
 	if (cfg->common.verbose) {
 		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
 		const char *tried = stk_sched_tried(run->attachment);
-		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s; unwind %s\n", stk_sched_mech_name(m),
+		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s; unwind %s\n",
+			stk_rung_by_id(STK_ATTACH_SCHED_SWITCH, (int)m)->name,
 			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
 			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind),
 			stk_unwind_mode_name(cfg->common.unwind));
 	}
-	return 0;
+	session->capture = (struct stk_stack_capture){
+		.header = print_header, .detach = detach, .results = print_results,
+		.losses = { .stats = run->skel->maps.offcpu_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "blocks" },
+	};
+	return stk_session_start(session, run->skel->maps.offcpu_new_process, 0);
 }
 
-static void teardown(struct offcpu_run *run)
+static void teardown(void *arg)
 {
-	stk_process_watch_free(run->processes);
-	stk_dwarf_samples_free(run->dwarf);
-	stk_run_loop_free(run->loop);
+	struct offcpu_run *run = arg;
 	stk_sched_attachment_free(run->attachment);
-	if (run->sym)
-		stk_symbolizer_free(run->sym);
-	if (run->empty_btf_fd >= 0)
-		close(run->empty_btf_fd);
-	stk_btf_source_release(&run->btf);
-	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
-		if (run->outs[i])
-			fclose(run->outs[i]);
+	stk_session_close(&run->session);
 	stk_stack_opts_free(&run->cfg.common);
 }
 
 int offcputime_main(int argc, char **argv)
 {
-	struct offcpu_run run = { .empty_btf_fd = -1 };
-	int64_t entered = stk_now_ns(CLOCK_MONOTONIC);
-	int ret = parse_args(argc, argv, &run.cfg);
+	static const struct stk_applet applet = {
+		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct offcpu_run, session),
+	};
+	struct offcpu_run run = { 0 };
 
-	if (ret) {
-		teardown(&run);
-		return ret > 0 ? 0 : STK_EXIT_USAGE;
-	}
-	if (setup(&run)) {
-		teardown(&run);
-		return STK_EXIT_USAGE;
-	}
-	if (run.cfg.common.verbose)
-		fprintf(stderr, "offcputime: tracing %.1f ms after start\n",
-			(double)(stk_now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
-	if (run.cfg.common.format == STK_FORMAT_TEXT && !run.cfg.common.n_outputs)
-		print_header(&run.cfg);
-	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
-	enum stk_run_event ev = stk_run_loop_wait(run.loop);
-	/* Stop tracing before reading, so totals and the still-off-CPU set are one snapshot. */
-	stk_sched_detach(run.attachment);
-	int64_t end_mono = stk_now_ns(CLOCK_MONOTONIC);
-	stk_process_watch_drain(run.processes);
-	stk_dwarf_samples_drain(run.dwarf);
-	if (ev == STK_RUN_ERROR)
-		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
-	report_losses(&run);
-	ret = print_results(&run, start_wall, start_mono, end_mono) ? 1 : 0;
-	teardown(&run);
-	return ret;
+	return stk_applet_run(&applet, &run, argc, argv);
 }

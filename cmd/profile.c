@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,21 +19,20 @@
 
 #include "cmd/applets.h"
 #include "stk.skel.h"
-#include "bpf/profile.h"
+#include "bpf/profile_types.h"
 #include "core/attach/attach_perf.h"
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
-#include "core/session/capture.h"
+#include "core/bpf/percpu_maps.h"
+#include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/session.h"
+#include "core/session/stack_maps.h"
 #include "core/base/cpus.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/output/output.h"
-#include "core/bpf/process_watch.h"
-#include "core/base/run_loop.h"
-#include "core/stack/stack_opts.h"
-#include "core/session/stack_resolve.h"
-#include "core/sym/symbolize.h"
+#include "core/options/stack_opts.h"
 #include "core/base/sysfs_read.h"
 
 #define APPLET "profile"
@@ -86,8 +86,20 @@ enum profile_long_opt {
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
-static int parse_args(int argc, char **argv, struct profile_config *cfg)
+/* Everything the capture owns, released in one place. */
+struct profile_run {
+	struct profile_config cfg;
+	struct stk_session session;
+	struct stk_bpf *skel;
+	struct stk_perf_attachment *attachment;
+	int *cpus;
+	size_t n_cpus;
+	int cgroup_fd;
+};
+
+static int parse_args(void *run, int argc, char **argv)
 {
+	struct profile_config *cfg = &((struct profile_run *)run)->cfg;
 	static const struct option longopts[] = {
 		STK_STACK_LONGOPTS('L'),
 		{ "frequency", required_argument, NULL, 'F' },
@@ -98,26 +110,19 @@ static int parse_args(int argc, char **argv, struct profile_config *cfg)
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ 0 },
 	};
-	long max_rate = 100000, max_stack = 127;
+	long max_rate = 100000;
 	char msg[512];
 	uint64_t v;
-	int c, taken;
+	int c;
 
 	stk_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
-	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
-	stk_stack_opts_init(&cfg->common, 'L', DEFAULT_STACK_STORAGE, (uint64_t)max_stack);
+	stk_stack_opts_begin(&cfg->common, 'L', DEFAULT_STACK_STORAGE);
 	cfg->sampling.value = DEFAULT_HZ;
 	cfg->cpu = -1;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":" STK_STACK_SHORTOPTS "L:F:c:aIC:", longopts, NULL)) != -1) {
-		taken = stk_stack_opt(&cfg->common, c, optarg, msg, sizeof(msg));
-		if (taken < 0)
-			return usage_error("%s", msg);
-		if (taken)
-			continue;
+	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":" STK_STACK_SHORTOPTS "L:F:c:aIC:", longopts, NULL,
+				     msg, sizeof(msg))) != -1) {
 		switch (c) {
+		case STK_OPT_BAD: return usage_error("%s", msg);
 		case 'F':
 			if (stk_parse_u64(optarg, 1, (uint64_t)max_rate, &cfg->sampling.value)) {
 				snprintf(msg, sizeof(msg), "-F %%s: frequency must be a whole number from 1 to %ld "
@@ -152,52 +157,22 @@ static int parse_args(int argc, char **argv, struct profile_config *cfg)
 	return 0;
 }
 
-/* Everything the capture owns, released in one place. */
-struct profile_run {
-	struct profile_config cfg;
-	struct stk_bpf *skel;
-	struct stk_perf_attachment *attachment;
-	struct stk_process_watch *processes;
-	struct stk_dwarf_samples *dwarf; /* --unwind dwarf: samples unwound and counted in user space */
-	struct stk_symbolizer *sym;
-	struct stk_run_loop *loop;
-	int *cpus;
-	size_t n_cpus;
-	int cgroup_fd;
-	int empty_btf_fd; /* kernels without BTF: see stk_bpf_empty_btf() */
-	struct stk_btf_source btf;
-	FILE *outs[STK_MAX_OUTPUTS];
-};
-
 static const char *const profile_programs[] = { "stk_profile_sample", NULL };
-static const char *const profile_maps[] = {
-	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
-	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
-};
 static const char *const profile_dwarf_programs[] = { "stk_profile_sample_dwarf", NULL };
 static const char *const profile_dwarf_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_scratch",
 	"profile_samples", "profile_stats", "profile_seen", "profile_new_process", NULL,
 };
+static const char *const profile_maps[] = {
+	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
+	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
+};
 
-static int size_maps(struct profile_run *run)
+static struct stk_stack_maps stack_maps(const struct stk_bpf *s)
 {
-	struct stk_bpf *s = run->skel;
-	const struct profile_config *cfg = &run->cfg;
-
-	int ncpu = libbpf_num_possible_cpus();
-
-	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF)
-		return ncpu < 1 || bpf_map__set_max_entries(s->maps.profile_scratch, (uint32_t)ncpu) ||
-		       bpf_map__set_max_entries(s->maps.profile_pids, cfg->common.n_pids ? (uint32_t)cfg->common.n_pids : 1) ||
-		       bpf_map__set_max_entries(s->maps.profile_tids, cfg->common.n_tids ? (uint32_t)cfg->common.n_tids : 1) ? -1 : 0;
-	if (bpf_map__set_max_entries(s->maps.profile_stacks, (uint32_t)cfg->common.stack_storage_size) ||
-	    bpf_map__set_value_size(s->maps.profile_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
-	    bpf_map__set_max_entries(s->maps.profile_counts, DEFAULT_COUNTS_SIZE) ||
-	    bpf_map__set_max_entries(s->maps.profile_pids, cfg->common.n_pids ? (uint32_t)cfg->common.n_pids : 1) ||
-	    bpf_map__set_max_entries(s->maps.profile_tids, cfg->common.n_tids ? (uint32_t)cfg->common.n_tids : 1))
-		return -1;
-	return 0;
+	return (struct stk_stack_maps){ .stacks = s->maps.profile_stacks, .counts = s->maps.profile_counts,
+					.pids = s->maps.profile_pids, .tids = s->maps.profile_tids,
+					.counts_size = DEFAULT_COUNTS_SIZE };
 }
 
 static int write_filters(struct profile_run *run)
@@ -215,14 +190,10 @@ static int write_filters(struct profile_run *run)
 		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
-	uint8_t one = 1;
+	struct stk_stack_maps maps = stack_maps(s);
 
-	for (size_t i = 0; i < cfg->common.n_pids; i++)
-		if (bpf_map__update_elem(s->maps.profile_pids, &cfg->common.pids[i], sizeof(uint32_t), &one, 1, 0))
-			return -1;
-	for (size_t i = 0; i < cfg->common.n_tids; i++)
-		if (bpf_map__update_elem(s->maps.profile_tids, &cfg->common.tids[i], sizeof(uint32_t), &one, 1, 0))
-			return -1;
+	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
+		return -1;
 	if (cfg->cgroup_path &&
 	    bpf_map__update_elem(s->maps.profile_cgroup, &zero, sizeof(zero), &run->cgroup_fd,
 				 sizeof(run->cgroup_fd), 0))
@@ -250,35 +221,6 @@ static int select_cpus(struct profile_run *run)
 	return 0;
 }
 
-static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
-{
-	return stk_percpu_sum(s->maps.profile_stats, slot);
-}
-
-static void report_losses(struct profile_run *run)
-{
-	struct stk_bpf *s = run->skel;
-	struct stk_losses l = {
-		.collisions = sum_stat(s, STK_PROFILE_STAT_KSTACK_COLLISION) +
-			      sum_stat(s, STK_PROFILE_STAT_USTACK_COLLISION),
-		.stack_map_full = sum_stat(s, STK_PROFILE_STAT_KSTACK_FULL) +
-				  sum_stat(s, STK_PROFILE_STAT_USTACK_FULL),
-		.counts_full = sum_stat(s, STK_PROFILE_STAT_COUNTS_FULL),
-		.new_process_lost = sum_stat(s, STK_PROFILE_STAT_NEW_PROCESS_LOST),
-		.samples_lost = sum_stat(s, STK_PROFILE_STAT_SAMPLES_LOST) + stk_dwarf_samples_lost(run->dwarf),
-		.stack_bytes = run->cfg.common.stack_bytes,
-		.stack_storage_size = run->cfg.common.stack_storage_size,
-		.counts_size = DEFAULT_COUNTS_SIZE,
-		.unit = "samples",
-	};
-
-	stk_report_losses(&l);
-	if (run->cfg.common.verbose)
-		stk_print_symbolizer_stats(APPLET, run->sym);
-	if (run->cfg.common.verbose && run->dwarf)
-		stk_print_dwarf_stats(APPLET, run->dwarf);
-}
-
 struct collect_ctx {
 	struct profile_run *run;
 	struct stk_stack_list *list;
@@ -295,31 +237,28 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t count)
 	};
 
 	return stk_stack_list_add_key(cc->list, &counted, bpf_map__fd(cc->run->skel->maps.profile_stacks),
-				      cc->run->sym, (uint32_t)o->max_depth, o->user_only, o->kernel_only) ? 0 : -1;
+				      cc->run->session.sym, (uint32_t)o->max_depth, o->user_only, o->kernel_only) ? 0 : -1;
 }
 
 static int collect(struct profile_run *run, struct stk_stack_list *c)
 {
 	struct collect_ctx cc = { run, c };
 
-	if (run->dwarf)
-		return stk_dwarf_samples_collect(run->dwarf, c);
+	if (run->session.dwarf)
+		return stk_dwarf_samples_collect(run->session.dwarf, c);
 	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.profile_counts), sizeof(struct stk_profile_key),
 				      add_counted, &cc);
 }
 
-static int print_results(struct profile_run *run, int64_t start_wall, int64_t start_mono)
+static int print_results(void *arg)
 {
+	struct profile_run *run = arg;
 	const struct profile_config *cfg = &run->cfg;
 	struct stk_stack_list c = { 0 };
 	char title[128];
-	int ret = 0;
-	int64_t resolve_start = stk_now_ns(CLOCK_MONOTONIC);
+	int ret;
 
-	char why[256];
-	/* Checked here, not at start: reading kallsyms would delay the first sample. */
-	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
-		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
+	stk_session_begin_results(&run->session);
 	if (collect(run, &c)) {
 		stk_error(APPLET, "out of memory while reading the counts");
 		stk_stack_list_free(&c);
@@ -330,36 +269,23 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 	else
 		snprintf(title, sizeof(title), "stk profile -F %llu", (unsigned long long)cfg->sampling.value);
 	struct stk_report report = {
-		.stacks = c.stacks,
-		.n_stacks = c.n,
 		.value_type = "samples",
 		.value_unit = "count",
 		.period_type = "cpu",
 		.period_unit = "nanoseconds",
 		.period = cfg->sampling.by_period ? (int64_t)cfg->sampling.value
 						  : (int64_t)(1000000000ULL / cfg->sampling.value),
-		.time_nanos = start_wall,
-		.duration_nanos = stk_now_ns(CLOCK_MONOTONIC) - start_mono,
 		.title = title,
 	};
-	struct stk_output_opts opts = {
-		.format = cfg->common.format,
-		.delimiter = cfg->common.delimiter,
-		.annotate = cfg->annotate,
-		.verbose = cfg->common.verbose,
-		.show_tid = cfg->common.n_tids > 0,
-	};
-	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs,
-				&report, &opts);
-	if (cfg->common.verbose)
-		fprintf(stderr, "profile: resolved and printed %zu stacks in %.1f ms\n", c.n,
-			(double)(stk_now_ns(CLOCK_MONOTONIC) - resolve_start) / 1e6);
+	struct stk_output_opts opts = { .annotate = cfg->annotate, .show_tid = cfg->common.n_tids > 0 };
+	ret = stk_session_print(&run->session, &c, &report, &opts);
 	stk_stack_list_free(&c);
 	return ret;
 }
 
-static void print_header(const struct profile_config *cfg)
+static void print_header(void *run)
 {
+	const struct profile_config *cfg = &((struct profile_run *)run)->cfg;
 	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
 								    : "all threads";
 	const char *which = cfg->common.user_only ? "user" : cfg->common.kernel_only ? "kernel" : "user + kernel";
@@ -369,29 +295,28 @@ static void print_header(const struct profile_config *cfg)
 	else
 		printf("Sampling at %llu Hertz", (unsigned long long)cfg->sampling.value);
 	printf(" of %s by %s stack", who, which);
-	if (cfg->common.duration_ms)
-		printf(" for %.3g secs.\n", (double)cfg->common.duration_ms / 1000.0);
-	else
-		printf("... Hit Ctrl-C to end.\n");
-	fflush(stdout);
+	stk_stack_opts_print_until(&cfg->common);
 }
 
-static int setup(struct profile_run *run)
+static void detach(void *run)
 {
-	struct profile_config *cfg = &run->cfg;
-	char err[512];
-	struct stk_btf_source *btf = &run->btf;
+	struct profile_run *r = run;
 
-	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, btf))
+	stk_perf_attachment_destroy(r->attachment);
+	r->attachment = NULL;
+}
+
+static int setup(void *arg)
+{
+	struct profile_run *run = arg;
+	struct profile_config *cfg = &run->cfg;
+	struct stk_session *session = &run->session;
+	char err[512];
+
+	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 	if (select_cpus(run))
 		return -1;
-	if (stk_unwind_settle(&cfg->common, btf->kind != STK_BTF_NONE, false, err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	if (cfg->common.verbose && err[0])
-		fprintf(stderr, "profile: %s\n", err);
 	if (cfg->cgroup_path) {
 		run->cgroup_fd = open(cfg->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (run->cgroup_fd < 0) {
@@ -399,29 +324,26 @@ static int setup(struct profile_run *run)
 			return -1;
 		}
 	}
-	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
+	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), false, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, cfg->common.pids, cfg->common.n_pids);
-	if (!run->sym)
-		return -1;
-
+	}
+	if (cfg->common.verbose && err[0])
+		fprintf(stderr, "profile: %s\n", err);
 	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_bpf_selection sel = {
 		.programs = dwarf ? profile_dwarf_programs : profile_programs,
-		.maps = dwarf ? profile_dwarf_maps : profile_maps, .btf_custom_path = stk_btf_custom_path(btf),
+		.maps = dwarf ? profile_dwarf_maps : profile_maps, .btf_custom_path = stk_session_btf_path(session),
 	};
-	char empty_btf[64];
-	if (btf->kind == STK_BTF_NONE) {
-		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
-		if (run->empty_btf_fd >= 0)
-			sel.btf_custom_path = empty_btf;
-	}
 	run->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!run->skel) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	if (size_maps(run) || stk_bpf__load(run->skel)) {
+	struct stk_stack_maps maps = stack_maps(run->skel);
+	int ncpu = libbpf_num_possible_cpus();
+	if (stk_stack_maps_size(&maps, &cfg->common) || ncpu < 1 ||
+	    bpf_map__set_max_entries(run->skel->maps.profile_scratch, (uint32_t)ncpu) || stk_bpf__load(run->skel)) {
 		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)",
 			  strerror(errno));
 		return -1;
@@ -430,21 +352,7 @@ static int setup(struct profile_run *run)
 		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
-	run->loop = stk_run_loop_new(cfg->common.duration_ms, 0, err, sizeof(err));
-	if (!run->loop) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	run->processes = stk_process_watch_start(APPLET, run->skel->maps.profile_new_process, run->sym, run->loop);
-	if (!run->processes)
-		return -1;
-	if (dwarf && !(run->dwarf = stk_dwarf_samples_start(APPLET, run->skel->maps.profile_samples, run->sym,
-							    run->loop, &(struct stk_dwarf_opts){
-								    .max_depth = (uint32_t)cfg->common.max_depth,
-								    .per_thread = cfg->common.n_tids > 0,
-								    .verbose = cfg->common.verbose,
-								    .user_only = cfg->common.user_only,
-								    .kernel_only = cfg->common.kernel_only })))
+	if (dwarf && stk_session_dwarf(session, run->skel->maps.profile_samples, false))
 		return -1;
 	size_t attached = 0;
 	run->attachment = stk_attach_cpu_sampling(dwarf ? run->skel->progs.stk_profile_sample_dwarf
@@ -457,62 +365,33 @@ static int setup(struct profile_run *run)
 	if (cfg->common.verbose)
 		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
 			"BTF %s; unwind %s\n", cfg->sampling.by_period ? "period" : "Hz",
-			(unsigned long long)cfg->sampling.value, attached, run->n_cpus, stk_btf_kind_name(btf->kind),
-			stk_unwind_mode_name(cfg->common.unwind));
-	return 0;
+			(unsigned long long)cfg->sampling.value, attached, run->n_cpus,
+			stk_btf_kind_name(session->btf.kind), stk_unwind_mode_name(cfg->common.unwind));
+	session->capture = (struct stk_stack_capture){
+		.header = print_header, .detach = detach, .results = print_results,
+		.losses = { .stats = run->skel->maps.profile_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "samples" },
+	};
+	return stk_session_start(session, run->skel->maps.profile_new_process, 0);
 }
 
-static void teardown(struct profile_run *run)
+static void teardown(void *arg)
 {
+	struct profile_run *run = arg;
 	stk_perf_attachment_destroy(run->attachment);
-	stk_process_watch_free(run->processes);
-	stk_dwarf_samples_free(run->dwarf);
-	stk_run_loop_free(run->loop);
 	stk_bpf__destroy(run->skel);
-	if (run->sym)
-		stk_symbolizer_free(run->sym);
+	stk_session_close(&run->session);
 	if (run->cgroup_fd >= 0)
 		close(run->cgroup_fd);
-	if (run->empty_btf_fd >= 0)
-		close(run->empty_btf_fd);
-	stk_btf_source_release(&run->btf);
-	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
-		if (run->outs[i])
-			fclose(run->outs[i]);
 	free(run->cpus);
 	stk_stack_opts_free(&run->cfg.common);
 }
 
 int profile_main(int argc, char **argv)
 {
-	struct profile_run run = { .cgroup_fd = -1, .empty_btf_fd = -1 };
-	int64_t entered = stk_now_ns(CLOCK_MONOTONIC);
-	int ret = parse_args(argc, argv, &run.cfg);
+	static const struct stk_applet applet = {
+		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct profile_run, session),
+	};
+	struct profile_run run = { .cgroup_fd = -1 };
 
-	if (ret) {
-		teardown(&run);
-		return ret > 0 ? 0 : STK_EXIT_USAGE;
-	}
-	if (setup(&run)) {
-		teardown(&run);
-		return STK_EXIT_USAGE;
-	}
-	if (run.cfg.common.verbose)
-		fprintf(stderr, "profile: sampling %.1f ms after start\n",
-			(double)(stk_now_ns(CLOCK_MONOTONIC) - entered) / 1e6);
-	if (run.cfg.common.format == STK_FORMAT_TEXT && !run.cfg.common.n_outputs)
-		print_header(&run.cfg);
-	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
-	enum stk_run_event ev = stk_run_loop_wait(run.loop);
-	/* Stop sampling before reading, so the counts are a consistent snapshot. */
-	stk_perf_attachment_destroy(run.attachment);
-	run.attachment = NULL;
-	stk_process_watch_drain(run.processes);
-	stk_dwarf_samples_drain(run.dwarf);
-	if (ev == STK_RUN_ERROR)
-		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
-	report_losses(&run);
-	ret = print_results(&run, start_wall, start_mono) ? 1 : 0;
-	teardown(&run);
-	return ret;
+	return stk_applet_run(&applet, &run, argc, argv);
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,24 +20,27 @@
 
 #include "cmd/applets.h"
 #include "stk.skel.h"
-#include "bpf/stackcount.h"
+#include "bpf/stackcount_types.h"
 #include "core/attach/attach_kfunc.h"
+#include "core/ladder/ladder.h"
 #include "core/attach/attach_tracepoint.h"
 #include "core/attach/attach_uprobe.h"
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
-#include "core/session/capture.h"
+#include "core/base/clock.h"
+#include "core/bpf/percpu_maps.h"
+#include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/session.h"
+#include "core/session/stack_maps.h"
 #include "core/probe/kernel_match.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/output/output.h"
 #include "core/probe/probe_pattern.h"
-#include "core/bpf/process_watch.h"
-#include "core/base/run_loop.h"
 #include "core/stack/stack_trim.h"
 #include "core/sym/symbolize.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 #include "core/base/sysfs_read.h"
 #include "core/base/tracefs.h"
 #include "core/probe/usdt_notes.h"
@@ -113,31 +117,26 @@ enum long_only {
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
+static enum stk_attach_class attach_class(enum stk_probe_kind kind)
+{
+	switch (kind) {
+	case STK_PROBE_KERNEL_FUNCTION: return STK_ATTACH_KERNEL_FUNCTION;
+	case STK_PROBE_USER_FUNCTION: return STK_ATTACH_USER_FUNCTION;
+	case STK_PROBE_TRACEPOINT: return STK_ATTACH_TRACEPOINT;
+	case STK_PROBE_USDT: break;
+	}
+	return STK_ATTACH_USDT;
+}
+
 static int check_mechanism(const struct sc_config *cfg)
 {
-	enum stk_kfunc_mech m;
-	const char *name = cfg->mechanism;
+	enum stk_attach_class cls = attach_class(cfg->pattern.kind);
+	char names[128];
 
-	if (!name)
+	if (!cfg->mechanism || stk_rung_by_name(cls, cfg->mechanism))
 		return 0;
-	switch (cfg->pattern.kind) {
-	case STK_PROBE_KERNEL_FUNCTION:
-		if (stk_kfunc_mech_from_name(name, &m))
-			return usage_error("--mechanism %s: kernel functions use fentry, kprobe.multi, kprobe or "
-					   "kprobe_legacy", name);
-		return 0;
-	case STK_PROBE_USER_FUNCTION:
-		if (strcmp(name, "uprobe") && strcmp(name, "uprobe.multi"))
-			return usage_error("--mechanism %s: user functions use uprobe or uprobe.multi", name);
-		return 0;
-	case STK_PROBE_TRACEPOINT:
-		if (strcmp(name, "raw_tp") && strcmp(name, "tracepoint"))
-			return usage_error("--mechanism %s: tracepoints use raw_tp or tracepoint", name);
-		return 0;
-	case STK_PROBE_USDT:
-		return strcmp(name, "usdt") ? usage_error("--mechanism %s: USDT probes use usdt", name) : 0;
-	}
-	return 0;
+	stk_ladder_names(cls, names, sizeof(names));
+	return usage_error("--mechanism %s: %ss use %s", cfg->mechanism, stk_ladder_for(cls)->name, names);
 }
 
 static int check_args(struct sc_config *cfg, int argc, char **argv)
@@ -162,8 +161,21 @@ static int check_args(struct sc_config *cfg, int argc, char **argv)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct sc_config *cfg)
+/* Everything the capture owns, released in one place. */
+struct sc_run {
+	struct sc_config cfg;
+	struct stk_name_match match, category;
+	bool match_ready, category_ready;
+	struct stk_name_list targets, untraceable; /* kernel functions, tracepoints, USDT probes */
+	struct stk_user_func_list funcs;           /* user functions */
+	struct stk_user_file file;
+	struct stk_probe_set probes;
+	struct stk_session session;
+};
+
+static int parse_args(void *run, int argc, char **argv)
 {
+	struct sc_config *cfg = &((struct sc_run *)run)->cfg;
 	/* The shared table minus "tid" (no thread option) and "delimited" (here -d is the plan). */
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -194,14 +206,12 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
 		{ 0 },
 	};
-	long max_stack = 127;
 	char msg[512];
 	uint64_t v;
-	int c, taken;
+	int c;
 
-	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
 	/* no thread option: this letter never comes back from getopt */
-	stk_stack_opts_init(&cfg->common, '\x01', DEFAULT_STACK_STORAGE, (uint64_t)max_stack);
+	stk_stack_opts_begin(&cfg->common, '\x01', DEFAULT_STACK_STORAGE);
 	cfg->max_probes = DEFAULT_MAX_PROBES;
 	cfg->fentry_max = STK_KFUNC_FENTRY_MAX_DEFAULT;
 	cfg->cpu = -1;
@@ -209,16 +219,11 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 	if (cfg->mechanism && !*cfg->mechanism)
 		cfg->mechanism = NULL;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":p:UKfo:vhc:i:TD:rsPd", longopts, NULL)) != -1) {
-		/* -d is the attach plan here, not the shared "delimited" */
-		taken = c == 'd' ? 0 : stk_stack_opt(&cfg->common, c, optarg, msg, sizeof(msg));
-		if (taken < 0)
-			return usage_error("%s", msg);
-		if (taken)
-			continue;
+	/* -d is the attach plan here, not the shared "delimited" */
+	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":p:UKfo:vhc:i:TD:rsPd", longopts, "d", msg,
+				     sizeof(msg))) != -1) {
 		switch (c) {
+		case STK_OPT_BAD: return usage_error("%s", msg);
 		case 'c':
 			if (stk_parse_u64(optarg, 0, 4095, &v))
 				return usage_error("-c %s: expected a CPU number", optarg);
@@ -259,24 +264,6 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 		return usage_error("unexpected argument '%s' (one PATTERN per run)", argv[optind + 1]);
 	return check_args(cfg, argc, argv);
 }
-
-/* Everything the capture owns, released in one place. */
-struct sc_run {
-	struct sc_config cfg;
-	struct stk_name_match match, category;
-	bool match_ready, category_ready;
-	struct stk_name_list targets, untraceable; /* kernel functions, tracepoints, USDT probes */
-	struct stk_user_func_list funcs;           /* user functions */
-	struct stk_user_file file;
-	struct stk_probe_set probes;
-	struct stk_process_watch *processes;
-	struct stk_dwarf_samples *dwarf; /* --unwind dwarf: the samples' stacks, by content hash */
-	struct stk_symbolizer *sym;
-	struct stk_run_loop *loop;
-	int empty_btf_fd;
-	bool kernel_btf;
-	FILE *outs[STK_MAX_OUTPUTS];
-};
 
 static size_t target_count(const struct sc_run *run)
 {
@@ -463,17 +450,17 @@ static const char *const sc_dwarf_usdt_maps[] = {
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
-	const struct sc_config *cfg = &((struct sc_run *)ctx)->cfg;
+	const struct stk_stack_maps maps = {
+		.stacks = s->maps.sc_stacks, .counts = s->maps.sc_counts, .counts_size = DEFAULT_COUNTS_SIZE,
+	};
+
+	const struct stk_stack_opts *o = &((struct sc_run *)ctx)->cfg.common;
 	int ncpu = libbpf_num_possible_cpus();
 
-	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	if (o->unwind == STK_UNWIND_MODE_DWARF &&
 	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.sc_scratch, (uint32_t)ncpu)))
 		return -1;
-	if (bpf_map__set_max_entries(s->maps.sc_stacks, (uint32_t)cfg->common.stack_storage_size) ||
-	    bpf_map__set_value_size(s->maps.sc_stacks, (uint32_t)(cfg->common.max_depth * sizeof(uint64_t))) ||
-	    bpf_map__set_max_entries(s->maps.sc_counts, DEFAULT_COUNTS_SIZE))
-		return -1;
-	return 0;
+	return stk_stack_maps_size(&maps, o);
 }
 
 static int write_config(struct stk_bpf *s, void *ctx)
@@ -491,52 +478,12 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
-	struct sc_run *run = ctx;
 
-	/* The sample buffer exists before the first event (see offcputime's write_filters). */
-	stk_dwarf_samples_free(run->dwarf);
-	run->dwarf = NULL;
+	/* The sample reader exists before the first event (a retried mechanism brings a new one). */
 	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
-	    !(run->dwarf = stk_dwarf_samples_start(APPLET, s->maps.sc_samples, run->sym, NULL,
-						   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)cfg->common.max_depth,
-									     .verbose = cfg->common.verbose,
-									     .user_only = cfg->common.user_only,
-									     .kernel_only = cfg->common.kernel_only,
-									     .by_hash = true })))
+	    stk_session_dwarf(&((struct sc_run *)ctx)->session, s->maps.sc_samples, true))
 		return -1;
-
 	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
-}
-
-static uint64_t sum_stat(struct stk_bpf *s, uint32_t slot)
-{
-	return stk_percpu_sum(s->maps.sc_stats, slot);
-}
-
-static void report_losses(struct sc_run *run)
-{
-	struct stk_bpf *s = run->probes.skel;
-	struct stk_losses l = {
-		.collisions = sum_stat(s, STK_SC_STAT_KSTACK_COLLISION) + sum_stat(s, STK_SC_STAT_USTACK_COLLISION),
-		.stack_map_full = sum_stat(s, STK_SC_STAT_KSTACK_FULL) + sum_stat(s, STK_SC_STAT_USTACK_FULL),
-		.counts_full = sum_stat(s, STK_SC_STAT_COUNTS_FULL),
-		.new_process_lost = sum_stat(s, STK_SC_STAT_NEW_PROCESS_LOST),
-		.samples_lost = stk_dwarf_samples_lost(run->dwarf),
-		.stack_bytes = run->cfg.common.stack_bytes,
-		.stack_storage_size = run->cfg.common.stack_storage_size,
-		.counts_size = DEFAULT_COUNTS_SIZE,
-		.unit = "events",
-	};
-
-	stk_report_losses(&l);
-	if (run->dwarf && run->cfg.common.verbose) {
-		fprintf(stderr, "stackcount: %llu samples of new stack content sent to user space, %llu could not be "
-			"sent, %llu re-sent (sc_sent full)\n",
-			(unsigned long long)sum_stat(s, STK_SC_STAT_SAMPLES_SENT),
-			(unsigned long long)sum_stat(s, STK_SC_STAT_SAMPLES_LOST),
-			(unsigned long long)sum_stat(s, STK_SC_STAT_SENT_FULL));
-		stk_print_dwarf_stats(APPLET, run->dwarf);
-	}
 }
 
 /* How far down a kernel-function stack its traced function may sit (below trampoline frames). */
@@ -575,11 +522,10 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
 		.user_stack_id = key->user_stack_id, .value = count,
 	};
-	struct stk_stack *st = run->dwarf ? stk_dwarf_samples_add(run->dwarf, c, key->content_hash, key->tgid, 0,
-								  key->comm, count)
-					  : stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks),
-								   run->sym, (uint32_t)o->max_depth, o->user_only,
-								   o->kernel_only);
+	struct stk_stack *st = run->session.dwarf
+		? stk_dwarf_samples_add(run->session.dwarf, c, key->content_hash, key->tgid, 0, key->comm, count)
+		: stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks), run->session.sym,
+					 (uint32_t)o->max_depth, o->user_only, o->kernel_only);
 
 	if (!st)
 		return -1;
@@ -613,27 +559,19 @@ static int collect_counts(struct sc_run *run, struct stk_stack_list *c, bool res
 	return ret;
 }
 
-static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_mono, bool reset)
+static int print_results(struct sc_run *run, bool reset)
 {
 	const struct sc_config *cfg = &run->cfg;
 	struct stk_stack_list c = { 0 };
 	int ret;
-	char why[256], title[600];
+	char title[600];
 
-	if (!cfg->common.user_only && stk_symbolizer_kernel_status(run->sym, why, sizeof(why)) != 1)
-		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
-	stk_dwarf_samples_drain(run->dwarf);
-	uint64_t missing_before = stk_dwarf_samples_missing(run->dwarf);
+	stk_session_begin_results(&run->session);
 	if (collect_counts(run, &c, reset)) {
 		stk_error(APPLET, "out of memory while reading the counts");
 		stk_stack_list_free(&c);
 		return -1;
 	}
-	if (stk_dwarf_samples_missing(run->dwarf) > missing_before)
-		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
-			"user space (buffer full); lower --stack-bytes (now %u)\n",
-			(unsigned long long)(stk_dwarf_samples_missing(run->dwarf) - missing_before),
-			cfg->common.stack_bytes);
 	if (cfg->timestamps) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -643,24 +581,9 @@ static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_m
 		fflush(stdout);
 	}
 	snprintf(title, sizeof(title), "stk stackcount %s", cfg->pattern_text);
-	struct stk_report report = {
-		.stacks = c.stacks,
-		.n_stacks = c.n,
-		.value_type = "count",
-		.value_unit = "count",
-		.time_nanos = start_wall,
-		.duration_nanos = stk_now_ns(CLOCK_MONOTONIC) - start_mono,
-		.title = title,
-	};
-	struct stk_output_opts opts = {
-		.format = cfg->common.format,
-		.delimiter = cfg->common.delimiter,
-		.verbose = cfg->common.verbose,
-		.symbol_offsets = cfg->offsets,
-		.no_task = !cfg->per_process,
-	};
-	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs, &report,
-				&opts);
+	struct stk_report report = { .value_type = "count", .value_unit = "count", .title = title };
+	struct stk_output_opts opts = { .symbol_offsets = cfg->offsets, .no_task = !cfg->per_process };
+	ret = stk_session_print(&run->session, &c, &report, &opts);
 	stk_stack_list_free(&c);
 	return ret;
 }
@@ -674,8 +597,9 @@ static const char *target_noun(const struct sc_run *run)
 	}
 }
 
-static void print_header(const struct sc_run *run)
+static void print_header(void *arg)
 {
+	const struct sc_run *run = arg;
 	printf("Tracing %zu %s for \"%s\"... Hit Ctrl-C to end.\n", target_count(run), target_noun(run),
 	       run->cfg.pattern_text);
 	fflush(stdout);
@@ -710,14 +634,14 @@ static void print_plan(const struct sc_run *run)
 		run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "");
 }
 
-static int attach(struct sc_run *run, const char *btf_path)
+static int attach(struct sc_run *run)
 {
 	const struct sc_config *cfg = &run->cfg;
 	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF, usdt = cfg->pattern.kind == STK_PROBE_USDT;
 	struct stk_probe_load load = {
 		.maps = dwarf ? (usdt ? sc_dwarf_usdt_maps : sc_dwarf_maps) : usdt ? sc_usdt_maps : sc_maps,
 		.program_suffix = dwarf ? "_dwarf" : NULL,
-		.btf_custom_path = btf_path,
+		.btf_custom_path = stk_session_btf_path(&run->session),
 		.before_load = size_maps,
 		.after_load = write_config,
 		.ctx = run,
@@ -728,12 +652,14 @@ static int attach(struct sc_run *run, const char *btf_path)
 
 	switch (cfg->pattern.kind) {
 	case STK_PROBE_KERNEL_FUNCTION: {
-		enum stk_kfunc_mech forced;
+		const char *how;
+		char tracefs_error[256];
 		struct stk_kfunc_request req = {
 			.names = run->targets.names,
 			.n = run->targets.n,
-			.forced = cfg->mechanism && stk_kfunc_mech_from_name(cfg->mechanism, &forced) == 0 ? (int)forced : -1,
-			.kernel_btf = run->kernel_btf,
+			.forced = cfg->mechanism,
+			.tracefs_error = stk_tracefs_ensure(&how, tracefs_error, sizeof(tracefs_error)) ? tracefs_error : NULL,
+			.kernel_btf = stk_session_has_btf(&run->session),
 			.fentry_max = cfg->fentry_max,
 		};
 		ret = stk_kfunc_attach(&run->probes, &load, &req, err, sizeof(err));
@@ -757,14 +683,29 @@ static int attach(struct sc_run *run, const char *btf_path)
 	return ret;
 }
 
-static int setup(struct sc_run *run)
+/* -i: print and reset the counts while still attached. */
+static int interval(void *run)
 {
-	struct sc_config *cfg = &run->cfg;
-	char err[1024], empty_btf[64];
-	struct stk_btf_source btf;
-	const char *btf_path;
+	return print_results(run, true);
+}
 
-	if (stk_capture_prepare(APPLET, cfg->common.verbose, cfg->common.btf_file, &btf))
+static void detach(void *run)
+{
+	stk_probe_set_detach(&((struct sc_run *)run)->probes);
+}
+
+static int results(void *run)
+{
+	return print_results(run, false);
+}
+
+static int setup(void *arg)
+{
+	struct sc_run *run = arg;
+	struct sc_config *cfg = &run->cfg;
+	struct stk_session *session = &run->session;
+
+	if (stk_session_open(session, APPLET, &cfg->common, &cfg->pid, cfg->pid ? 1 : 0))
 		return -1;
 	/* Before any thread exists: tracefs may need a private mount namespace. */
 	if (find_targets(run))
@@ -775,26 +716,15 @@ static int setup(struct sc_run *run)
 		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
 			run->untraceable.n, names);
 	}
-	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
-		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, &cfg->pid, cfg->pid ? 1 : 0);
-	if (!run->sym)
-		return -1;
-	run->kernel_btf = btf.kind != STK_BTF_NONE;
-	if (stk_unwind_settle(&cfg->common, btf.kind != STK_BTF_NONE, true, err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
+	char why[256];
+	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), true, why, sizeof(why))) {
+		stk_error(APPLET, "%s", why);
 		return -1;
 	}
-	if (cfg->common.verbose && err[0])
-		fprintf(stderr, "stackcount: %s\n", err);
-	btf_path = stk_btf_custom_path(&btf);
-	if (btf.kind == STK_BTF_NONE) {
-		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
-		if (run->empty_btf_fd >= 0)
-			btf_path = empty_btf;
-	}
+	if (cfg->common.verbose && why[0])
+		fprintf(stderr, "stackcount: %s\n", why);
 	int64_t attach_start = stk_now_ns(CLOCK_MONOTONIC);
-	if (attach(run, btf_path))
+	if (attach(run))
 		return -1;
 	double attach_ms = (double)(stk_now_ns(CLOCK_MONOTONIC) - attach_start) / 1e6;
 	if (cfg->plan)
@@ -803,33 +733,19 @@ static int setup(struct sc_run *run)
 		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s; "
 			"unwind %s\n", run->probes.n_targets, target_noun(run), run->probes.mechanism,
 			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
-			attach_ms, stk_btf_kind_name(btf.kind), stk_unwind_mode_name(cfg->common.unwind));
-	run->loop = stk_run_loop_new(cfg->common.duration_ms, cfg->interval_ms, err, sizeof(err));
-	if (!run->loop) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	run->processes = stk_process_watch_start(APPLET, run->probes.skel->maps.sc_new_process, run->sym, run->loop);
-	if (!run->processes)
-		return -1;
-	if (run->dwarf && stk_dwarf_samples_watch(APPLET, run->dwarf, run->loop))
-		return -1;
-	return 0;
+			attach_ms, stk_btf_kind_name(session->btf.kind), stk_unwind_mode_name(cfg->common.unwind));
+	session->capture = (struct stk_stack_capture){
+		.header = print_header, .interval = interval, .detach = detach, .results = results,
+		.losses = { .stats = run->probes.skel->maps.sc_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "events" },
+	};
+	return stk_session_start(session, run->probes.skel->maps.sc_new_process, cfg->interval_ms);
 }
 
-static void teardown(struct sc_run *run)
+static void teardown(void *arg)
 {
-	stk_process_watch_free(run->processes);
-	stk_dwarf_samples_free(run->dwarf);
-	stk_run_loop_free(run->loop);
+	struct sc_run *run = arg;
 	stk_probe_set_release(&run->probes);
-	if (run->sym)
-		stk_symbolizer_free(run->sym);
-	if (run->empty_btf_fd >= 0)
-		close(run->empty_btf_fd);
-	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
-		if (run->outs[i])
-			fclose(run->outs[i]);
+	stk_session_close(&run->session);
 	if (run->match_ready)
 		stk_name_match_free(&run->match);
 	if (run->category_ready)
@@ -842,48 +758,16 @@ static void teardown(struct sc_run *run)
 
 int stackcount_main(int argc, char **argv)
 {
-	struct sc_run *run = calloc(1, sizeof(*run));
-	int ret;
+	static const struct stk_applet applet = {
+		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct sc_run, session),
+	};
+	struct sc_run *run = calloc(1, sizeof(*run)); /* large: the matchers and target lists */
 
 	if (!run) {
 		stk_error(APPLET, "out of memory");
 		return 1;
 	}
-	run->empty_btf_fd = -1;
-	ret = parse_args(argc, argv, &run->cfg);
-	if (ret) {
-		teardown(run);
-		free(run);
-		return ret > 0 ? 0 : STK_EXIT_USAGE;
-	}
-	if (setup(run)) {
-		teardown(run);
-		free(run);
-		return STK_EXIT_USAGE;
-	}
-	if (run->cfg.common.format == STK_FORMAT_TEXT && !run->cfg.common.n_outputs)
-		print_header(run);
-	int64_t start_wall = stk_now_ns(CLOCK_REALTIME), start_mono = stk_now_ns(CLOCK_MONOTONIC);
-	enum stk_run_event ev;
-	ret = 0;
-	while ((ev = stk_run_loop_wait(run->loop)) == STK_RUN_INTERVAL) {
-		stk_process_watch_drain(run->processes);
-		if (print_results(run, start_wall, start_mono, true))
-			ret = 1;
-		start_wall = stk_now_ns(CLOCK_REALTIME);
-		start_mono = stk_now_ns(CLOCK_MONOTONIC);
-	}
-	/* Stop counting before reading, so the totals are one snapshot. */
-	stk_probe_set_detach(&run->probes);
-	stk_process_watch_drain(run->processes);
-	if (ev == STK_RUN_ERROR)
-		stk_error(APPLET, "waiting failed: %s; printing what was collected", strerror(errno));
-	report_losses(run);
-	if (run->cfg.common.verbose)
-		stk_print_symbolizer_stats(APPLET, run->sym);
-	if (print_results(run, start_wall, start_mono, false))
-		ret = 1;
-	teardown(run);
+	int ret = stk_applet_run(&applet, run, argc, argv);
 	free(run);
 	return ret;
 }

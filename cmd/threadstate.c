@@ -18,7 +18,9 @@
 #include "cmd/applets.h"
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
-#include "core/session/capture.h"
+#include "core/base/clock.h"
+#include "core/session/applet.h"
+#include "core/session/session.h"
 #include "core/base/caps.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
@@ -31,6 +33,7 @@
 #include "core/threads/thread_record.h"
 #include "core/threads/thread_table.h"
 #include "core/threads/bpf/threads_source.h"
+#include "core/threads/stack_fold.h"
 
 #define APPLET "threadstate"
 #define DEFAULT_GROUP "state,username,comm,syscall,wchan"
@@ -124,8 +127,25 @@ static int check_args(struct ts_config *cfg, bool hz_given)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct ts_config *cfg)
+/* Everything a run owns, released in teardown(). */
+struct ts_run {
+	struct ts_config cfg;
+	struct stk_thread_sampler *source;
+	struct stk_symbolizer *sym;
+	struct stk_thread_enrich *enrich;
+	struct stk_group *group;
+	struct stk_thread_record *record;
+	struct stk_idmap *cgroup_tids;
+	struct stk_run_loop *loop;
+	struct stk_thread_batch batch;
+	struct stk_session session; /* BTF and privileges for the BPF sources */
+	int64_t fake_epoch_ns, mono_start;
+	int64_t source_ns, select_ns, pass_count; /* -v: cost of the passes */
+};
+
+static int parse_args(void *run, int argc, char **argv)
 {
+	struct ts_config *cfg = &((struct ts_run *)run)->cfg;
 	static const struct option longopts[] = {
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -237,22 +257,6 @@ static int parse_args(int argc, char **argv, struct ts_config *cfg)
 	return check_args(cfg, hz_given);
 }
 
-/* Everything a run owns, released in teardown(). */
-struct ts_run {
-	struct ts_config cfg;
-	struct stk_thread_sampler *source;
-	struct stk_symbolizer *sym;
-	struct stk_thread_enrich *enrich;
-	struct stk_group *group;
-	struct stk_thread_record *record;
-	struct stk_idmap *cgroup_tids;
-	struct stk_run_loop *loop;
-	struct stk_thread_batch batch;
-	int empty_btf_fd;
-	int64_t fake_epoch_ns, mono_start;
-	int64_t source_ns, select_ns, pass_count; /* -v: cost of the passes */
-};
-
 /* The tids in the --cgroup, re-read every pass (threads come and go). */
 static int read_cgroup(struct ts_run *run)
 {
@@ -363,8 +367,9 @@ static void print_table(struct ts_run *run, int64_t start_ns, int64_t end_ns)
 static int open_source(struct ts_run *run)
 {
 	struct ts_config *cfg = &run->cfg;
+	struct stk_session *session = &run->session;
+	const struct stk_btf_source *btf = &session->btf;
 	struct stk_caps caps;
-	struct stk_btf_source btf = { .kind = STK_BTF_NONE };
 	char err[1024];
 	bool can_bpf = stk_caps_read_self(&caps) == 0 && stk_caps_can_trace(&caps);
 
@@ -373,7 +378,7 @@ static int open_source(struct ts_run *run)
 			  stk_tsource_name(cfg->source));
 		return -1;
 	}
-	if (can_bpf && cfg->source != STK_TSOURCE_PROC && stk_capture_prepare(APPLET, cfg->verbose, cfg->btf_file, &btf))
+	if (can_bpf && cfg->source != STK_TSOURCE_PROC && stk_session_open_bpf(session, APPLET, cfg->verbose, cfg->btf_file))
 		return -1;
 	struct stk_tsource_request req = {
 		.pids = cfg->pids,
@@ -383,21 +388,15 @@ static int open_source(struct ts_run *run)
 		.user_stacks = cfg->user_stacks,
 		.all = cfg->all,
 		.syscall_time = cfg->syscall_time,
-		.btf_custom_path = stk_btf_custom_path(&btf),
-		.kernel_btf = btf.kernel_btf, /* the iterator's attach target is in the kernel's own BTF */
+		.btf_custom_path = can_bpf ? stk_session_btf_path(session) : NULL,
+		.kernel_btf = btf->kernel_btf, /* the iterator's attach target is in the kernel's own BTF */
 		/* Without BPF privileges only /proc can work; user stacks only the tracepoints take. */
-		.forced = !can_bpf ? STK_TSOURCE_PROC : cfg->source >= 0 ? cfg->source
-			  : cfg->user_stacks ? STK_TSOURCE_TRACEPOINT : -1,
+		.forced = !can_bpf ? stk_tsource_name(STK_TSOURCE_PROC) : cfg->source >= 0 ? stk_tsource_name(cfg->source)
+			  : cfg->user_stacks ? stk_tsource_name(STK_TSOURCE_TRACEPOINT) : NULL,
 		.sym = run->sym,
 	};
-	char empty_btf[64];
-	if (can_bpf && btf.kind == STK_BTF_NONE) {
-		run->empty_btf_fd = stk_bpf_empty_btf(empty_btf, sizeof(empty_btf));
-		if (run->empty_btf_fd >= 0)
-			req.btf_custom_path = empty_btf;
-	}
 	run->source = stk_tsource_open(&req, err, sizeof(err));
-	stk_btf_source_release(&btf); /* the programs are loaded: an embedded BTF's memfd is done */
+	stk_btf_source_release(&session->btf); /* the programs are loaded: an embedded BTF's memfd is done */
 	if (!run->source) {
 		stk_error(APPLET, "%s", err);
 		return -1;
@@ -411,13 +410,14 @@ static int open_source(struct ts_run *run)
 		const char *tried = stk_tsource_tried(run->source);
 		fprintf(stderr, "threadstate: source %s%s%s%s; BTF %s%s\n",
 			stk_tsource_name(stk_tsource_kind(run->source)), tried[0] ? " (passed over: " : "", tried,
-			tried[0] ? ")" : "", stk_btf_kind_name(btf.kind), can_bpf ? "" : "; no BPF privileges");
+			tried[0] ? ")" : "", stk_btf_kind_name(btf->kind), can_bpf ? "" : "; no BPF privileges");
 	}
 	return 0;
 }
 
-static int setup(struct ts_run *run)
+static int setup(void *arg)
 {
+	struct ts_run *run = arg;
 	struct ts_config *cfg = &run->cfg;
 	char err[512];
 	const char *fake = getenv(FAKE_EPOCH_ENV);
@@ -451,8 +451,9 @@ static int setup(struct ts_run *run)
 	return 0;
 }
 
-static void teardown(struct ts_run *run)
+static void teardown(void *arg)
 {
+	struct ts_run *run = arg;
 	stk_run_loop_free(run->loop);
 	stk_tsource_free(run->source);
 	stk_thread_record_free(run->record);
@@ -462,8 +463,7 @@ static void teardown(struct ts_run *run)
 	if (run->sym)
 		stk_symbolizer_free(run->sym);
 	stk_thread_batch_free(&run->batch);
-	if (run->empty_btf_fd >= 0)
-		close(run->empty_btf_fd);
+	stk_session_close(&run->session);
 	free(run->cfg.pids);
 }
 
@@ -474,8 +474,9 @@ static int64_t wall_now(const struct ts_run *run)
 	return stk_now_ns(CLOCK_REALTIME);
 }
 
-static int run_capture(struct ts_run *run)
+static int run_capture(void *arg)
 {
+	struct ts_run *run = arg;
 	const struct ts_config *cfg = &run->cfg;
 	int64_t interval_start = wall_now(run), next_print = stk_now_ns(CLOCK_MONOTONIC) + cfg->interval_ms * 1000000;
 	uint64_t samples = 0;
@@ -519,18 +520,10 @@ static int run_capture(struct ts_run *run)
 
 int threadstate_main(int argc, char **argv)
 {
-	struct ts_run run = { .empty_btf_fd = -1 };
-	int ret = parse_args(argc, argv, &run.cfg);
+	static const struct stk_applet applet = {
+		.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
+	};
+	struct ts_run run = { 0 };
 
-	if (ret) {
-		teardown(&run);
-		return ret > 0 ? 0 : STK_EXIT_USAGE;
-	}
-	if (setup(&run)) {
-		teardown(&run);
-		return STK_EXIT_USAGE;
-	}
-	ret = run_capture(&run);
-	teardown(&run);
-	return ret;
+	return stk_applet_run(&applet, &run, argc, argv);
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The test runner `make check` calls. Runs the unit tests (plain and under
-# ASan+UBSan), then every tests/integration/*.sh. Each test prints one
+# ASan+UBSan), each libFuzzer target over its corpus, then every tests/integration/*.sh. Each test prints one
 # "PASS name" or "FAIL name: why" line; this script counts them and closes
 # with "N passed, N failed" (", N skipped" when a root-only suite could not run).
 set -u
@@ -29,6 +29,8 @@ run_suite() { # LABEL CMD...
 run_suite "unit tests (musl static)" "$BUILD/tests/unit" unit
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite "unit tests (ASan+UBSan)" "$BUILD/tests/unit-asan" unit-asan
+# Each libFuzzer target over its seed corpus (make fuzz fuzzes them for longer).
+run_suite "fuzz corpora" bash "$root/tests/fuzz/run.sh" regress
 for t in "$root"/tests/integration/*.sh; do
     name=$(basename "$t" .sh)
     if grep -q '^# needs: root' "$t" && [ "$(id -u)" -ne 0 ]; then

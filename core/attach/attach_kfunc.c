@@ -7,7 +7,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "core/base/tracefs.h"
+#include "core/ladder/ladder.h"
+#include "core/ladder/precondition.h"
 
 #define FENTRY_PROGRAM "stk_sc_fentry"
 
@@ -48,10 +49,6 @@ nomem:
 static int try_fentry(struct stk_probe_set *s, const struct stk_probe_load *load,
 		      const struct stk_kfunc_request *req, char *why, size_t len)
 {
-	if (!req->kernel_btf) {
-		snprintf(why, len, "needs the running kernel's BTF; none found");
-		return -1;
-	}
 	if (stk_probe_set_load(s, load, FENTRY_PROGRAM, req->names[0], why, len))
 		return -1;
 	if (stk_probe_set_add_link(s, bpf_program__attach_trace(s->prog))) {
@@ -91,22 +88,7 @@ static int try_kprobe(struct stk_probe_set *s, const struct stk_probe_load *load
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .attach_mode = legacy ? PROBE_ATTACH_MODE_LEGACY : PROBE_ATTACH_MODE_PERF);
 
-	if (!legacy && access("/sys/bus/event_source/devices/kprobe/type", F_OK)) {
-		snprintf(why, len, "no kprobe PMU (/sys/bus/event_source/devices/kprobe)");
-		return -1;
-	}
 	if (legacy) {
-		const char *how;
-		char terr[256];
-		if (stk_tracefs_ensure(&how, terr, sizeof(terr))) {
-			snprintf(why, len, "%s", terr);
-			return -1;
-		}
-		if (access("/sys/kernel/tracing/kprobe_events", F_OK) &&
-		    access("/sys/kernel/debug/tracing/kprobe_events", F_OK)) {
-			snprintf(why, len, "no kprobe_events in tracefs");
-			return -1;
-		}
 		if (stk_probe_set_guard(s)) {
 			snprintf(why, len, "starting the kprobe_events cleanup guard failed");
 			return -1;
@@ -124,15 +106,30 @@ static int try_kprobe(struct stk_probe_set *s, const struct stk_probe_load *load
 	return 0;
 }
 
-static int try_mech(struct stk_probe_set *s, const struct stk_probe_load *load, const struct stk_kfunc_request *req,
-		    enum stk_kfunc_mech m, char *why, size_t len)
+struct kfunc_ctx {
+	struct stk_probe_set *s;
+	const struct stk_probe_load *load;
+	const struct stk_kfunc_request *req;
+};
+
+static int try_rung(void *ctx, const struct stk_rung *r, char *why, size_t len)
 {
-	switch (m) {
-	case STK_KFUNC_FENTRY: return try_fentry(s, load, req, why, len);
-	case STK_KFUNC_KPROBE_MULTI: return try_kprobe_multi(s, load, req, why, len);
-	case STK_KFUNC_KPROBE: return try_kprobe(s, load, req, false, why, len);
-	case STK_KFUNC_KPROBE_LEGACY: return try_kprobe(s, load, req, true, why, len);
-	case STK_KFUNC_MECH_COUNT: break;
+	const struct kfunc_ctx *k = ctx;
+	const struct stk_precondition_env env = {
+		.kernel_btf = k->req->kernel_btf, .tracefs_error = k->req->tracefs_error, .root = "",
+	};
+	const char *pre = stk_precondition((enum stk_feature)r->feature, &env, why, len);
+
+	if (pre) {
+		if (pre != why)
+			snprintf(why, len, "%s", pre);
+		return -1;
+	}
+	switch ((enum stk_kfunc_mech)r->id) {
+	case STK_KFUNC_FENTRY: return try_fentry(k->s, k->load, k->req, why, len);
+	case STK_KFUNC_KPROBE_MULTI: return try_kprobe_multi(k->s, k->load, k->req, why, len);
+	case STK_KFUNC_KPROBE: return try_kprobe(k->s, k->load, k->req, false, why, len);
+	case STK_KFUNC_KPROBE_LEGACY: return try_kprobe(k->s, k->load, k->req, true, why, len);
 	}
 	snprintf(why, len, "unknown mechanism");
 	return -1;
@@ -141,26 +138,13 @@ static int try_mech(struct stk_probe_set *s, const struct stk_probe_load *load, 
 int stk_kfunc_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const struct stk_kfunc_request *req,
 		     char *err, size_t len)
 {
-	enum stk_kfunc_mech order[STK_KFUNC_MECH_COUNT];
-	size_t n = stk_kfunc_order(req->n, req->fentry_max, order);
-	char why[512];
+	const struct stk_rung *order[8];
+	size_t n = stk_ladder_order(STK_ATTACH_KERNEL_FUNCTION, req->n, req->fentry_max, order, 8);
+	struct kfunc_ctx k = { s, load, req };
 
-	for (size_t i = 0; i < n; i++) {
-		if (req->forced >= 0 && (int)order[i] != req->forced)
-			continue;
-		why[0] = '\0';
-		if (try_mech(s, load, req, order[i], why, sizeof(why)) == 0) {
-			s->mechanism = stk_kfunc_mech_name(order[i]);
-			s->n_targets = req->n;
-			return 0;
-		}
-		stk_probe_set_release(s);
-		if (req->forced >= 0) {
-			snprintf(err, len, "--mechanism %s: not available here: %s", stk_kfunc_mech_name(order[i]), why);
-			return -1;
-		}
-		stk_probe_set_passed_over(s, stk_kfunc_mech_name(order[i]), why);
-	}
-	snprintf(err, len, "no mechanism can trace kernel functions on this kernel (%s)", s->tried);
-	return -1;
+	if (stk_probe_set_climb(s, STK_ATTACH_KERNEL_FUNCTION, order, n, req->forced, try_rung, &k,
+				"no mechanism can trace kernel functions on this kernel", err, len))
+		return -1;
+	s->n_targets = req->n;
+	return 0;
 }

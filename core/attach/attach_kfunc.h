@@ -1,6 +1,6 @@
 /*
  * Attaching stackcount's program to kernel functions with the first
- * mechanism that works (order and reasons in core/ladder/kfunc_mech.h). Each
+ * mechanism that works (the kernel function ladder of core/ladder/ladder.c). Each
  * candidate is loaded and attached for real; a failure part way detaches
  * everything before the next is tried, and legacy kprobe_events entries are
  * removed on every path (libbpf deletes them when their link goes).
@@ -12,14 +12,14 @@
 #include <stddef.h>
 
 #include "core/attach/attach_probe.h"
-#include "core/ladder/kfunc_mech.h"
 
 struct stk_kfunc_request {
 	char *const *names; /* functions, as matched by core/kernel_match */
 	size_t n;
-	int forced;         /* enum stk_kfunc_mech to use or fail, or -1 */
+	const char *forced; /* --mechanism: the rung to use or fail, or NULL */
 	bool kernel_btf;    /* the running kernel's BTF is there (fentry) */
-	size_t fentry_max;
+	const char *tracefs_error; /* tracefs unreachable: why (kprobe_legacy), or NULL */
+	size_t fentry_max;  /* past this many functions kprobe.multi goes before fentry */
 };
 
 /* 0 with s loaded and attached (s->mechanism set), or -1 with err naming each mechanism's reason. */

@@ -11,6 +11,7 @@
 #include "core/bpf/bpf_object.h"
 #include "core/base/grow.h"
 #include "core/base/probe_guard.h"
+#include "core/ladder/climb.h"
 #include "stk.skel.h"
 
 #define PROGRESS_AFTER_NS 1000000000LL
@@ -118,11 +119,37 @@ int stk_probe_set_guard(struct stk_probe_set *s)
 	return s->guarded ? 0 : -1;
 }
 
-void stk_probe_set_passed_over(struct stk_probe_set *s, const char *mech, const char *why)
-{
-	size_t used = strlen(s->tried);
+struct climb_ctx {
+	struct stk_probe_set *s;
+	int (*attempt)(void *ctx, const struct stk_rung *r, char *why, size_t len);
+	void *ctx;
+};
 
-	snprintf(s->tried + used, sizeof(s->tried) - used, "%s%s: %s", used ? "; " : "", mech, why);
+static int attempt_released(void *ctx, const struct stk_rung *r, char *why, size_t len)
+{
+	struct climb_ctx *cc = ctx;
+
+	if (cc->attempt(cc->ctx, r, why, len) == 0)
+		return 0;
+	stk_probe_set_release(cc->s);
+	return -1;
+}
+
+int stk_probe_set_climb(struct stk_probe_set *s, int cls, const struct stk_rung *const *order, size_t n,
+			const char *forced, int (*attempt)(void *ctx, const struct stk_rung *r, char *why, size_t len),
+			void *ctx, const char *none_msg, char *err, size_t len)
+{
+	struct climb_ctx cc = { s, attempt, ctx };
+	struct stk_climb c = {
+		.cls = (enum stk_attach_class)cls, .forced = forced, .forced_opt = "--mechanism",
+		.attempt = attempt_released, .ctx = &cc,
+	};
+	int ret = stk_climb(&c, order, n, none_msg, err, len);
+
+	snprintf(s->tried, sizeof(s->tried), "%s", c.tried);
+	if (ret == 0)
+		s->mechanism = c.chosen->name;
+	return ret;
 }
 
 void stk_probe_set_detach(struct stk_probe_set *s)

@@ -15,6 +15,7 @@
 struct stk_bpf;
 struct bpf_link;
 struct bpf_program;
+struct stk_rung;
 
 /* How the applet's side of a load looks, whatever the mechanism. */
 struct stk_probe_load {
@@ -36,7 +37,7 @@ struct stk_probe_set {
 	int *fds; /* cloned fentry programs and their links */
 	size_t n_fds, cap_fds;
 	const char *mechanism; /* the one that worked, e.g. "fentry" */
-	char tried[1024];      /* "mech: why; ..." of those passed over */
+	char tried[768];       /* "mech: why; ..." of those passed over */
 	size_t n_targets;      /* functions, tracepoints or probes attached */
 	int64_t attach_start_ns;
 	bool progress, progress_shown;
@@ -59,8 +60,14 @@ int stk_probe_set_add_fd(struct stk_probe_set *s, int fd);
 void stk_probe_set_progress(struct stk_probe_set *s, size_t done, size_t total);
 /* Before creating legacy tracefs probes: have them removed even if stk is killed. 0 or -1. */
 int stk_probe_set_guard(struct stk_probe_set *s);
-/* Appends "mech: why" to the passed-over list. */
-void stk_probe_set_passed_over(struct stk_probe_set *s, const char *mech, const char *why);
+/*
+ * Tries the rungs of class cls in order (core/ladder/climb.h) with attempt,
+ * releasing what a failed rung left; forced (--mechanism) tries only that one.
+ * 0 with s->mechanism and s->tried set, or -1 with err.
+ */
+int stk_probe_set_climb(struct stk_probe_set *s, int cls, const struct stk_rung *const *order, size_t n,
+			const char *forced, int (*attempt)(void *ctx, const struct stk_rung *r, char *why, size_t len),
+			void *ctx, const char *none_msg, char *err, size_t len);
 /* Stops tracing: links and cloned programs go, the maps stay readable. */
 void stk_probe_set_detach(struct stk_probe_set *s);
 /* Detaches and unloads everything (keeps mechanism and tried). */

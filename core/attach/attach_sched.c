@@ -8,6 +8,8 @@
 
 #include "core/bpf/bpf_object.h"
 #include "core/base/tracefs.h"
+#include "core/ladder/climb.h"
+#include "core/ladder/precondition.h"
 #include "stk.skel.h"
 
 struct stk_sched_attachment {
@@ -17,31 +19,32 @@ struct stk_sched_attachment {
 	enum stk_sched_mech mech;
 	char target[128];
 	char tried[768];
+	const struct stk_sched_request *req; /* while attaching */
 };
 
 static const char *no_btf(const struct stk_sched_request *req)
 {
-	return req->no_btf_why ? req->no_btf_why : "reading task fields needs BTF; none found";
+	return req->no_btf_why ? req->no_btf_why : "reading task fields needs BTF, none found";
 }
 
 /* Why a mechanism cannot even be tried here, or NULL. */
-static const char *precondition(const struct stk_sched_request *req, enum stk_sched_mech m, char *target,
+static const char *precondition(const struct stk_sched_request *req, const struct stk_rung *r, char *target,
 				size_t tlen, char *why, size_t wlen)
 {
+	struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
 	const char *how;
 
-	if (!req->programs[m])
+	if (!req->programs[r->id])
 		return "not built for this applet";
-	switch (m) {
+	/* Only the rungs that go through tracefs make it reachable (it may need a mount). */
+	if (r->id == STK_SCHED_TRACEPOINT || r->id == STK_SCHED_KPROBE)
+		env.tracefs_error = stk_tracefs_ensure(&how, why, wlen) ? why : NULL;
+	switch ((enum stk_sched_mech)r->id) {
 	case STK_SCHED_TP_BTF:
-		return req->kernel_btf ? NULL : "its attach target needs the running kernel's own BTF "
-						"(--btf or embedded BTF serve CO-RE only); none found";
+	case STK_SCHED_TRACEPOINT:
+		return stk_precondition((enum stk_feature)r->feature, &env, why, wlen);
 	case STK_SCHED_RAW_TP:
 		return req->core_btf || !req->needs_task_state ? NULL : no_btf(req);
-	case STK_SCHED_TRACEPOINT:
-		if (stk_tracefs_ensure(&how, why, wlen))
-			return why;
-		return NULL;
 	case STK_SCHED_KPROBE: {
 		if (!req->core_btf)
 			return no_btf(req);
@@ -51,8 +54,10 @@ static const char *precondition(const struct stk_sched_request *req, enum stk_sc
 			fclose(f);
 		if (found)
 			return "no finish_task_switch in /proc/kallsyms";
-		/* legacy kprobes go through tracefs; the perf PMU does not need it */
-		stk_tracefs_ensure(&how, why, wlen);
+		/* libbpf takes the perf PMU where there is one, else legacy kprobe_events */
+		if (stk_precondition(STK_FEATURE_KPROBE_PMU, &env, why, wlen) &&
+		    stk_precondition(STK_FEATURE_KPROBE_LEGACY, &env, why, wlen))
+			return "neither a kprobe PMU nor kprobe_events in tracefs";
 		return NULL;
 	}
 	case STK_SCHED_MECH_COUNT:
@@ -89,13 +94,15 @@ static void release(struct stk_sched_attachment *a)
 }
 
 /* One candidate, end to end. 0, or -1 with why set and nothing left behind. */
-static int try_mech(struct stk_sched_attachment *a, const struct stk_sched_request *req, enum stk_sched_mech m,
-		    char *why, size_t wlen)
+static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 {
+	struct stk_sched_attachment *a = ctx;
+	const struct stk_sched_request *req = a->req;
+	enum stk_sched_mech m = (enum stk_sched_mech)r->id;
 	/* Task-pointer keys need the cleanup on free (see bpf/offcputime.bpf.c). */
 	bool with_free = req->free_program && (m == STK_SCHED_TP_BTF || m == STK_SCHED_RAW_TP);
 	const char *programs[3] = { req->programs[m], with_free ? req->free_program : NULL, NULL };
-	const char *pre = precondition(req, m, a->target, sizeof(a->target), why, wlen);
+	const char *pre = precondition(req, r, a->target, sizeof(a->target), why, wlen);
 	struct stk_bpf_selection sel = { .programs = programs, .maps = req->maps,
 					 .btf_custom_path = req->btf_custom_path };
 	char err[256];
@@ -148,33 +155,24 @@ fail:
 struct stk_sched_attachment *stk_sched_attach(const struct stk_sched_request *req, char *err, size_t errlen)
 {
 	struct stk_sched_attachment *a = calloc(1, sizeof(*a));
-	char why[768];
-	size_t used = 0;
 
 	if (!a) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	for (int m = 0; m < STK_SCHED_MECH_COUNT; m++) {
-		if (req->forced >= 0 && m != req->forced)
-			continue;
-		why[0] = '\0';
-		if (try_mech(a, req, (enum stk_sched_mech)m, why, sizeof(why)) == 0)
-			return a;
-		if (req->forced >= 0) {
-			snprintf(err, errlen, "--mechanism %s: not available here: %s",
-				 stk_sched_mech_name((enum stk_sched_mech)m), why);
-			free(a);
-			return NULL;
-		}
-		int w = snprintf(a->tried + used, sizeof(a->tried) - used, "%s%s: %s", used ? "; " : "",
-				 stk_sched_mech_name((enum stk_sched_mech)m), why);
-		if (w > 0 && (size_t)w < sizeof(a->tried) - used)
-			used += (size_t)w;
+	a->req = req;
+	struct stk_climb c = {
+		.cls = STK_ATTACH_SCHED_SWITCH, .forced = req->forced, .forced_opt = "--mechanism",
+		.attempt = try_mech, .ctx = a,
+	};
+	int ret = stk_climb_all(&c, "no sched_switch mechanism works on this kernel", err, errlen);
+	snprintf(a->tried, sizeof(a->tried), "%s", c.tried);
+	a->req = NULL;
+	if (ret) {
+		free(a);
+		return NULL;
 	}
-	snprintf(err, errlen, "no sched_switch mechanism works on this kernel (%s)", a->tried);
-	free(a);
-	return NULL;
+	return a;
 }
 
 struct stk_bpf *stk_sched_skeleton(const struct stk_sched_attachment *a)

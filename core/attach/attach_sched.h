@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/ladder/sched_mech.h"
+#include "core/ladder/ladder.h"
 
 struct stk_bpf;
 
@@ -23,7 +23,7 @@ struct stk_sched_request {
 	bool core_btf;             /* some BTF for CO-RE: the kernel's, --btf FILE or embedded */
 	const char *no_btf_why;    /* when !core_btf: why, naming the key looked up and --btf */
 	bool needs_task_state;     /* the programs must read task state (rules out raw_tp without BTF) */
-	int forced;                /* an enum stk_sched_mech to use or fail, or -1 for the first that works */
+	const char *forced;        /* --mechanism: the rung to use or fail, or NULL for the first that works */
 	/* Called on each candidate: size maps before load, fill config maps after. 0 or -1. */
 	int (*before_load)(struct stk_bpf *skel, void *ctx);
 	int (*after_load)(struct stk_bpf *skel, void *ctx);

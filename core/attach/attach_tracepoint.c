@@ -5,6 +5,8 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
+#include "core/ladder/ladder.h"
+
 /* "category:event" -> category (in cat) and event. 0, or -1 when malformed. */
 static int split_name(const char *name, char *cat, size_t len, const char **event)
 {
@@ -58,45 +60,40 @@ static int attach_all(struct stk_probe_set *s, const struct stk_probe_load *load
 	return 0;
 }
 
-static int attach_raw(struct stk_probe_set *s, const struct stk_probe_load *load, char *const *names, size_t n,
-		      char *why, size_t len)
+struct tp_ctx {
+	struct stk_probe_set *s;
+	const struct stk_probe_load *load;
+	char *const *names;
+	size_t n;
+};
+
+static int try_rung(void *ctx, const struct stk_rung *r, char *why, size_t len)
 {
+	const struct tp_ctx *t = ctx;
 	char cat[256];
 	const char *event;
 
-	for (size_t i = 0; i < n; i++) {
-		if (split_name(names[i], cat, sizeof(cat), &event) == 0 && strcmp(cat, "syscalls") == 0) {
-			snprintf(why, len, "%s is made from raw_syscalls, not a tracepoint of its own", names[i]);
+	if (r->id == STK_TP_CLASSIC)
+		return attach_all(t->s, t->load, "stk_sc_tracepoint", attach_classic_one, t->names, t->n, why, len);
+	for (size_t i = 0; i < t->n; i++) {
+		if (split_name(t->names[i], cat, sizeof(cat), &event) == 0 && strcmp(cat, "syscalls") == 0) {
+			snprintf(why, len, "%s is made from raw_syscalls, not a tracepoint of its own", t->names[i]);
 			return -1;
 		}
 	}
-	if (attach_all(s, load, "stk_sc_raw_tp", attach_raw_one, names, n, why, len))
-		return -1;
-	s->mechanism = "raw_tp";
-	return 0;
+	return attach_all(t->s, t->load, "stk_sc_raw_tp", attach_raw_one, t->names, t->n, why, len);
 }
 
 int stk_tracepoint_attach(struct stk_probe_set *s, const struct stk_probe_load *load, char *const *names, size_t n,
 			  const char *forced, char *err, size_t len)
 {
-	char why[512];
+	const struct stk_rung *order[4];
+	size_t k = stk_ladder_order(STK_ATTACH_TRACEPOINT, n, 0, order, 4);
+	struct tp_ctx t = { s, load, names, n };
 
-	if (!forced || strcmp(forced, "raw_tp") == 0) {
-		if (attach_raw(s, load, names, n, why, sizeof(why)) == 0) {
-			s->n_targets = n;
-			return 0;
-		}
-		if (forced) {
-			snprintf(err, len, "raw_tp: %s", why);
-			return -1;
-		}
-		stk_probe_set_passed_over(s, "raw_tp", why);
-	}
-	if (attach_all(s, load, "stk_sc_tracepoint", attach_classic_one, names, n, why, sizeof(why))) {
-		snprintf(err, len, "tracepoint: %s", why);
+	if (stk_probe_set_climb(s, STK_ATTACH_TRACEPOINT, order, k, forced, try_rung, &t,
+				"no tracepoint mechanism works on this kernel", err, len))
 		return -1;
-	}
-	s->mechanism = "tracepoint";
 	s->n_targets = n;
 	return 0;
 }

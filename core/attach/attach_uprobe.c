@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "core/ladder/ladder.h"
+
 static int try_uprobe_multi(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
 			    const struct stk_user_func_list *funcs, pid_t pid, char *why, size_t len)
 {
@@ -57,34 +59,34 @@ static int try_uprobe(struct stk_probe_set *s, const struct stk_probe_load *load
 	return 0;
 }
 
+struct uprobe_ctx {
+	struct stk_probe_set *s;
+	const struct stk_probe_load *load;
+	const char *path;
+	const struct stk_user_func_list *funcs;
+	pid_t pid;
+};
+
+static int try_rung(void *ctx, const struct stk_rung *r, char *why, size_t len)
+{
+	const struct uprobe_ctx *u = ctx;
+
+	if (r->id == STK_UFUNC_UPROBE_MULTI)
+		return try_uprobe_multi(u->s, u->load, u->path, u->funcs, u->pid, why, len);
+	return try_uprobe(u->s, u->load, u->path, u->funcs, u->pid, why, len);
+}
+
 int stk_uprobe_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
 		      const struct stk_user_func_list *funcs, pid_t pid, const char *forced, char *err, size_t len)
 {
-	bool want_multi = forced ? strcmp(forced, "uprobe.multi") == 0 : funcs->n > 1;
-	char why[512];
+	const struct stk_rung *order[4];
+	size_t n = stk_ladder_order(STK_ATTACH_USER_FUNCTION, funcs->n, 0, order, 4);
+	struct uprobe_ctx u = { s, load, path, funcs, pid };
+	char none[4200];
 
-	if (forced && !want_multi && strcmp(forced, "uprobe") != 0) {
-		snprintf(err, len, "--mechanism %s: user functions use uprobe or uprobe.multi", forced);
+	snprintf(none, sizeof(none), "cannot attach uprobes to %s", path);
+	if (stk_probe_set_climb(s, STK_ATTACH_USER_FUNCTION, order, n, forced, try_rung, &u, none, err, len))
 		return -1;
-	}
-	if (want_multi) {
-		if (try_uprobe_multi(s, load, path, funcs, pid, why, sizeof(why)) == 0) {
-			s->mechanism = "uprobe.multi";
-			s->n_targets = funcs->n;
-			return 0;
-		}
-		if (forced) {
-			snprintf(err, len, "--mechanism uprobe.multi: not available here: %s", why);
-			return -1;
-		}
-		stk_probe_set_passed_over(s, "uprobe.multi", why);
-	}
-	if (try_uprobe(s, load, path, funcs, pid, why, sizeof(why))) {
-		stk_probe_set_passed_over(s, "uprobe", why);
-		snprintf(err, len, "cannot attach uprobes to %s (%s)", path, s->tried);
-		return -1;
-	}
-	s->mechanism = "uprobe";
 	s->n_targets = funcs->n;
 	return 0;
 }

@@ -13,7 +13,7 @@
 #include "core/attach/attach_probe.h"
 #include "core/probe/user_probe.h"
 
-/* forced: "uprobe", "uprobe.multi" or NULL (uprobe.multi for 2+ functions when it works, else uprobe). */
+/* The user function ladder (uprobe.multi, then uprobe); forced: the rung to use or fail, or NULL. */
 int stk_uprobe_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
 		      const struct stk_user_func_list *funcs, pid_t pid, const char *forced, char *err, size_t len);
 /* probes: "provider:name" entries from core/usdt_notes. */

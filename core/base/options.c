@@ -109,17 +109,3 @@ int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, 
 	}
 	return 0;
 }
-
-int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
-			       bool format_given, enum stk_format format, char *msg, size_t len)
-{
-	for (size_t i = 0; i < n; i++) {
-		formats[i] = format;
-		if (!format_given && stk_format_from_path(paths[i], &formats[i])) {
-			snprintf(msg, len, "-o %s: cannot tell the format from the extension; add --format",
-				 paths[i]);
-			return -1;
-		}
-	}
-	return 0;
-}

@@ -6,7 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/output/output.h"
 
 /* "123,456" -> newly allocated array of positive ids (caller frees). 0 or -1. */
 int stk_parse_id_list(const char *text, uint32_t **ids, size_t *n);
@@ -26,11 +25,4 @@ int stk_check_tid_exists(uint32_t tid);
  */
 int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, const uint32_t *tids,
 		      size_t n_tids, const char *tid_opt, char *msg, size_t len);
-/*
- * The format of each -o path: the --format one when given, else from the
- * extension. 0, or -1 with msg naming the path whose format is unknown.
- */
-int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
-			       bool format_given, enum stk_format format, char *msg, size_t len);
-
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -129,6 +130,19 @@ enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop)
 		struct watched_fd *w = ev.data.ptr;
 		w->cb(w->ctx);
 	}
+}
+
+bool stk_run_loop_stop_requested(void *loop_ptr)
+{
+	struct stk_run_loop *loop = loop_ptr;
+	struct pollfd pfd = { .fd = loop->signal_fd, .events = POLLIN };
+	struct signalfd_siginfo si;
+
+	if (loop->signal_fd < 0 || poll(&pfd, 1, 0) <= 0 || !(pfd.revents & POLLIN))
+		return false;
+	if (read(loop->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		loop->last_signal = (int)si.ssi_signo;
+	return true;
 }
 
 const char *stk_run_loop_signal_name(const struct stk_run_loop *loop)

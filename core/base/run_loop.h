@@ -3,10 +3,13 @@
  * optionally waking every interval, while servicing file descriptors (e.g.
  * a perf buffer). Signals arrive through a signalfd, so there is no signal
  * handler and no global flag; the mask is restored when the loop is freed.
+ * So SIGINT/SIGTERM stay blocked until then: work done after the loop ended
+ * (symbolization) polls stk_run_loop_stop_requested() to notice them.
  */
 #ifndef STK_RUN_LOOP_H
 #define STK_RUN_LOOP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum stk_run_event {
@@ -24,6 +27,11 @@ struct stk_run_loop *stk_run_loop_new(long duration_ms, long interval_ms, char *
 int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx);
 /* Blocks until one of the events above. */
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop);
+/*
+ * A SIGINT/SIGTERM arrived since the last wait (never blocks)? Takes a void *
+ * so it can serve as a stop callback (stk_symbolizer_set_stop).
+ */
+bool stk_run_loop_stop_requested(void *loop);
 /* Name of the signal that ended the loop ("SIGINT"/"SIGTERM"), or NULL. */
 const char *stk_run_loop_signal_name(const struct stk_run_loop *loop);
 void stk_run_loop_free(struct stk_run_loop *loop);

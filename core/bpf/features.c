@@ -18,31 +18,10 @@
 #include "core/sym/proc_maps.h"
 #include "stk.skel.h"
 #include "bpf/feature_ids.h"
+#include "core/ladder/precondition.h"
 
 /* A kernel function present from 4.14 to today that reading a file reaches. */
 #define PROBE_KERNEL_FUNC "vfs_read"
-
-static const char *const feature_names[STK_FEATURE_COUNT] = {
-	[STK_FEATURE_PERF_EVENT] = "perf_event",
-	[STK_FEATURE_KPROBE_PMU] = "kprobe",
-	[STK_FEATURE_KPROBE_LEGACY] = "kprobe_legacy",
-	[STK_FEATURE_KPROBE_MULTI] = "kprobe.multi",
-	[STK_FEATURE_FENTRY] = "fentry",
-	[STK_FEATURE_TP_BTF] = "tp_btf",
-	[STK_FEATURE_RAW_TP] = "raw_tp",
-	[STK_FEATURE_TRACEPOINT] = "tracepoint",
-	[STK_FEATURE_UPROBE] = "uprobe",
-	[STK_FEATURE_USDT] = "usdt",
-	[STK_FEATURE_RINGBUF] = "ringbuf",
-	[STK_FEATURE_TASK_ITER] = "task_iter",
-	[STK_FEATURE_GET_STACK] = "bpf_get_stack",
-	[STK_FEATURE_GLOBAL_DATA] = "global_data",
-};
-
-const char *stk_feature_name(enum stk_feature f)
-{
-	return f < STK_FEATURE_COUNT ? feature_names[f] : "?";
-}
 
 static void set_result(struct stk_feature_result *r, bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -204,10 +183,6 @@ static struct bpf_link *attach_kprobe_pmu(struct bpf_program *p, char *why, size
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .attach_mode = PROBE_ATTACH_MODE_PERF);
 
-	if (access("/sys/bus/event_source/devices/kprobe/type", F_OK)) {
-		snprintf(why, len, "no kprobe PMU (/sys/bus/event_source/devices/kprobe)");
-		return NULL;
-	}
 	return link_or_why(bpf_program__attach_kprobe_opts(p, PROBE_KERNEL_FUNC, &o), "attach", why, len);
 }
 
@@ -215,11 +190,6 @@ static struct bpf_link *attach_kprobe_legacy(struct bpf_program *p, char *why, s
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .attach_mode = PROBE_ATTACH_MODE_LEGACY);
 
-	if (access("/sys/kernel/tracing/kprobe_events", F_OK) &&
-	    access("/sys/kernel/debug/tracing/kprobe_events", F_OK)) {
-		snprintf(why, len, "no kprobe_events in tracefs");
-		return NULL;
-	}
 	return link_or_why(bpf_program__attach_kprobe_opts(p, PROBE_KERNEL_FUNC, &o), "attach", why, len);
 }
 
@@ -256,6 +226,29 @@ static struct bpf_link *attach_uprobe_self(struct bpf_program *p, char *why, siz
 	}
 	return link_or_why(bpf_program__attach_uprobe_opts(p, 0, "/proc/self/exe", off, NULL),
 			   "attach", why, len);
+}
+
+static struct bpf_link *attach_uprobe_multi_self(struct bpf_program *p, char *why, size_t len)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
+	struct stk_map_entry e;
+	uint64_t off;
+	unsigned long offsets[1];
+
+	if (stk_maps_file_offset(0, (uint64_t)(uintptr_t)stk_feature_uprobe_target, &e, &off)) {
+		snprintf(why, len, "cannot find stk's own text in /proc/self/maps");
+		return NULL;
+	}
+	offsets[0] = (unsigned long)off;
+	o.offsets = offsets;
+	o.cnt = 1;
+	/* A kernel without uprobe.multi (before 6.6) refuses it: the reason is the result, not a warning. */
+	libbpf_print_fn_t print = libbpf_set_print(NULL);
+	struct bpf_link *link = bpf_program__attach_uprobe_multi(p, getpid(), "/proc/self/exe", NULL, &o);
+	int saved = errno;
+	libbpf_set_print(print);
+	errno = saved;
+	return link_or_why(link, "attach", why, len);
 }
 
 static struct bpf_link *attach_usdt_self(struct bpf_program *p, char *why, size_t len)
@@ -362,7 +355,6 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 	attach_fn attach = NULL;
 	trigger_fn trigger = trigger_none;
 	const char *fentry_target = NULL;
-	bool needs_tracefs = false;
 
 	memset(r, 0, sizeof(*r));
 	switch (f) {
@@ -389,7 +381,6 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 					    "kprobe " PROBE_KERNEL_FUNC " via tracefs kprobe_events" };
 		attach = attach_kprobe_legacy;
 		trigger = trigger_kernel_read;
-		needs_tracefs = true;
 		break;
 	case STK_FEATURE_KPROBE_MULTI:
 		plan = (struct probe_plan){ "stk_feat_kprobe_multi", NULL, STK_FEAT_SLOT_KPROBE_MULTI,
@@ -421,12 +412,17 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 					    "tracepoint sched:sched_switch" };
 		attach = attach_tracepoint;
 		trigger = trigger_context_switches;
-		needs_tracefs = true;
 		break;
 	case STK_FEATURE_UPROBE:
 		plan = (struct probe_plan){ "stk_feat_uprobe", NULL, STK_FEAT_SLOT_UPROBE,
 					    "uprobe on stk itself" };
 		attach = attach_uprobe_self;
+		trigger = trigger_uprobe;
+		break;
+	case STK_FEATURE_UPROBE_MULTI:
+		plan = (struct probe_plan){ "stk_feat_uprobe_multi", NULL, STK_FEAT_SLOT_UPROBE_MULTI,
+					    "uprobe.multi on stk itself" };
+		attach = attach_uprobe_multi_self;
 		trigger = trigger_uprobe;
 		break;
 	case STK_FEATURE_USDT:
@@ -449,15 +445,13 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 	case STK_FEATURE_COUNT:
 		return;
 	}
-	/* Their attach points are type ids in the running kernel's own BTF. */
-	if (env->no_kernel_btf &&
-	    (f == STK_FEATURE_FENTRY || f == STK_FEATURE_TP_BTF || f == STK_FEATURE_TASK_ITER)) {
-		set_result(r, false, "needs the running kernel's own BTF (/sys/kernel/btf/vmlinux or a vmlinux) "
-			   "for its attach target; none found");
-		return;
-	}
-	if (needs_tracefs && env->tracefs_error) {
-		set_result(r, false, "%s", env->tracefs_error);
+	const struct stk_precondition_env pre_env = {
+		.kernel_btf = !env->no_kernel_btf, .tracefs_error = env->tracefs_error, .root = "",
+	};
+	char why[256];
+	const char *pre = stk_precondition(f, &pre_env, why, sizeof(why));
+	if (pre) {
+		set_result(r, false, "%s", pre);
 		return;
 	}
 	run_probe(env, &plan, fentry_target, attach, trigger, r);

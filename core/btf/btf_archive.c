@@ -48,6 +48,15 @@ int stk_btf_archive_parse(const void *bytes, size_t size, struct stk_btf_archive
 			 (unsigned long long)end, size);
 		return -1;
 	}
+	/*
+	 * The inflated size is allocated later: bound it before anything trusts
+	 * it (zlib cannot expand more than ~1032:1).
+	 */
+	if (a->data_size > STK_BTF_ARCHIVE_MAX_DATA || a->data_size > (uint64_t)a->data_zsize * 1032 + 64) {
+		snprintf(err, errlen, "corrupt BTF archive: %u bytes of data claimed from %u compressed",
+			 a->data_size, a->data_zsize);
+		return -1;
+	}
 	a->entries = p + STK_BTF_ARCHIVE_HEADER_SIZE;
 	a->strings = (const char *)p + entries_end;
 	a->data = p + entries_end + a->strings_size;

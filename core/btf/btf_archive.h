@@ -13,6 +13,8 @@
 #define STK_BTF_ARCHIVE_MAGIC "STKBTFA\1"
 #define STK_BTF_ARCHIVE_HEADER_SIZE 32
 #define STK_BTF_ARCHIVE_ENTRY_SIZE 28
+/* Largest inflated data an archive may claim (every BTF of it, before extraction). */
+#define STK_BTF_ARCHIVE_MAX_DATA (512u << 20)
 
 struct stk_btf_key {
 	char id[64];         /* os-release ID, e.g. "debian" */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/btf/btf_archive.h"
+#include "core/btf/btf_file_check.h"
 #include "core/base/os_release.h"
 
 /* The locations libbpf's btf__load_vmlinux_btf() searches after sysfs. */
@@ -151,7 +152,7 @@ int stk_btf_resolve(const char *explicit_file, const struct stk_btf_env *env, st
 	if (explicit_file) {
 		src->kind = STK_BTF_FILE;
 		snprintf(src->path, sizeof(src->path), "%s", explicit_file);
-		return access(explicit_file, R_OK) == 0 ? 0 : -1;
+		return stk_btf_file_check(explicit_file, src->detail, sizeof(src->detail));
 	}
 	if (where) {
 		src->kind = where == 1 ? STK_BTF_SYSFS : STK_BTF_PATH;

@@ -42,12 +42,12 @@ struct stk_btf_source {
 	int fd;           /* EMBEDDED: the memfd behind path, owned; see stk_btf_source_release() */
 	char key[400];    /* EMBEDDED/NONE: the archive key looked up, "ID/VERSION_ID/arch/release" */
 	char entry[400];  /* EMBEDDED: the archive entry used */
-	char detail[256]; /* EMBEDDED: how it matched; NONE: why the archive did not help */
+	char detail[256]; /* EMBEDDED: how it matched; NONE: why the archive did not help; FILE: why it failed */
 };
 
 /*
- * Resolves the BTF source. Returns 0, or -1 when an explicit file does not
- * exist (with *src describing it). Call stk_btf_source_release() after the
+ * Resolves the BTF source. Returns 0, or -1 when an explicit file is not
+ * readable BTF (src->detail says why). Call stk_btf_source_release() after the
  * BPF object is loaded.
  */
 int stk_btf_resolve(const char *explicit_file, const struct stk_btf_env *env, struct stk_btf_source *src);

@@ -42,4 +42,11 @@ const char *stk_format_name(enum stk_format format);
 /* Writes the report. 0 on success, -1 on a write or compression error. */
 int stk_output_write(FILE *out, const struct stk_report *report, const struct stk_output_opts *opts);
 
+/*
+ * The format of each -o path: the --format one when given, else from the
+ * extension. 0, or -1 with msg naming the path whose format is unknown.
+ */
+int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
+			       bool format_given, enum stk_format format, char *msg, size_t len);
+
 #endif

@@ -1,6 +1,7 @@
 /* Folded stacks for flamegraph.pl: "comm;user root..leaf;kernel root..leaf value". */
 #include <stdlib.h>
 
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
 int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)

@@ -124,12 +124,6 @@ int stk_write_all(FILE *out, const void *data, size_t n);
 /* Flushes and reports any earlier stream error: 0 or -1. */
 int stk_finish_stream(FILE *out);
 
-int stk_output_text(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
-int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
-int stk_output_pmp(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
-int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
-int stk_output_svg(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
-
 /* pmp's frame name: the symbol without its C++ parameter list, cv-qualifiers
  * and " [clone .xxx]" suffixes. Exposed for unit tests. */
 void stk_pmp_strip(struct stk_buf *b, const char *symbol);

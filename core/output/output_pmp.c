@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
 static bool ends_with(const char *s, size_t len, const char *suffix)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
 /* profile.proto field numbers */

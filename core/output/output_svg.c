@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 #include "core/output/output_svg_script.h"
 

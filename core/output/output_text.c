@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
 static void put_frames(struct stk_buf *b, const struct stk_frame *f, size_t n,

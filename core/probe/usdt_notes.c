@@ -1,5 +1,7 @@
 #include "core/probe/usdt_notes.h"
 
+#include "core/base/untrusted_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -63,11 +65,11 @@ static int scan(Elf *e, const struct stk_name_match *provider, const struct stk_
 int stk_usdt_probes(const char *path, const struct stk_name_match *provider, const struct stk_name_match *name,
 		    struct stk_name_list *out, char *err, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	int fd = stk_untrusted_open(path, NULL), ret;
 	Elf *e;
 
 	if (fd < 0) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
+		snprintf(err, len, "%s: %s", path, stk_untrusted_strerror(fd));
 		return -1;
 	}
 	elf_version(EV_CURRENT);

@@ -1,5 +1,7 @@
 #include "core/probe/user_probe.h"
 
+#include "core/base/untrusted_file.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +56,7 @@ static bool names_lib(const char *base, const char *lib)
 static bool is_elf(const char *path)
 {
 	unsigned char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = stk_untrusted_open(path, NULL);
 	bool ok = fd >= 0 && read(fd, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0;
 
 	if (fd >= 0)
@@ -192,11 +194,11 @@ int stk_user_functions(const char *path, const struct stk_name_match *m, struct 
 		       char *err, size_t len)
 {
 	struct stk_elf_file f = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+	int fd = stk_untrusted_open(path, NULL), ret = -1;
 	char why[256];
 
 	if (fd < 0) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
+		snprintf(err, len, "%s: %s", path, stk_untrusted_strerror(fd));
 		return -1;
 	}
 	elf_version(EV_CURRENT);

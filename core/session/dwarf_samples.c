@@ -12,8 +12,8 @@
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
-#include "core/session/capture.h"
-#include "core/stack/stack_opts.h"
+#include "core/session/stack_list.h"
+#include "core/options/stack_opts.h"
 #include "core/stack/stack_table.h"
 #include "core/stack/unwind_dwarf.h"
 #include "core/sym/symbolize.h"
@@ -302,6 +302,11 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 	st->n_user = st->user ? raw->n_user : 0;
 	st->unwind_stop = raw->stop;
 	return st;
+}
+
+bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d)
+{
+	return d && d->opts.by_hash;
 }
 
 uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d)

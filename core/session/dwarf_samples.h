@@ -29,6 +29,7 @@ struct stk_dwarf_opts {
 };
 
 struct stk_stack_opts;
+struct stk_stack;
 /*
  * Settles o->unwind for this kernel: dwarf needs BTF for its CO-RE reads of
  * the task (any source: sysfs, --btf, embedded) and bpf_get_stack (4.18);
@@ -59,6 +60,7 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
  */
 struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
 					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value);
+bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d);
 /* by_hash: counted hashes whose sample never arrived (after stk_dwarf_samples_add). */
 uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d);
 /* Samples the perf buffer dropped, and samples not counted for lack of memory. */

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Read with pread (ELF_C_READ), never mmap: a file its owner truncates while
+ * it is parsed would raise SIGBUS in a mapping, an error in a read.
+ */
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
@@ -81,7 +85,7 @@ static void find_build_id(Elf *e, char *out, size_t len)
 
 int stk_elf_build_id_fd(int fd, char *buf, size_t len)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 
 	buf[0] = '\0';
 	if (!e)
@@ -112,12 +116,21 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 	Elf_Data *d;
 	size_t count, kept = 0, arena = 0;
 
-	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_type == SHT_NOBITS)
+	Elf_Scn *strs;
+	GElf_Shdr strsh;
+	size_t sym_size = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+
+	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_type == SHT_NOBITS || !sym_size)
+		return -1;
+	/* The file may be another user's: refuse tables no real program has before reading them. */
+	if (sh.sh_size > STK_ELF_MAX_TABLE || !(strs = elf_getscn(e, sh.sh_link)) ||
+	    !gelf_getshdr(strs, &strsh) || strsh.sh_size > STK_ELF_MAX_TABLE)
 		return -1;
 	d = elf_getdata(scn, NULL);
 	if (!d)
 		return -1;
-	count = sh.sh_size / sh.sh_entsize;
+	/* From the data's size, not sh_entsize (a forged entsize of 1 would multiply the array). */
+	count = d->d_size / sym_size;
 	f->syms = calloc(count ? count : 1, sizeof(*f->syms));
 	if (!f->syms)
 		return -1;
@@ -261,7 +274,7 @@ nomem:
 
 int stk_elf_file_from_fd(int fd, struct stk_elf_file *f, char *why, size_t len)
 {
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
 	int ret = from_elf(e, f, why, len);
 
 	elf_end(e);

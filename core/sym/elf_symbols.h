@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Largest symbol or string table read (bytes); bigger ones are treated as absent. */
+#define STK_ELF_MAX_TABLE (1ull << 30)
+
 struct stk_elf_sym {
 	uint64_t addr, size;
 	uint32_t name; /* offset into the table's name arena */

@@ -1,8 +1,10 @@
 /* /tmp/perf-PID.map parsing: sorted entries, binary search, later lines win. */
 #include "core/sym/perf_map.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct perf_ent {
 	uint64_t start, size;
@@ -57,42 +59,78 @@ static int add(struct stk_perf_map *m, uint64_t start, uint64_t size, const char
 	return 0;
 }
 
-struct stk_perf_map *stk_perf_map_parse(FILE *f)
+/* One line without its '\n'; malformed lines are skipped. 0, or -1 when out of memory. */
+static int parse_line(struct stk_perf_map *m, char *p, size_t len)
+{
+	char *end;
+	uint64_t start, size;
+	size_t nl;
+
+	if (m->n >= STK_PERF_MAP_MAX_ENTRIES)
+		return 0;
+	p[len] = '\0';
+	start = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return 0;
+	p = end + 1;
+	size = strtoull(p, &end, 16);
+	if (end == p || *end != ' ' || !size)
+		return 0;
+	p = end + 1;
+	nl = strlen(p);
+	while (nl && (p[nl - 1] == '\r' || p[nl - 1] == ' '))
+		nl--;
+	if (!nl)
+		return 0;
+	return add(m, start, size, p, nl < STK_PERF_MAP_MAX_NAME ? nl : STK_PERF_MAP_MAX_NAME);
+}
+
+struct stk_perf_map *stk_perf_map_parse_fd(int fd, uint64_t max_bytes)
 {
 	struct stk_perf_map *m = calloc(1, sizeof(*m));
-	char *line = NULL;
-	size_t cap = 0;
+	/* A line longer than the buffer is skipped up to its '\n'. */
+	char *line = malloc(STK_PERF_MAP_MAX_LINE + 1), chunk[65536];
+	size_t len = 0;
+	uint64_t total = 0;
+	int skipping = 0;
 
-	if (!m)
-		return NULL;
-	while (getline(&line, &cap, f) > 0) {
-		char *p = line, *end;
-		uint64_t start, size;
-		size_t nl;
+	if (!m || !line)
+		goto fail;
+	while (total < max_bytes) {
+		size_t want = max_bytes - total < sizeof(chunk) ? (size_t)(max_bytes - total) : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
 
-		start = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		if (n < 0 && errno == EINTR)
 			continue;
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (end == p || *end != ' ' || !size)
-			continue;
-		p = end + 1;
-		nl = strcspn(p, "\n");
-		while (nl && (p[nl - 1] == '\r' || p[nl - 1] == ' '))
-			nl--;
-		if (!nl)
-			continue;
-		if (add(m, start, size, p, nl)) {
-			free(line);
-			stk_perf_map_free(m);
-			return NULL;
+		if (n <= 0)
+			break;
+		total += (uint64_t)n;
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] == '\n') {
+				if (!skipping && parse_line(m, line, len))
+					goto fail;
+				len = 0;
+				skipping = 0;
+			} else if (skipping || chunk[i] == '\0') {
+				skipping = 1; /* a NUL byte: not a text line */
+			} else if (len == STK_PERF_MAP_MAX_LINE) {
+				skipping = 1;
+			} else {
+				line[len++] = chunk[i];
+			}
 		}
 	}
+	/* A last line without '\n' counts only when the whole file was read. */
+	if (len && !skipping && total < max_bytes && parse_line(m, line, len))
+		goto fail;
 	free(line);
 	if (m->n)
 		qsort(m->ents, m->n, sizeof(*m->ents), ent_order);
 	return m;
+fail:
+	free(line);
+	stk_perf_map_free(m);
+	return NULL;
 }
 
 void stk_perf_map_free(struct stk_perf_map *m)

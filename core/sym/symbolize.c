@@ -5,6 +5,7 @@
  * parsed once and shared by all processes mapping it.
  */
 #include "core/base/grow.h"
+#include "core/base/untrusted_file.h"
 #include "core/sym/symbolize.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/sym/debuginfo.h"
@@ -28,13 +30,16 @@
 
 /* How often one process's maps are re-read when an address falls outside them (dlopen). */
 #define MAX_MAPS_REFRESH 8
+/* How often one process's perf map is parsed (it grows as the JIT writes). */
+#define MAX_PERF_MAP_LOADS 8
 
 enum map_kind { MAP_FILE, MAP_VDSO, MAP_ANON, MAP_SPECIAL };
 
 struct sym_file {
 	struct stk_elf_file elf;
 	int ok; /* 0: parse failed, kept so the file is not retried */
-	Elf *unwind_elf; /* opts.keep_elf: the file itself, read into memory or mapped, for CFI */
+	Elf *unwind_elf; /* opts.keep_elf: the file itself for CFI, read with pread on unwind_fd */
+	int unwind_fd;
 };
 
 struct file_key {
@@ -58,6 +63,7 @@ struct sym_proc {
 	pid_t ns_pid; /* the pid inside its own namespace: it names the perf map */
 	struct stk_perf_map *perf;
 	off_t perf_size;
+	unsigned perf_loads; /* a map that keeps changing is not re-read forever */
 };
 
 struct stk_symbolizer {
@@ -78,6 +84,12 @@ struct stk_symbolizer {
 	int vdso_tried;
 
 	struct stk_symbolizer_stats stats;
+
+	/* Past the deadline or when asked to stop, nothing new is opened or parsed. */
+	int64_t deadline_ns; /* CLOCK_MONOTONIC; 0: none */
+	stk_symbolizer_stop_fn stop_fn;
+	void *stop_ctx;
+	bool stopped;
 };
 
 static void note_failure(struct stk_symbolizer *s, const char *fmt, ...)
@@ -87,6 +99,45 @@ static void note_failure(struct stk_symbolizer *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->stats.last_failure, sizeof(s->stats.last_failure), fmt, ap);
 	va_end(ap);
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Checked before each process or file is learned: the deadline and the stop request. */
+static bool stopped(struct stk_symbolizer *s)
+{
+	if (s->stopped)
+		return true;
+	if (s->deadline_ns && monotonic_ns() >= s->deadline_ns) {
+		s->stopped = true;
+		note_failure(s, "symbolization stopped at its deadline; the rest stays unresolved");
+	} else if (s->stop_fn && s->stop_fn(s->stop_ctx)) {
+		s->stopped = true;
+		note_failure(s, "symbolization stopped on request; the rest stays unresolved");
+	}
+	return s->stopped;
+}
+
+void stk_symbolizer_set_deadline(struct stk_symbolizer *s, long ms_from_now)
+{
+	s->deadline_ns = ms_from_now > 0 ? monotonic_ns() + (int64_t)ms_from_now * 1000000LL : 0;
+}
+
+void stk_symbolizer_set_stop(struct stk_symbolizer *s, stk_symbolizer_stop_fn fn, void *ctx)
+{
+	s->stop_fn = fn;
+	s->stop_ctx = ctx;
+}
+
+bool stk_symbolizer_stopped(const struct stk_symbolizer *s)
+{
+	return s->stopped;
 }
 
 struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts)
@@ -112,8 +163,10 @@ static void free_sym_file(struct sym_file *f)
 	if (!f)
 		return;
 	stk_elf_file_release(&f->elf);
-	if (f->unwind_elf)
+	if (f->unwind_elf) {
 		elf_end(f->unwind_elf);
+		close(f->unwind_fd);
+	}
 	free(f);
 }
 
@@ -273,14 +326,15 @@ static int open_mapping(struct stk_symbolizer *s, pid_t pid, const struct stk_ma
 	if (!s->opts.skip_map_files) {
 		snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 			 e->start, e->end);
-		fd = open(buf, O_RDONLY | O_CLOEXEC);
+		fd = stk_untrusted_open(buf, NULL);
 		if (fd >= 0)
 			return fd;
 	}
+	/* Resolved inside the process's root: its symlinks never reach the host's files. */
 	snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	fd = stk_untrusted_open(buf, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* A deleted file's path may now name a different file: only the same inode will do. */
 	if (deleted && (fstat(fd, &st) || (uint64_t)st.st_ino != e->inode)) {
 		close(fd);
@@ -300,7 +354,7 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	if (f->elf.has_symtab || (!f->elf.build_id[0] && !f->elf.debuglink[0]))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	fd = stk_debuginfo_open(root, path, f->elf.build_id, f->elf.debuglink, f->elf.debuglink_crc,
+	fd = stk_debuginfo_open(root, path, st->st_uid, f->elf.build_id, f->elf.debuglink, f->elf.debuglink_crc,
 				(uint64_t)st->st_dev, (uint64_t)st->st_ino);
 	if (fd < 0)
 		return;
@@ -314,17 +368,25 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	close(fd);
 }
 
-/* The whole file for the unwinder, independent of fd (which is closed next). */
-static Elf *keep_elf(int fd)
+/*
+ * The file for the unwinder on a descriptor of its own (fd is closed next):
+ * libelf reads with pread, never mmap, and only the sections asked for (CFI),
+ * so a file truncated meanwhile cannot crash stk.
+ */
+static void keep_elf(struct sym_file *f, int fd)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	Elf *elf = own >= 0 ? elf_begin(own, ELF_C_READ, NULL) : NULL;
 
-	/* FDREAD reads what is not mapped, then disconnects fd (as ELF_C_FDDONE). */
-	if (elf && (elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD))) {
-		elf_end(elf);
-		return NULL;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		if (own >= 0)
+			close(own);
+		return;
 	}
-	return elf;
+	f->unwind_elf = elf;
+	f->unwind_fd = own;
 }
 
 static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e)
@@ -335,11 +397,13 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 	size_t at;
 	int fd, deleted, found;
 
+	if (stopped(s))
+		return NULL;
 	strip_deleted(e->path, path, sizeof(path), &deleted);
 	fd = open_mapping(s, pid, e, path, deleted);
 	if (fd < 0) {
 		s->stats.files_failed++;
-		note_failure(s, "pid %d: cannot open %s: %s", (int)pid, e->path, strerror(-fd));
+		note_failure(s, "pid %d: cannot open %s: %s", (int)pid, e->path, stk_untrusted_strerror(fd));
 		return NULL;
 	}
 	if (fstat(fd, &st)) {
@@ -364,7 +428,7 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 		if (stk_elf_file_from_fd(fd, &f->elf, why, sizeof(why)) == 0) {
 			f->ok = 1;
 			if (s->opts.keep_elf)
-				f->unwind_elf = keep_elf(fd);
+				keep_elf(f, fd);
 			attach_debuginfo(s, pid, path, f, &st);
 			s->stats.files_parsed++;
 		} else {
@@ -459,25 +523,43 @@ static pid_t read_status(pid_t pid, int *zombie)
 	return ns > 0 ? ns : pid;
 }
 
-static void load_perf_map(struct sym_proc *p)
+/*
+ * /tmp/perf-PID.map inside the process's root, written by its JIT: another
+ * user's file. Not a symlink, owned by the process's user (or root), opened
+ * with that user's permissions, and read only up to a bound.
+ */
+static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
 {
 	char path[128];
-	struct stat st;
-	FILE *f;
+	struct stat st, owner;
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)p->ns_pid);
-	if (!(f = fopen(path, "re")))
+	if (p->perf_loads >= MAX_PERF_MAP_LOADS || stopped(s))
 		return;
-	if (fstat(fileno(f), &st) == 0 && (!p->perf || st.st_size != p->perf_size)) {
-		struct stk_perf_map *m = stk_perf_map_parse(f);
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+	if (stat(path, &owner))
+		return;
+	struct stk_untrusted_rules rules = {
+		.no_follow = true, .check_owner = true, .owner = owner.st_uid,
+		.as_owner = true, .group = owner.st_gid,
+	};
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)p->ns_pid);
+	if ((fd = stk_untrusted_open(path, &rules)) < 0) {
+		if (fd != -ENOENT)
+			note_failure(s, "pid %d: perf map not read: %s", (int)p->pid, stk_untrusted_strerror(fd));
+		return;
+	}
+	if (fstat(fd, &st) == 0 && (!p->perf || st.st_size != p->perf_size)) {
+		struct stk_perf_map *m = stk_perf_map_parse_fd(fd, STK_PERF_MAP_MAX_SIZE);
 
+		p->perf_loads++;
 		if (m) {
 			stk_perf_map_free(p->perf);
 			p->perf = m;
 			p->perf_size = st.st_size;
 		}
 	}
-	fclose(f);
+	close(fd);
 }
 
 static int map_order(const void *a, const void *b)
@@ -546,7 +628,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	p->maps = maps;
 	p->n_maps = n;
 	if (has_anon)
-		load_perf_map(p);
+		load_perf_map(s, p);
 	return 0;
 }
 
@@ -558,6 +640,8 @@ static struct sym_proc *get_proc(struct stk_symbolizer *s, pid_t pid)
 
 	if (found)
 		return s->procs[at];
+	if (stopped(s))
+		return NULL;
 	if (stk_grow((void **)&s->procs, &s->cap_procs, s->n_procs + 1, sizeof(*s->procs)) ||
 	    !(p = calloc(1, sizeof(*p))))
 		return NULL;
@@ -583,7 +667,7 @@ int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid)
 {
 	struct sym_proc *p = get_proc(s, pid);
 
-	return p ? p->err : -ENOMEM;
+	return p ? p->err : s->stopped ? -ECANCELED : -ENOMEM;
 }
 
 int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
@@ -595,6 +679,8 @@ int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
 	if (!found)
 		return stk_symbolizer_add_process(s, pid);
 	p = s->procs[at];
+	if (stopped(s))
+		return p->err;
 	/* On failure (the process is gone) the mappings learned before stay. */
 	if (read_maps(s, p) == 0 && p->err) {
 		p->err = 0;
@@ -670,7 +756,7 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 		return;
 	m = find_map(p, addr);
 	/* Mapped after we learned the process (dlopen, JIT)? Re-read while it lives. */
-	if (!m && p->refreshes < MAX_MAPS_REFRESH) {
+	if (!m && p->refreshes < MAX_MAPS_REFRESH && !stopped(s)) {
 		p->refreshes++;
 		if (read_maps(s, p) == 0)
 			m = find_map(p, addr);
@@ -691,7 +777,7 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	case MAP_ANON:
 		frame->module = "[anon]";
 		if (stk_perf_map_lookup(p->perf, addr, &name, &off)) {
-			load_perf_map(p); /* the JIT may have written more since */
+			load_perf_map(s, p); /* the JIT may have written more since */
 			if (stk_perf_map_lookup(p->perf, addr, &name, &off))
 				break;
 		}

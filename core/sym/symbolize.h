@@ -35,6 +35,18 @@ struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts
 void stk_symbolizer_free(struct stk_symbolizer *s);
 
 /*
+ * Bounds on the work: past the deadline (ms from now; 0: none), or once
+ * stop(ctx) returns true (polled before each process or file is learned),
+ * the symbolizer opens nothing more and what it has not learned stays
+ * unresolved (address only). Set both before symbolizing a capture.
+ */
+typedef bool (*stk_symbolizer_stop_fn)(void *ctx);
+void stk_symbolizer_set_deadline(struct stk_symbolizer *s, long ms_from_now);
+void stk_symbolizer_set_stop(struct stk_symbolizer *s, stk_symbolizer_stop_fn fn, void *ctx);
+/* Whether the deadline or a stop request ended the work. */
+bool stk_symbolizer_stopped(const struct stk_symbolizer *s);
+
+/*
  * Learns pid's executable mappings and opens + parses their files now (call
  * when a pid is first seen), so it still resolves after it exits.
  * Idempotent and cheap on repeat. 0 or -errno (the process is gone, ...).

@@ -1,5 +1,7 @@
 #include "core/threads/csv_writer.h"
 
+#include "core/base/safe_output.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -106,8 +108,11 @@ static int open_hour(struct stk_csv_writer *w, int64_t hour, char *err, size_t e
 	gmtime_r(&secs, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d-%H", &tm);
 	snprintf(w->path, sizeof(w->path), "%s/%s-%s.csv", w->dir, w->prefix, stamp);
-	w->fd = open(w->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-	if (w->fd < 0 || fstat(w->fd, &st)) {
+	/* DIR may be shared (/tmp): no symlink followed, no file of another user appended to. */
+	w->fd = stk_open_append_own(w->path, 0640, err, errlen);
+	if (w->fd < 0)
+		return -1;
+	if (fstat(w->fd, &st)) {
 		snprintf(err, errlen, "%s: %s", w->path, strerror(errno));
 		return -1;
 	}

@@ -109,7 +109,7 @@ if [ -r /sys/kernel/btf/vmlinux ]; then
 fi
 run_capture "$STK" info --btf /nonexistent.btf
 expect_eq btf_missing_rc "$RC" 2
-expect_contains btf_missing_msg "$ERR" "--btf /nonexistent.btf: file not readable"
+expect_contains btf_missing_msg "$ERR" "--btf /nonexistent.btf: not readable: No such file or directory"
 run_capture "$STK" info --btf /etc/hostname
 expect_eq btf_invalid_rc "$RC" 2
 expect_contains btf_invalid_msg "$ERR" "not a BTF file"
@@ -205,3 +205,79 @@ expect_eq nomatch_btf_file_rc "$RC" 0
 expect_contains nomatch_btf_file_used "$ERR" "BTF file"
 kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
 rm -rf "$tmp"
+
+# --- one ladder per kind of attach point: what `stk info` prints as a class's
+# order is the order its applet climbs. From each applet's -v line (or its
+# error when nothing works) take the rungs it passed over and the one it chose:
+# that sequence must be the start of info's order, name for name.
+# climbed TEXT: "a b c" from "... MECH (passed over: a: why; b: why) ..." (chosen last),
+# or from "... on this kernel (a: why; b: why; c: why)" when none worked.
+climbed() {
+    printf '%s\n' "$1" | awk '
+        function names(list,   out, depth, i, c, entry) {
+            out = ""; depth = 0; entry = ""
+            for (i = 1; i <= length(list); i++) {
+                c = substr(list, i, 1)
+                if (c == "(") depth++
+                if (c == ")") { if (depth == 0) break; depth-- }
+                if (c == ";" && depth == 0) { out = out " " first(entry); entry = ""; continue }
+                entry = entry c
+            }
+            if (entry != "") out = out " " first(entry)
+            return out
+        }
+        function first(e) { sub(/^ +/, "", e); sub(/:.*/, "", e); return e }
+        {
+            p = index($0, " (passed over: ")
+            if (p) {
+                head = substr($0, 1, p - 1); n = split(head, w, " ")
+                print substr(names(substr($0, p + 15)), 2) " " w[n]; exit
+            }
+            p = index($0, "on this kernel (")
+            if (!p) p = index($0, "works here (")
+            if (p) { rest = substr($0, p); q = index(rest, "("); print substr(names(substr(rest, q + 1)), 2); exit }
+            if (match($0, /(mechanism|source|attached with) [a-z_.]+/)) {
+                m = substr($0, RSTART, RLENGTH); n = split(m, w, " "); print w[n]; exit
+            }
+        }'
+}
+# info_order CLASS-LINE-PREFIX [INFO]: "a b c" from "... (order: a > b > c)"
+info_order() { printf '%s\n' "${2:-$INFO}" | sed -n "s/^$1: .*(order: \(.*\))$/\1/p" | sed 's/ > / /g' | head -1; }
+# ladder_check NAME CLASS CLIMBED [INFO]: CLIMBED is a non-empty prefix of the class's order
+ladder_check() {
+    local order
+    order=$(info_order "$2" "${4:-$INFO}")
+    case "$order " in
+        "$3 "*) [ -n "$3" ] && pass "$1" || fail "$1" "no mechanism found in the applet's output" ;;
+        *) fail "$1" "applet climbed '$3', stk info's order for $2 is '$order'" ;;
+    esac
+}
+W=$BUILD/tests/workloads
+lt=$(mktemp -d)
+"$W/readloop" 10 "$lt/never" > "$lt/rl.out" 2>&1 & rlpid=$!
+for _ in $(seq 50); do grep -q '^ready ' "$lt/rl.out" && break; sleep 0.1; done
+"$STK" profile -v -F 19 1 >/dev/null 2>"$lt/profile.err"
+ladder_check ladder_profile "profile cpu sampling" "$(climbed "$(grep 'mechanism' "$lt/profile.err")")"
+"$STK" offcputime -v 1 >/dev/null 2>"$lt/offcpu.err"
+ladder_check ladder_offcputime "offcputime sched_switch" "$(climbed "$(grep 'mechanism' "$lt/offcpu.err")")"
+hidden_sysfs() { unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && exec $1"; }
+hidden_sysfs "'$STK' offcputime -v 1" >/dev/null 2>"$lt/offcpu_nobtf.err"
+ladder_check ladder_offcputime_fallback "offcputime sched_switch" \
+    "$(climbed "$(grep 'mechanism' "$lt/offcpu_nobtf.err")")" "$NOBTF"
+"$STK" threadstate -v -n 1 >/dev/null 2>"$lt/ts.err"
+ladder_check ladder_threadstate "threadstate thread sampling" "$(climbed "$(grep 'source' "$lt/ts.err")")"
+hidden_sysfs "'$STK' threadstate -v -n 1" >/dev/null 2>"$lt/ts_nobtf.err"
+ladder_check ladder_threadstate_fallback "threadstate thread sampling" \
+    "$(climbed "$(grep 'source' "$lt/ts_nobtf.err")")" "$NOBTF"
+"$STK" stackcount -v -D 1 t:sched:sched_switch >/dev/null 2>"$lt/sc_tp.err"
+ladder_check ladder_stackcount_tracepoint "stackcount tracepoint" "$(climbed "$(grep 'attached with' "$lt/sc_tp.err")")"
+"$STK" stackcount -v -D 1 t:syscalls:sys_enter_read >/dev/null 2>"$lt/sc_sys.err"
+ladder_check ladder_stackcount_tracepoint_fallback "stackcount tracepoint" \
+    "$(climbed "$(grep 'attached with' "$lt/sc_sys.err")")"
+"$STK" stackcount -v -D 1 -p "$rlpid" "$W/readloop:rl_step_a" >/dev/null 2>"$lt/sc_u.err"
+ladder_check ladder_stackcount_user "stackcount user function" "$(climbed "$(grep 'attached with' "$lt/sc_u.err")")"
+"$STK" stackcount -v -D 1 vfs_read >/dev/null 2>"$lt/sc_k.err"
+ladder_check ladder_stackcount_kernel "stackcount kernel function" \
+    "$(climbed "$(grep -E 'attached with|on this kernel' "$lt/sc_k.err")")"
+kill "$rlpid" 2>/dev/null; wait 2>/dev/null
+rm -rf "$lt"

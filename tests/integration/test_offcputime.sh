@@ -33,8 +33,10 @@ stop_workloads() {
 }
 
 # folded_sum FILE COMM [REGEX]: total of the lines of thread COMM (matching REGEX)
+# (strings reach awk through ENVIRON: -v would process their backslashes, differently per awk)
 folded_sum() {
-    awk -v comm="$2" -v re="${3:-.}" '
+    comm="$2" re="${3:-.}" awk '
+        BEGIN { comm = ENVIRON["comm"]; re = ENVIRON["re"] }
         index($0, comm ";") == 1 && $0 ~ re { s += $NF } END { print s + 0 }' "$1"
 }
 # within PCT GOT WANT

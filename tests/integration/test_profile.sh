@@ -36,8 +36,8 @@ stop_workloads() {
 # frames_in_order TEXT NAME... : every NAME appears, each on a later line than the one before
 frames_in_order() {
     local text=$1 IFS='|'; shift
-    printf '%s\n' "$text" | awk -v names="$*" '
-        BEGIN { n = split(names, want, "|"); i = 1 }
+    printf '%s\n' "$text" | names="$*" awk '
+        BEGIN { n = split(ENVIRON["names"], want, "|"); i = 1 }
         i <= n && index($0, want[i]) { i++ }
         END { exit (i > n) ? 0 : 1 }'
 }

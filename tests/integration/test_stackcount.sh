@@ -21,7 +21,7 @@ trap cleanup EXIT
 # within PCT GOT WANT
 within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
 # folded_sum FILE REGEX: total of the folded lines matching REGEX
-folded_sum() { awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }' "$1"; }
+folded_sum() { re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { print s + 0 }' "$1"; }
 # expect_count NAME FILE REGEX WANT: within 10%
 expect_count() {
     local got
@@ -207,7 +207,7 @@ bad() { # NAME NEEDLE ARGS...
 }
 bad unknown_function "no kernel function matches 'no_such_function_stk'" no_such_function_stk
 bad unknown_tracepoint "unknown tracepoint 'sched:no_such_event'" t:sched:no_such_event
-bad raw_tp_syscall_event "raw_tp: syscalls:sys_enter_read is made from raw_syscalls" \
+bad raw_tp_syscall_event "--mechanism raw_tp: not available here: syscalls:sys_enter_read is made from raw_syscalls" \
     --mechanism raw_tp t:syscalls:sys_enter_read
 bad tracepoint_mechanism "tracepoints use raw_tp or tracepoint" --mechanism fentry t:sched:sched_switch
 bad library_not_found "library 'nosuchlibstk' not found" nosuchlibstk:foo
@@ -220,7 +220,7 @@ bad no_pattern "missing PATTERN" -D 1
 bad two_patterns "unexpected argument 'b'" a b
 bad bad_pid "-p" -p 999999999 t:sched:sched_switch
 bad bad_option "unknown option '--bogus'" --bogus vfs_read
-bad bad_mechanism "--mechanism kprobe: user functions use uprobe or uprobe.multi" --mechanism kprobe c:malloc
+bad bad_mechanism "--mechanism kprobe: user functions use uprobe.multi or uprobe" --mechanism kprobe c:malloc
 bad bad_kfunc_mechanism "--mechanism bogus: kernel functions use" --mechanism bogus vfs_read
 bad too_many "matches 3 user functions, more than the limit of 2 (raise it with --max-probes N)" \
     --max-probes 2 "$W/readloop:rl_step_*"

@@ -139,7 +139,7 @@ stop_workloads
 ( sleep 0.5; "$W/nofp" chain 1 >/dev/null ) &
 pids+=($!)
 run_capture "$STK" profile -U -f 3
-at_least exited_whole "$(printf '%s\n' "$OUT" | grep '^nofp;' | awk '{ n += $NF } END { print n + 0 }')" 10 \
+at_least exited_whole "$(printf '%s\n' "$OUT" | grep '^nofp;' | awk '{ n += $NF } END { print n + 0 }')" 3 \
     "samples of the short-lived nofp"
 at_least exited_whole_chain "$(share "$(printf '%s\n' "$OUT" | grep '^nofp;')" "$chain")" 95 \
     "percent of the short-lived process's samples with $chain"

@@ -149,6 +149,14 @@ static void rejects_damage(struct test_ctx *t)
 	CHECK(t, stk_btf_archive_parse(bytes, size, &a, err, sizeof(err)) == -1);
 	free(bytes);
 
+	/* A claimed inflated size no compressed data of this size can give: refused before any allocation. */
+	CHECK(t, pack_fixture(&bytes, &size, &unique) == 0);
+	uint32_t huge = 0x70000000;
+	memcpy(bytes + 16, &huge, 4);
+	CHECK(t, stk_btf_archive_parse(bytes, size, &a, err, sizeof(err)) == -1);
+	CHECK(t, strstr(err, "bytes of data claimed") != NULL);
+	free(bytes);
+
 	/* Corrupt compressed data: inflate or the CRC check catches it. */
 	CHECK(t, pack_fixture(&bytes, &size, &unique) == 0);
 	CHECK(t, stk_btf_archive_parse(bytes, size, &a, err, sizeof(err)) == 0);

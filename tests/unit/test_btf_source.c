@@ -1,11 +1,14 @@
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "btf/btf_archive_pack.h"
+#include "core/btf/btf_file_check.h"
 #include "core/btf/btf_source.h"
 
 static void touch_with(const char *root, const char *rel, const char *text)
@@ -22,6 +25,16 @@ static void touch_with(const char *root, const char *rel, const char *text)
 		fputs(text, f);
 		fclose(f);
 	}
+}
+
+/* A minimal raw BTF: header (24 bytes), no types, a one-byte string section. */
+static const unsigned char raw_btf[25] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+
+static int write_raw_btf(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	return f && fwrite(raw_btf, 1, sizeof(raw_btf), f) == sizeof(raw_btf) && fclose(f) == 0 ? 0 : -1;
 }
 
 static void touch(const char *root, const char *rel)
@@ -65,6 +78,8 @@ static void follows_the_documented_order(struct test_ctx *t)
 	/* ...and an explicit file wins over everything, or fails if missing. */
 	char explicit_path[300];
 	snprintf(explicit_path, sizeof(explicit_path), "%s/boot/vmlinux-5.10.0-30-amd64", root);
+	CHECK(t, stk_btf_resolve(explicit_path, &env, &src) == -1); /* empty: not BTF */
+	write_raw_btf(explicit_path);
 	CHECK(t, stk_btf_resolve(explicit_path, &env, &src) == 0);
 	CHECK(t, src.kind == STK_BTF_FILE);
 	CHECK(t, src.kernel_btf); /* sysfs is still there for attach targets */
@@ -165,7 +180,39 @@ static void names_the_key_when_nothing_matches(struct test_ctx *t)
 	free(archive);
 }
 
+/* --btf FILE: raw BTF or an ELF with .BTF passes; text, a FIFO, a lying header or a missing file do not. */
+static void checks_an_explicit_file(struct test_ctx *t)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], why[256];
+	unsigned char raw[sizeof(raw_btf)];
+	FILE *f;
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(path, sizeof(path), "%s/ok.btf", dir);
+	CHECK(t, write_raw_btf(path) == 0);
+	memcpy(raw, raw_btf, sizeof(raw));
+	CHECK(t, stk_btf_file_check(path, why, sizeof(why)) == 0);
+	raw[20] = 2; /* the string section now runs past the end */
+	f = fopen(path, "w");
+	CHECK(t, f && fwrite(raw, 1, sizeof(raw), f) == sizeof(raw) && fclose(f) == 0);
+	CHECK(t, stk_btf_file_check(path, why, sizeof(why)) == -1 && strstr(why, "not a BTF file"));
+	touch_with(dir, "/text.btf", "hello, this is not BTF at all\n");
+	snprintf(path, sizeof(path), "%s/text.btf", dir);
+	CHECK(t, stk_btf_file_check(path, why, sizeof(why)) == -1 && strstr(why, "not a BTF file"));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	CHECK(t, mkfifo(path, 0600) == 0);
+	CHECK(t, stk_btf_file_check(path, why, sizeof(why)) == -1 && strstr(why, "not readable: not a regular file"));
+	CHECK(t, stk_btf_file_check("/nonexistent.btf", why, sizeof(why)) == -1 &&
+		     strstr(why, "not readable: No such file"));
+	/* An ELF file without .BTF (a fixture binary built by gcc). */
+	CHECK(t, stk_btf_file_check("/proc/self/exe", why, sizeof(why)) == -1);
+	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+		CHECK(t, stk_btf_file_check("/sys/kernel/btf/vmlinux", why, sizeof(why)) == 0);
+	remove_tree(dir);
+}
+
 const struct test_case btf_source_tests[] = {
+	{ "btf_source_file_check", checks_an_explicit_file },
 	{ "btf_source_order", follows_the_documented_order },
 	{ "btf_source_embedded", falls_back_to_the_embedded_archive },
 	{ "btf_source_no_match", names_the_key_when_nothing_matches },

@@ -13,7 +13,6 @@
 
 #include "harness.h"
 #include "core/probe/kernel_match.h"
-#include "core/ladder/kfunc_mech.h"
 #include "core/probe/name_match.h"
 #include "core/base/probe_guard.h"
 #include "core/probe/probe_pattern.h"
@@ -182,21 +181,6 @@ static void tracepoints(struct test_ctx *t)
 	fclose(f);
 }
 
-static void mechanism_order(struct test_ctx *t)
-{
-	enum stk_kfunc_mech order[STK_KFUNC_MECH_COUNT], m;
-
-	CHECK(t, stk_kfunc_order(1, 16, order) == 4);
-	CHECK(t, order[0] == STK_KFUNC_FENTRY && order[1] == STK_KFUNC_KPROBE_MULTI && order[2] == STK_KFUNC_KPROBE &&
-		 order[3] == STK_KFUNC_KPROBE_LEGACY);
-	CHECK(t, stk_kfunc_order(16, 16, order) == 4 && order[0] == STK_KFUNC_FENTRY);
-	/* many functions: one kprobe.multi link before one fentry program per function */
-	CHECK(t, stk_kfunc_order(17, 16, order) == 4 && order[0] == STK_KFUNC_KPROBE_MULTI &&
-		 order[1] == STK_KFUNC_FENTRY);
-	for (int i = 0; i < STK_KFUNC_MECH_COUNT; i++)
-		CHECK(t, stk_kfunc_mech_from_name(stk_kfunc_mech_name((enum stk_kfunc_mech)i), &m) == 0 && (int)m == i);
-	CHECK(t, stk_kfunc_mech_from_name("uprobe", &m) == -1);
-}
 
 static void library_search(struct test_ctx *t)
 {
@@ -328,7 +312,6 @@ const struct test_case probe_pattern_tests[] = {
 	{ "stackcount_name_matching", name_matching },
 	{ "stackcount_kernel_functions", kernel_functions },
 	{ "stackcount_tracepoints", tracepoints },
-	{ "stackcount_mechanism_order", mechanism_order },
 	{ "stackcount_library_search", library_search },
 	{ "stackcount_user_functions", user_functions },
 	{ "stackcount_usdt_notes", usdt_notes },

@@ -62,7 +62,26 @@ static void services_fds_and_reports_signals(struct test_ctx *t)
 	close(fds[1]);
 }
 
+/* After the loop ended, a new SIGTERM is seen by polling (work like symbolization checks it). */
+static void stop_requested_polls_the_signal(struct test_ctx *t)
+{
+	char err[128];
+	struct stk_run_loop *loop = stk_run_loop_new(0, 0, err, sizeof(err));
+
+	CHECK(t, loop != NULL);
+	if (!loop)
+		return;
+	CHECK(t, !stk_run_loop_stop_requested(loop));
+	raise(SIGTERM); /* blocked: pending in the signalfd */
+	CHECK(t, stk_run_loop_stop_requested(loop));
+	CHECK(t, !stk_run_loop_stop_requested(loop));
+	const char *name = stk_run_loop_signal_name(loop);
+	CHECK(t, name && strcmp(name, "SIGTERM") == 0);
+	stk_run_loop_free(loop);
+}
+
 const struct test_case run_loop_tests[] = {
+	{ "run_loop_stop_requested", stop_requested_polls_the_signal },
 	{ "run_loop_duration_interval", ends_after_duration_with_interval_ticks },
 	{ "run_loop_fd_and_signal", services_fds_and_reports_signals },
 	{ NULL, NULL },

@@ -1,18 +1,5 @@
 #include "harness.h"
-#include "core/ladder/sched_mech.h"
-
-static void names_round_trip(struct test_ctx *t)
-{
-	enum stk_sched_mech m;
-
-	for (int i = 0; i < STK_SCHED_MECH_COUNT; i++) {
-		CHECK(t, stk_sched_mech_from_name(stk_sched_mech_name((enum stk_sched_mech)i), &m) == 0);
-		CHECK(t, (int)m == i);
-	}
-	CHECK_STR(t, stk_sched_mech_name(STK_SCHED_TP_BTF), "tp_btf");
-	CHECK(t, stk_sched_mech_from_name("fentry", &m) == -1);
-	CHECK(t, stk_sched_mech_from_name("", &m) == -1);
-}
+#include "core/ladder/precondition.h"
 
 static int find(const char *text, char *buf, size_t len)
 {
@@ -39,7 +26,6 @@ static void finds_finish_task_switch(struct test_ctx *t)
 }
 
 const struct test_case sched_mech_tests[] = {
-	{ "sched_mech_names", names_round_trip },
 	{ "sched_mech_finish_task_switch", finds_finish_task_switch },
 	{ NULL, NULL },
 };

@@ -2,7 +2,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "core/stack/stack_opts.h"
+#include "core/options/stack_opts.h"
 
 /* Feeds (code, arg) pairs as getopt_long would; returns the last result. */
 static int feed(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)

@@ -420,6 +420,39 @@ static void own_function(struct test_ctx *t)
 	stk_symbolizer_free(s);
 }
 
+static bool stop_now(void *ctx)
+{
+	return ++*(int *)ctx > 0;
+}
+
+/* Past its deadline, or once asked to stop, nothing new is learned: frames stay addresses. */
+static void deadline_and_stop(struct test_ctx *t)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)stk_unit_self_marker;
+	struct stk_symbolizer *s = stk_symbolizer_new(NULL);
+	struct stk_frame fr;
+	int polls = 0;
+
+	stk_symbolizer_set_deadline(s, 1);
+	usleep(5000);
+	CHECK(t, stk_symbolizer_add_process(s, getpid()) == -ECANCELED);
+	stk_symbolize_user(s, getpid(), addr + 1, &fr);
+	CHECK(t, fr.symbol == NULL && fr.address == addr + 1);
+	CHECK(t, stk_symbolizer_stopped(s));
+	stk_symbolizer_free(s);
+
+	/* Learned before the stop: still resolves after it. */
+	s = stk_symbolizer_new(NULL);
+	CHECK(t, stk_symbolizer_add_process(s, getpid()) == 0);
+	stk_symbolizer_set_stop(s, stop_now, &polls);
+	CHECK(t, !stk_symbolizer_stopped(s));
+	stk_symbolize_user(s, getpid(), addr + 1, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "stk_unit_self_marker") == 0);
+	CHECK(t, stk_symbolizer_add_process(s, getpid() + 100000) == -ECANCELED);
+	CHECK(t, stk_symbolizer_stopped(s) && polls == 1);
+	stk_symbolizer_free(s);
+}
+
 /* Our own lookup of a vDSO symbol through libelf, to check the symbolizer against. */
 static uint64_t vdso_symbol(const char *want)
 {
@@ -531,6 +564,7 @@ const struct test_case symbolize_tests[] = {
 	{ "symbolize_vanished_process", vanished_process_counts_as_failed },
 	{ "symbolize_deleted_binary", deleted_binary_resolves_via_map_files },
 	{ "symbolize_own_function", own_function },
+	{ "symbolize_deadline_and_stop", deadline_and_stop },
 	{ "symbolize_vdso", vdso },
 	{ "symbolize_jit_perf_map", jit_perf_map },
 	{ NULL, NULL },

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -91,13 +92,55 @@ static void kallsyms(struct test_ctx *t)
 	remove_tree(dir);
 }
 
+/* Another user's map: a huge line is skipped, a long name cut, NUL bytes and the byte bound honoured. */
+static void perf_map_bounds(struct test_ctx *t)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], big[STK_PERF_MAP_MAX_LINE * 3];
+	struct stk_perf_map *m = NULL;
+	const char *name;
+	uint64_t off;
+	FILE *f;
+	int fd;
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(path, sizeof(path), "%s/perf-2.map", dir);
+	f = fopen(path, "w");
+	CHECK(t, f != NULL);
+	if (!f)
+		return;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fprintf(f, "1000 10 %s\n", big);                  /* longer than a line may be: skipped */
+	fprintf(f, "2000 10 %.*s\n", STK_PERF_MAP_MAX_NAME + 100, big); /* fits the line, name cut */
+	fwrite("3000 10 nul\0byte\n", 1, 17, f);
+	fprintf(f, "4000 10 last_in_bound\n");
+	fprintf(f, "5000 10 past_the_bound\n");
+	fclose(f);
+	fd = open(path, O_RDONLY);
+	CHECK(t, fd >= 0);
+	if (fd >= 0) {
+		struct stat st;
+		CHECK(t, fstat(fd, &st) == 0);
+		m = stk_perf_map_parse_fd(fd, (uint64_t)st.st_size - strlen("5000 10 past_the_bound\n"));
+		close(fd);
+	}
+	CHECK(t, m != NULL);
+	CHECK(t, stk_perf_map_lookup(m, 0x1001, &name, &off) == -1);
+	CHECK(t, stk_perf_map_lookup(m, 0x2001, &name, &off) == 0 && strlen(name) == STK_PERF_MAP_MAX_NAME);
+	CHECK(t, stk_perf_map_lookup(m, 0x3001, &name, &off) == -1);
+	CHECK(t, stk_perf_map_lookup(m, 0x4001, &name, &off) == 0 && strcmp(name, "last_in_bound") == 0);
+	CHECK(t, stk_perf_map_lookup(m, 0x5001, &name, &off) == -1);
+	stk_perf_map_free(m);
+	remove_tree(dir);
+}
+
 static void perf_map(struct test_ctx *t)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16];
 	struct stk_perf_map *m = NULL;
 	const char *name;
 	uint64_t off;
-	FILE *f;
+	int fd;
 
 	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
 	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
@@ -106,11 +149,11 @@ static void perf_map(struct test_ctx *t)
 				  "0x1000 100 new_code\n"
 				  "2000 10 Interpreter frame with spaces\r\n"
 				  "3000 0 empty_size\n") == 0);
-	f = fopen(path, "r");
-	CHECK(t, f != NULL);
-	if (f) {
-		m = stk_perf_map_parse(f);
-		fclose(f);
+	fd = open(path, O_RDONLY);
+	CHECK(t, fd >= 0);
+	if (fd >= 0) {
+		m = stk_perf_map_parse_fd(fd, STK_PERF_MAP_MAX_SIZE);
+		close(fd);
 	}
 	CHECK(t, m != NULL);
 	CHECK(t, stk_perf_map_lookup(m, 0x1010, &name, &off) == 0 && strcmp(name, "new_code") == 0 &&
@@ -184,11 +227,11 @@ static void elf_debuglink_and_crc(struct test_ctx *t)
 	CHECK(t, d.has_symtab && d.n_syms > 0);
 	CHECK_STR(t, d.build_id, f.build_id);
 	/* Found next to the binary by name, CRC checked. */
-	fd = stk_debuginfo_open("", bin, "", f.debuglink, f.debuglink_crc, 0, 0);
+	fd = stk_debuginfo_open("", bin, getuid(), "", f.debuglink, f.debuglink_crc, 0, 0);
 	CHECK(t, fd >= 0);
 	if (fd >= 0)
 		close(fd);
-	CHECK(t, stk_debuginfo_open("", bin, "", f.debuglink, f.debuglink_crc ^ 1, 0, 0) == -1);
+	CHECK(t, stk_debuginfo_open("", bin, getuid(), "", f.debuglink, f.debuglink_crc ^ 1, 0, 0) == -1);
 	stk_elf_file_release(&f);
 	stk_elf_file_release(&d);
 }
@@ -196,6 +239,7 @@ static void elf_debuglink_and_crc(struct test_ctx *t)
 const struct test_case symbolize_parsers_tests[] = {
 	{ "symbolize_kallsyms", kallsyms },
 	{ "symbolize_perf_map_parse", perf_map },
+	{ "symbolize_perf_map_bounds", perf_map_bounds },
 	{ "symbolize_demangle", demangle },
 	{ "symbolize_elf_debuglink_crc", elf_debuglink_and_crc },
 	{ NULL, NULL },

@@ -1,3 +1,5 @@
+#include "core/threads/bpf/threads_iter.h"
+
 /*
  * threadstate's task iterator source (bpf/threadstate.bpf.c): each pass
  * creates an iterator instance from the link and reads every thread's
@@ -12,10 +14,11 @@
 #include <bpf/libbpf.h>
 
 #include "core/bpf/bpf_object.h"
+#include "core/ladder/precondition.h"
 #include "core/threads/syscall_table.h"
-#include "core/threads/bpf/threads_source.h"
+#include "core/threads/stack_fold.h"
 #include "stk.skel.h"
-#include "bpf/threadstate.h"
+#include "bpf/threadstate_types.h"
 
 #define TASK_INTERRUPTIBLE 0x1
 #define TASK_UNINTERRUPTIBLE 0x2
@@ -200,8 +203,12 @@ int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsou
 	struct threads_iter *it;
 	char first[384];
 
-	if (!req->kernel_btf) {
-		snprintf(why, len, "needs the running kernel's BTF; none found");
+	const struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
+	const char *pre = stk_precondition(STK_FEATURE_TASK_ITER, &env, why, len);
+
+	if (pre) {
+		if (pre != why)
+			snprintf(why, len, "%s", pre);
 		return -1;
 	}
 	if (!(it = calloc(1, sizeof(*it)))) {

@@ -7,14 +7,10 @@
 
 #include "core/stack/stack.h"
 #include "core/sym/symbolize.h"
-#include "core/ladder/mechanism.h"
+#include "core/ladder/climb.h"
+#include "core/threads/bpf/threads_iter.h"
+#include "core/threads/bpf/threads_tp.h"
 #include "core/threads/threads_proc.h"
-
-static const char *const names[STK_TSOURCE_COUNT] = {
-	[STK_TSOURCE_ITER] = "task_iter",
-	[STK_TSOURCE_TRACEPOINT] = "tracepoint_state",
-	[STK_TSOURCE_PROC] = "proc",
-};
 
 struct stk_thread_sampler {
 	enum stk_tsource kind;
@@ -24,17 +20,19 @@ struct stk_thread_sampler {
 
 const char *stk_tsource_name(enum stk_tsource s)
 {
-	return (unsigned)s < STK_TSOURCE_COUNT ? names[s] : "?";
+	const struct stk_rung *r = stk_rung_by_id(STK_ATTACH_THREAD_SAMPLING, (int)s);
+
+	return r ? r->name : "?";
 }
 
 int stk_tsource_from_name(const char *name, enum stk_tsource *s)
 {
-	for (int i = 0; i < STK_TSOURCE_COUNT; i++)
-		if (strcmp(names[i], name) == 0) {
-			*s = (enum stk_tsource)i;
-			return 0;
-		}
-	return -1;
+	const struct stk_rung *r = stk_rung_by_name(STK_ATTACH_THREAD_SAMPLING, name);
+
+	if (!r)
+		return -1;
+	*s = (enum stk_tsource)r->id;
+	return 0;
 }
 
 static int proc_sample(void *impl, struct stk_thread_batch *b)
@@ -59,13 +57,19 @@ static int open_proc(const struct stk_tsource_request *req, struct stk_tsource_i
 	return 0;
 }
 
-static int open_kind(enum stk_tsource k, const struct stk_tsource_request *req, struct stk_tsource_impl *out,
-		     char *why, size_t len)
+struct open_ctx {
+	const struct stk_tsource_request *req;
+	struct stk_tsource_impl *out;
+};
+
+static int open_rung(void *ctx, const struct stk_rung *r, char *why, size_t len)
 {
-	switch (k) {
-	case STK_TSOURCE_ITER: return stk_threads_iter_open(req, out, why, len);
-	case STK_TSOURCE_TRACEPOINT: return stk_threads_tp_open(req, out, why, len);
-	case STK_TSOURCE_PROC: return open_proc(req, out, why, len);
+	const struct open_ctx *o = ctx;
+
+	switch ((enum stk_tsource)r->id) {
+	case STK_TSOURCE_ITER: return stk_threads_iter_open(o->req, o->out, why, len);
+	case STK_TSOURCE_TRACEPOINT: return stk_threads_tp_open(o->req, o->out, why, len);
+	case STK_TSOURCE_PROC: return open_proc(o->req, o->out, why, len);
 	case STK_TSOURCE_COUNT: break;
 	}
 	snprintf(why, len, "unknown source");
@@ -75,38 +79,23 @@ static int open_kind(enum stk_tsource k, const struct stk_tsource_request *req, 
 struct stk_thread_sampler *stk_tsource_open(const struct stk_tsource_request *req, char *err, size_t errlen)
 {
 	struct stk_thread_sampler *s = calloc(1, sizeof(*s));
-	size_t n, used = 0;
-	const struct stk_mechanism *order = stk_mechanisms_for(STK_ATTACH_THREAD_SAMPLING, &n);
-	char why[384];
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
-		enum stk_tsource k;
-		if (stk_tsource_from_name(order[i].name, &k))
-			continue;
-		if (req->forced >= 0 && (int)k != req->forced)
-			continue;
-		why[0] = '\0';
-		if (open_kind(k, req, &s->impl, why, sizeof(why)) == 0) {
-			s->kind = k;
-			return s;
-		}
-		if (req->forced >= 0) {
-			snprintf(err, errlen, "--source %s: not available here: %s", stk_tsource_name(k), why);
-			free(s);
-			return NULL;
-		}
-		int w = snprintf(s->tried + used, sizeof(s->tried) - used, "%s%s: %s", used ? "; " : "",
-				 stk_tsource_name(k), why);
-		if (w > 0 && (size_t)w < sizeof(s->tried) - used)
-			used += (size_t)w;
+	struct open_ctx o = { req, &s->impl };
+	struct stk_climb c = {
+		.cls = STK_ATTACH_THREAD_SAMPLING, .forced = req->forced, .forced_opt = "--source",
+		.attempt = open_rung, .ctx = &o,
+	};
+	if (stk_climb_all(&c, "no thread sampling source works here", err, errlen)) {
+		free(s);
+		return NULL;
 	}
-	snprintf(err, errlen, "no thread sampling source works here (%s)", s->tried);
-	free(s);
-	return NULL;
+	s->kind = (enum stk_tsource)c.chosen->id;
+	snprintf(s->tried, sizeof(s->tried), "%s", c.tried);
+	return s;
 }
 
 enum stk_tsource stk_tsource_kind(const struct stk_thread_sampler *s)
@@ -141,37 +130,4 @@ void stk_tsource_free(struct stk_thread_sampler *s)
 	if (s->impl.free)
 		s->impl.free(s->impl.impl);
 	free(s);
-}
-
-char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned long long *addrs, size_t n, bool fold,
-		     char *wchan, size_t wchan_len)
-{
-	const char *syms[128];
-	size_t total = 0;
-
-	if (n > 128)
-		n = 128;
-	for (size_t i = 0; i < n; i++) {
-		struct stk_frame f = { 0 };
-		if (pid)
-			stk_symbolize_user(sym, (pid_t)pid, addrs[i], &f);
-		else
-			stk_symbolize_kernel(sym, addrs[i], &f);
-		syms[i] = f.symbol ? f.symbol : "[unknown]";
-		total += strlen(syms[i]) + 1;
-	}
-	if (wchan)
-		snprintf(wchan, wchan_len, "%s", stk_wchan_from_frames(syms, n));
-	if (!fold || !n)
-		return NULL;
-	char *folded = malloc(total), *p = folded;
-	if (!folded)
-		return NULL;
-	for (size_t i = n; i-- > 0;) {
-		size_t l = strlen(syms[i]);
-		memcpy(p, syms[i], l);
-		p += l;
-		*p++ = i ? ';' : '\0';
-	}
-	return folded;
 }

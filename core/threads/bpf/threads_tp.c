@@ -1,3 +1,5 @@
+#include "core/threads/bpf/threads_tp.h"
+
 /*
  * threadstate's tracepoint source (bpf/threadstate_tp.bpf.c): the
  * tracepoints keep each thread's state in ts_tp_threads. A pass reads the
@@ -19,10 +21,10 @@
 #include "core/threads/thread_idmap.h"
 #include "core/threads/thread_procfs.h"
 #include "core/threads/threads_proc.h"
-#include "core/threads/bpf/threads_source.h"
+#include "core/threads/stack_fold.h"
 #include "core/base/tracefs.h"
 #include "stk.skel.h"
-#include "bpf/threadstate.h"
+#include "bpf/threadstate_types.h"
 
 #define STACK_DEPTH 127
 #define STACK_ENTRIES 16384

@@ -5,7 +5,7 @@
 # counts and nothing left in kprobe_events/uprobe_events. Sourced by tests/vm/run.sh.
 sc_n=1000
 # sc_sum TEXT REGEX: total of the folded lines matching REGEX
-sc_sum() { printf '%s\n' "$1" | awk -v re="$2" '$0 ~ re { s += $NF } END { print s + 0 }'; }
+sc_sum() { printf '%s\n' "$1" | re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { print s + 0 }'; }
 sc_within10() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 10) }'; }
 sc_mech() { printf '%s\n' "$1" | sed -n 's/^stackcount: [0-9]* [a-zA-Z ]* attached with \([a-z_.]*\).*/\1/p' | head -1; }
 # sc_expect_count NAME OUTPUT REGEX WANT

@@ -1,0 +1,73 @@
+#include "core/ladder/precondition.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool exists(const struct stk_precondition_env *env, const char *path)
+{
+	char full[4096];
+
+	snprintf(full, sizeof(full), "%s%s", env->root ? env->root : "", path);
+	return access(full, F_OK) == 0;
+}
+
+const char *stk_precondition(enum stk_feature f, const struct stk_precondition_env *env, char *why, size_t len)
+{
+	switch (f) {
+	case STK_FEATURE_FENTRY:
+	case STK_FEATURE_TP_BTF:
+	case STK_FEATURE_TASK_ITER:
+		/* Their attach points are type ids in the running kernel's own BTF. */
+		if (!env->kernel_btf)
+			return "needs the running kernel's own BTF (/sys/kernel/btf/vmlinux or a vmlinux) for its "
+			       "attach target, none found (--btf and embedded BTF serve CO-RE only)";
+		return NULL;
+	case STK_FEATURE_KPROBE_PMU:
+		if (!exists(env, "/sys/bus/event_source/devices/kprobe/type"))
+			return "no kprobe PMU (/sys/bus/event_source/devices/kprobe)";
+		return NULL;
+	case STK_FEATURE_KPROBE_LEGACY:
+		if (env->tracefs_error) {
+			snprintf(why, len, "%s", env->tracefs_error);
+			return why;
+		}
+		if (!exists(env, "/sys/kernel/tracing/kprobe_events") &&
+		    !exists(env, "/sys/kernel/debug/tracing/kprobe_events"))
+			return "no kprobe_events in tracefs";
+		return NULL;
+	case STK_FEATURE_TRACEPOINT:
+		if (env->tracefs_error) {
+			snprintf(why, len, "%s", env->tracefs_error);
+			return why;
+		}
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+#define FUNC "finish_task_switch"
+
+int stk_find_finish_task_switch(FILE *kallsyms, char *buf, size_t len)
+{
+	char line[512], sym[256], type;
+	int found = 0;
+
+	while (fgets(line, sizeof(line), kallsyms)) {
+		if (sscanf(line, "%*s %c %255s", &type, sym) != 2)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (strcmp(sym, FUNC) == 0) {
+			snprintf(buf, len, "%s", sym);
+			return 0; /* the exact name wins over clones */
+		}
+		/* "finish_task_switch.isra.0", ".constprop.0", ...; not "finish_task_switch_foo" */
+		if (!found && strncmp(sym, FUNC ".", sizeof(FUNC)) == 0) {
+			snprintf(buf, len, "%s", sym);
+			found = 1;
+		}
+	}
+	return found ? 0 : -1;
+}

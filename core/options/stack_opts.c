@@ -1,0 +1,170 @@
+/* The options the stack applets share: see stack_opts.h. */
+#include "core/options/stack_opts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/options.h"
+#include "core/base/sysfs_read.h"
+
+void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
+			 uint64_t max_depth_limit)
+{
+	memset(o, 0, sizeof(*o));
+	o->tid_opt = tid_opt;
+	o->stack_storage_size = stack_storage_size;
+	o->max_depth_limit = max_depth_limit;
+	o->max_depth = max_depth_limit;
+	o->format = STK_FORMAT_TEXT;
+	o->unwind = STK_UNWIND_MODE_DWARF;
+	o->stack_bytes = STK_STACK_BYTES_DEFAULT;
+}
+
+const char *stk_unwind_mode_name(enum stk_unwind_mode m)
+{
+	return m == STK_UNWIND_MODE_DWARF ? "dwarf" : "fp";
+}
+
+static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids, size_t *n, char *msg,
+		     size_t len)
+{
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	if (stk_parse_id_list(arg, ids, n) == 0)
+		return 1;
+	snprintf(msg, len, "-%c %s: expected %s[,%s...] of positive numbers", opt, arg, what, what);
+	return -1;
+}
+
+int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)
+{
+	if (c == 'p')
+		return parse_ids(arg, 'p', "PID", &o->pids, &o->n_pids, msg, len);
+	if (c == o->tid_opt)
+		return parse_ids(arg, o->tid_opt, "TID", &o->tids, &o->n_tids, msg, len);
+	switch (c) {
+	case 'U': o->user_only = true; return 1;
+	case 'K': o->kernel_only = true; return 1;
+	case 'd': o->delimiter = true; return 1;
+	case 'v': o->verbose = true; return 1;
+	case 'f':
+		o->format = STK_FORMAT_FOLDED;
+		o->format_given = true;
+		return 1;
+	case STK_OPT_STACK_STORAGE:
+		if (stk_parse_u64(arg, 1, 1u << 24, &o->stack_storage_size) == 0)
+			return 1;
+		snprintf(msg, len, "--stack-storage-size %s: expected 1 to 16777216", arg);
+		return -1;
+	case STK_OPT_MAX_DEPTH:
+		if (stk_parse_u64(arg, 1, o->max_depth_limit, &o->max_depth) == 0)
+			return 1;
+		snprintf(msg, len, "--perf-max-stack-depth %s: expected 1 to %llu (kernel.perf_event_max_stack)",
+			 arg, (unsigned long long)o->max_depth_limit);
+		return -1;
+	case 'o':
+		if (o->n_outputs < STK_MAX_OUTPUTS) {
+			o->output_paths[o->n_outputs++] = arg;
+			return 1;
+		}
+		snprintf(msg, len, "-o %s: at most %d output files", arg, STK_MAX_OUTPUTS);
+		return -1;
+	case STK_OPT_FORMAT:
+		if (stk_format_from_name(arg, &o->format) == 0) {
+			o->format_given = true;
+			return 1;
+		}
+		snprintf(msg, len, "--format %s: expected text, folded, pmp, pprof or svg", arg);
+		return -1;
+	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
+	case STK_OPT_BTF: o->btf_file = arg; return 1;
+	case STK_OPT_UNWIND:
+		if (strcmp(arg, "fp") == 0 || strcmp(arg, "dwarf") == 0) {
+			o->unwind = arg[0] == 'f' ? STK_UNWIND_MODE_FP : STK_UNWIND_MODE_DWARF;
+			o->unwind_given = true;
+			return 1;
+		}
+		snprintf(msg, len, "--unwind %s: expected fp or dwarf", arg);
+		return -1;
+	case STK_OPT_STACK_BYTES: {
+		uint64_t v;
+
+		if (stk_parse_u64(arg, STK_STACK_BYTES_MIN, STK_STACK_BYTES_MAX, &v) == 0 && v % 1024 == 0) {
+			o->stack_bytes = (uint32_t)v;
+			return 1;
+		}
+		snprintf(msg, len, "--stack-bytes %s: expected a multiple of 1024 from %d to %d", arg,
+			 STK_STACK_BYTES_MIN, STK_STACK_BYTES_MAX);
+		return -1;
+	}
+	default: return 0;
+	}
+}
+
+int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len)
+{
+	char pid_opt[] = "-p", tid_opt[] = { '-', o->tid_opt, '\0' };
+
+	if (optind < argc) {
+		if (stk_parse_seconds(argv[optind], &o->duration_ms)) {
+			snprintf(msg, len, "duration %s: expected a positive number of seconds", argv[optind]);
+			return -1;
+		}
+		if (optind + 1 < argc) {
+			snprintf(msg, len, "unexpected argument '%s'", argv[optind + 1]);
+			return -1;
+		}
+	}
+	if (o->user_only && o->kernel_only) {
+		snprintf(msg, len, "-U and -K are mutually exclusive");
+		return -1;
+	}
+	if (stk_resolve_output_formats(o->output_paths, o->output_formats, o->n_outputs, o->format_given,
+				       o->format, msg, len))
+		return -1;
+	return stk_check_targets(o->pids, o->n_pids, pid_opt, o->tids, o->n_tids, tid_opt, msg, len);
+}
+
+void stk_stack_opts_free(struct stk_stack_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+	o->n_pids = o->n_tids = 0;
+}
+
+void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size)
+{
+	long max_stack = 127;
+
+	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
+	stk_stack_opts_init(o, tid_opt, stack_storage_size, (uint64_t)max_stack);
+	opterr = 0;
+	optind = 1;
+}
+
+int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
+		     const struct option *longopts, const char *own, char *msg, size_t len)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int taken = c > 0 && c < 256 && own && strchr(own, c) ? 0 : stk_stack_opt(o, c, optarg, msg, len);
+		if (taken < 0)
+			return STK_OPT_BAD;
+		if (!taken)
+			return c;
+	}
+	return -1;
+}
+
+void stk_stack_opts_print_until(const struct stk_stack_opts *o)
+{
+	if (o->duration_ms)
+		printf(" for %.3g secs.\n", (double)o->duration_ms / 1000.0);
+	else
+		printf("... Hit Ctrl-C to end.\n");
+	fflush(stdout);
+}

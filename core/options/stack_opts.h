@@ -1,0 +1,121 @@
+/*
+ * The options every stack-collecting applet (profile, offcputime, stackcount)
+ * shares, parsed in one place so they mean and say the same everywhere:
+ * -p, the thread option (-L or -t), -U, -K, -d, -f, -v, --stack-storage-size,
+ * --perf-max-stack-depth, -o, --format, --no-args, --btf, --unwind,
+ * --stack-bytes and the trailing
+ * [duration]. An applet lists STK_STACK_LONGOPTS in its getopt table, hands
+ * every getopt result to stk_stack_opt() first, and calls stk_stack_opts_finish()
+ * after the loop.
+ */
+#ifndef STK_STACK_OPTS_H
+#define STK_STACK_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/output/output.h"
+
+/* One capture can be written in several formats at once (-o a.svg -o a.pb.gz). */
+#define STK_MAX_OUTPUTS 8
+
+/* getopt codes of the shared long-only options; an applet numbers its own from STK_OPT_APPLET. */
+enum stk_stack_long_opt {
+	STK_OPT_STACK_STORAGE = 1000,
+	STK_OPT_MAX_DEPTH,
+	STK_OPT_FORMAT,
+	STK_OPT_NO_ARGS,
+	STK_OPT_BTF,
+	STK_OPT_UNWIND,
+	STK_OPT_STACK_BYTES,
+	STK_OPT_APPLET = 1100,
+};
+
+/* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
+#define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
+	{ "pid", required_argument, NULL, 'p' },                                       \
+	{ "tid", required_argument, NULL, TID_LETTER },                                \
+	{ "user-stacks-only", no_argument, NULL, 'U' },                                \
+	{ "kernel-stacks-only", no_argument, NULL, 'K' },                              \
+	{ "delimited", no_argument, NULL, 'd' },                                       \
+	{ "folded", no_argument, NULL, 'f' },                                          \
+	{ "stack-storage-size", required_argument, NULL, STK_OPT_STACK_STORAGE },      \
+	{ "perf-max-stack-depth", required_argument, NULL, STK_OPT_MAX_DEPTH },        \
+	{ "output", required_argument, NULL, 'o' },                                    \
+	{ "format", required_argument, NULL, STK_OPT_FORMAT },                         \
+	{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },                             \
+	{ "btf", required_argument, NULL, STK_OPT_BTF },                               \
+	{ "unwind", required_argument, NULL, STK_OPT_UNWIND },                         \
+	{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },               \
+	{ "verbose", no_argument, NULL, 'v' },                                         \
+	{ "help", no_argument, NULL, 'h' }
+/* The shared short options for the getopt string (without the thread option). */
+#define STK_STACK_SHORTOPTS "p:UKdfo:vh"
+
+/* How user stacks are walked (--unwind). */
+enum stk_unwind_mode {
+	STK_UNWIND_MODE_FP,    /* the kernel's frame-pointer walk (bpf_get_stackid) */
+	STK_UNWIND_MODE_DWARF, /* registers + a stack copy, unwound in user space with CFI */
+};
+/* --stack-bytes: bounds and default (perf record --call-graph dwarf copies 8 KiB too). */
+#define STK_STACK_BYTES_MIN 1024
+#define STK_STACK_BYTES_MAX 32768
+#define STK_STACK_BYTES_DEFAULT 8192
+
+struct stk_stack_opts {
+	char tid_opt;            /* the thread option's letter: 'L' (profile) or 't' */
+	uint32_t *pids, *tids;   /* owned; stk_stack_opts_free() */
+	size_t n_pids, n_tids;
+	bool user_only, kernel_only, delimiter, verbose, no_args, format_given;
+	uint64_t stack_storage_size, max_depth;
+	uint64_t max_depth_limit; /* kernel.perf_event_max_stack */
+	const char *btf_file;
+	const char *output_paths[STK_MAX_OUTPUTS];
+	enum stk_format output_formats[STK_MAX_OUTPUTS];
+	size_t n_outputs;
+	enum stk_format format;
+	long duration_ms;        /* 0: until Ctrl-C or SIGTERM */
+	enum stk_unwind_mode unwind;
+	bool unwind_given;
+	uint32_t stack_bytes;    /* user stack copied per event with --unwind dwarf */
+};
+const char *stk_unwind_mode_name(enum stk_unwind_mode m);
+
+/* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */
+void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
+			 uint64_t max_depth_limit);
+/*
+ * One getopt_long result. 1: a shared option, taken; 0: not a shared option
+ * (the applet handles it); -1: a bad value, msg says which and why.
+ * 'h', ':' and unknown options are left to the applet.
+ */
+int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len);
+/*
+ * After the getopt loop: the optional trailing duration (argv[optind]), -U
+ * with -K, the format of every -o, and the -p / thread targets. 0, or -1
+ * with msg.
+ */
+int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len);
+void stk_stack_opts_free(struct stk_stack_opts *o);
+
+/* stk_stack_getopt()'s result for a bad value of a shared option (msg says which). */
+#define STK_OPT_BAD (-2)
+/*
+ * Before the getopt loop: stk_stack_opts_init with this kernel's
+ * perf_event_max_stack, and getopt reset to argv[1] with its own errors off.
+ */
+void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size);
+/*
+ * getopt_long that takes the shared options itself and returns the next one
+ * that is the applet's own ('h', ':' and unknown ones included), -1 at the
+ * end, or STK_OPT_BAD with msg. Letters in own are the applet's even where a
+ * shared option has them (stackcount's -d).
+ */
+int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
+		     const struct option *longopts, const char *own, char *msg, size_t len);
+/* The end of a stack applet's header line: " for N secs." or "... Hit Ctrl-C to end.", flushed. */
+void stk_stack_opts_print_until(const struct stk_stack_opts *o);
+
+#endif

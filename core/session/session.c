@@ -1,0 +1,298 @@
+#include "core/session/session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf/stack_stats.h"
+#include "core/base/caps.h"
+#include "core/base/clock.h"
+#include "core/base/log.h"
+#include "core/base/safe_output.h"
+#include "core/bpf/bpf_object.h"
+#include "core/bpf/btf_embedded.h"
+#include "core/bpf/libbpf_log.h"
+#include "core/bpf/percpu_maps.h"
+#include "core/bpf/process_watch.h"
+#include "core/session/dwarf_samples.h"
+#include "core/sym/symbolize.h"
+
+int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose, const char *btf_file)
+{
+	struct stk_caps caps;
+
+	s->applet = applet;
+	s->empty_btf_fd = -1;
+	s->entered_mono = stk_now_ns(CLOCK_MONOTONIC);
+	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
+		stk_error(applet, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
+				  "uid %d without them", (int)geteuid());
+		return -1;
+	}
+	stk_libbpf_set_verbose(verbose);
+	if (stk_btf_resolve_here(btf_file, &s->btf)) {
+		stk_error(applet, "--btf %s: %s", btf_file, s->btf.detail);
+		return -1;
+	}
+	return 0;
+}
+
+/* Each -o file is written to a new file that replaces the path only when complete (core/base/safe_output.h). */
+static int open_outputs(struct stk_session *s)
+{
+	char err[PATH_MAX + 128];
+
+	for (size_t i = 0; i < s->opts->n_outputs; i++) {
+		s->outs[i] = stk_safe_output_open(s->opts->output_paths[i], err, sizeof(err));
+		if (!s->outs[i]) {
+			stk_error(s->applet, "-o %s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int stk_session_open(struct stk_session *s, const char *applet, const struct stk_stack_opts *opts,
+		     const uint32_t *pids, size_t n_pids)
+{
+	s->opts = opts;
+	if (stk_session_open_bpf(s, applet, opts->verbose, opts->btf_file) || open_outputs(s))
+		return -1;
+
+	/* keep_elf: the files' CFI for --unwind dwarf, even after their processes exit. */
+	struct stk_symbolizer_opts so = { .demangle = opts->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
+					  .keep_elf = opts->unwind == STK_UNWIND_MODE_DWARF };
+	s->sym = stk_symbolizer_new(&so);
+	if (!s->sym) {
+		stk_error(applet, "cannot set up the symbolizer");
+		return -1;
+	}
+	for (size_t i = 0; i < n_pids; i++)
+		stk_symbolizer_add_process(s->sym, (pid_t)pids[i]);
+	return 0;
+}
+
+bool stk_session_has_btf(const struct stk_session *s)
+{
+	return s->btf.kind != STK_BTF_NONE;
+}
+
+const char *stk_session_btf_path(struct stk_session *s)
+{
+	if (!s->applet) /* not opened: no BPF in this run */
+		return NULL;
+	if (stk_session_has_btf(s))
+		return stk_btf_custom_path(&s->btf);
+	if (s->empty_btf_fd < 0)
+		s->empty_btf_fd = stk_bpf_empty_btf(s->empty_btf_path, sizeof(s->empty_btf_path));
+	return s->empty_btf_fd >= 0 ? s->empty_btf_path : NULL;
+}
+
+int stk_session_dwarf(struct stk_session *s, const struct bpf_map *samples, bool by_hash)
+{
+	const struct stk_stack_opts *o = s->opts;
+
+	stk_dwarf_samples_free(s->dwarf);
+	s->dwarf = stk_dwarf_samples_start(s->applet, samples, s->sym, s->loop,
+					   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)o->max_depth,
+								     .per_thread = o->n_tids > 0,
+								     .verbose = o->verbose,
+								     .user_only = o->user_only,
+								     .kernel_only = o->kernel_only,
+								     .by_hash = by_hash });
+	return s->dwarf ? 0 : -1;
+}
+
+int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, long interval_ms)
+{
+	char err[256];
+
+	s->loop = stk_run_loop_new(s->opts ? s->opts->duration_ms : 0, interval_ms, err, sizeof(err));
+	if (!s->loop) {
+		stk_error(s->applet, "%s", err);
+		return -1;
+	}
+	if (new_process) {
+		s->processes = stk_process_watch_start(s->applet, new_process, s->sym, s->loop);
+		if (!s->processes)
+			return -1;
+	}
+	if (s->dwarf && stk_dwarf_samples_watch(s->applet, s->dwarf, s->loop))
+		return -1;
+	if (s->opts && s->opts->verbose)
+		fprintf(stderr, "%s: tracing %.1f ms after start\n", s->applet,
+			(double)(stk_now_ns(CLOCK_MONOTONIC) - s->entered_mono) / 1e6);
+	s->start_wall = stk_now_ns(CLOCK_REALTIME);
+	s->start_mono = stk_now_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+enum stk_run_event stk_session_wait(struct stk_session *s)
+{
+	return stk_run_loop_wait(s->loop);
+}
+
+void stk_session_drain(struct stk_session *s)
+{
+	if (s->processes)
+		stk_process_watch_drain(s->processes);
+	stk_dwarf_samples_drain(s->dwarf);
+}
+
+static void warn_lost(uint64_t n, const char *what, const char *fix, uint64_t now)
+{
+	if (n)
+		fprintf(stderr, "WARNING: %llu %s; %s (now %llu)\n", (unsigned long long)n, what, fix,
+			(unsigned long long)now);
+}
+
+void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const struct stk_loss_sizes *l)
+{
+	uint64_t stat[STK_STAT_COUNT];
+
+	/* What follows is bounded: a deadline, and SIGINT/SIGTERM (the loop's signalfd) stop symbolizing. */
+	stk_symbolizer_set_deadline(s->sym, STK_SYMBOLIZE_DEADLINE_MS);
+	stk_symbolizer_set_stop(s->sym, stk_run_loop_stop_requested, s->loop);
+	stk_session_drain(s);
+	if (ev == STK_RUN_ERROR)
+		stk_error(s->applet, "waiting failed: %s; printing what was collected", strerror(errno));
+	for (uint32_t i = 0; i < STK_STAT_COUNT; i++)
+		stat[i] = stk_percpu_sum(l->stats, i);
+	warn_lost(stat[STK_STAT_KSTACK_COLLISION] + stat[STK_STAT_USTACK_COLLISION],
+		  "stack traces lost to stack map hash collisions", "raise --stack-storage-size",
+		  s->opts->stack_storage_size);
+	warn_lost(stat[STK_STAT_KSTACK_FULL] + stat[STK_STAT_USTACK_FULL],
+		  "stack traces lost because the stack map was full", "raise --stack-storage-size",
+		  s->opts->stack_storage_size);
+	if (stat[STK_STAT_COUNTS_FULL])
+		fprintf(stderr, "WARNING: %llu %s lost because the count map (%u unique stacks) was full\n",
+			(unsigned long long)stat[STK_STAT_COUNTS_FULL], l->unit, l->counts_size);
+	if (stat[STK_STAT_START_FULL])
+		fprintf(stderr, "WARNING: %llu %s not measured because too many threads were off CPU at "
+			"once (start map full)\n", (unsigned long long)stat[STK_STAT_START_FULL], l->unit);
+	if (s->dwarf && (stk_dwarf_samples_lost(s->dwarf) || (!stk_dwarf_samples_by_hash(s->dwarf) &&
+								stat[STK_STAT_SAMPLES_LOST])))
+		fprintf(stderr, "WARNING: %llu samples lost on their way to user space (buffer full); lower "
+			"--stack-bytes (now %u) or the event rate\n",
+			(unsigned long long)(stk_dwarf_samples_lost(s->dwarf) +
+					     (stk_dwarf_samples_by_hash(s->dwarf) ? 0 : stat[STK_STAT_SAMPLES_LOST])),
+			s->opts->stack_bytes);
+	if (s->dwarf && s->opts->verbose) {
+		uint64_t n, ns;
+
+		if (stk_dwarf_samples_by_hash(s->dwarf))
+			fprintf(stderr, "%s: %llu samples of new stack content sent to user space, %llu could not be "
+				"sent (retried while their content recurs), %llu re-sent (sent-hash map full)\n",
+				s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
+				(unsigned long long)stat[STK_STAT_SAMPLES_LOST], (unsigned long long)stat[STK_STAT_SENT_FULL]);
+		stk_dwarf_samples_stats(s->dwarf, &n, &ns);
+		fprintf(stderr, "%s: unwound %llu user stacks with CFI in %.1f ms CPU (%.1f us each)\n", s->applet,
+			(unsigned long long)n, (double)ns / 1e6, n ? (double)ns / 1e3 / (double)n : 0.0);
+	}
+	if (stat[STK_STAT_NEW_PROCESS_LOST])
+		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
+			"show [unknown] frames\n", (unsigned long long)stat[STK_STAT_NEW_PROCESS_LOST]);
+	if (s->opts->verbose) {
+		struct stk_symbolizer_stats st;
+
+		stk_symbolizer_get_stats(s->sym, &st);
+		fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s), %u files parsed, "
+			"%u failed\n", s->applet, st.processes, st.processes_failed, st.last_failure[0] ? ", last: " : "",
+			st.last_failure, st.files_parsed, st.files_failed);
+	}
+}
+
+void stk_session_begin_results(struct stk_session *s)
+{
+	char why[256];
+
+	s->resolve_start = stk_now_ns(CLOCK_MONOTONIC);
+	/* Checked here, not at start: reading kallsyms would delay the first event. */
+	if (!s->opts->user_only && stk_symbolizer_kernel_status(s->sym, why, sizeof(why)) != 1)
+		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
+}
+
+int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, struct stk_report *report,
+		      struct stk_output_opts *opts)
+{
+	const struct stk_stack_opts *o = s->opts;
+	size_t n = o->n_outputs;
+	int64_t now_mono = stk_now_ns(CLOCK_MONOTONIC);
+	int ret = 0;
+
+	report->stacks = list->stacks;
+	report->n_stacks = list->n;
+	if (!report->time_nanos)
+		report->time_nanos = s->start_wall;
+	if (!report->duration_nanos)
+		report->duration_nanos = now_mono - s->start_mono;
+	opts->delimiter = o->delimiter;
+	opts->verbose = o->verbose;
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		FILE *out = n ? s->outs[i] : stdout;
+
+		char err[PATH_MAX + 128];
+
+		opts->format = n ? o->output_formats[i] : o->format;
+		if (stk_output_write(out, report, opts) || fflush(out)) {
+			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
+				  strerror(errno));
+			ret = -1;
+		} else if (n && stk_safe_output_commit(out, o->output_paths[i], err, sizeof(err))) {
+			stk_error(s->applet, "writing %s", err);
+			ret = -1;
+		}
+	}
+	uint64_t missing = stk_dwarf_samples_missing(s->dwarf);
+	if (missing > s->dwarf_missing_reported)
+		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
+			"user space (buffer full); lower --stack-bytes (now %u)\n",
+			(unsigned long long)(missing - s->dwarf_missing_reported), o->stack_bytes);
+	s->dwarf_missing_reported = missing;
+	if (o->verbose)
+		fprintf(stderr, "%s: resolved and printed %zu stacks in %.1f ms\n", s->applet, list->n,
+			(double)(stk_now_ns(CLOCK_MONOTONIC) - s->resolve_start) / 1e6);
+	s->start_wall = stk_now_ns(CLOCK_REALTIME);
+	s->start_mono = stk_now_ns(CLOCK_MONOTONIC);
+	return ret;
+}
+
+int stk_session_capture(struct stk_session *s, const struct stk_stack_capture *c, void *run)
+{
+	enum stk_run_event ev;
+	int ret = 0;
+
+	if (s->opts->format == STK_FORMAT_TEXT && !s->opts->n_outputs)
+		c->header(run);
+	while ((ev = stk_session_wait(s)) == STK_RUN_INTERVAL && c->interval) {
+		stk_session_drain(s);
+		if (c->interval(run))
+			ret = 1;
+	}
+	/* Stop counting before reading, so the results are one snapshot. */
+	c->detach(run);
+	stk_session_stopped(s, ev, &c->losses);
+	if (c->results(run))
+		ret = 1;
+	return ret;
+}
+
+void stk_session_close(struct stk_session *s)
+{
+	if (!s->applet) /* never opened */
+		return;
+	if (s->processes)
+		stk_process_watch_free(s->processes);
+	stk_dwarf_samples_free(s->dwarf);
+	stk_run_loop_free(s->loop);
+	if (s->sym)
+		stk_symbolizer_free(s->sym);
+	if (s->empty_btf_fd >= 0)
+		close(s->empty_btf_fd);
+	stk_btf_source_release(&s->btf);
+	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
+		if (s->outs[i])
+			fclose(s->outs[i]);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,40 @@
+/*
+ * The stacks one capture collected, read from the applet's count map and
+ * stack map and symbolized: the list every stack applet hands to output.
+ */
+#ifndef STK_STACK_LIST_H
+#define STK_STACK_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/stack/stack.h"
+
+struct stk_symbolizer;
+
+struct stk_stack_list {
+	struct stk_stack *stacks;
+	size_t n, cap;
+};
+/* A zeroed new entry, or NULL when out of memory. */
+struct stk_stack *stk_stack_list_add(struct stk_stack_list *l);
+void stk_stack_list_free(struct stk_stack_list *l);
+
+/* One count-map key, as the applets' BPF sides all store it. */
+struct stk_counted_key {
+	uint32_t tgid, tid;
+	const char *comm; /* up to 16 bytes, NUL-terminated or not */
+	int32_t kernel_stack_id, user_stack_id;
+	uint64_t value;
+};
+/*
+ * A new entry for key: comm, value, and its kernel and user stacks read from
+ * the stack map and symbolized (only the kind -U/-K leave; no user stack for
+ * the idle task). NULL when out of memory.
+ */
+struct stk_stack *stk_stack_list_add_key(struct stk_stack_list *l, const struct stk_counted_key *key,
+					 int stack_map_fd, struct stk_symbolizer *sym, uint32_t max_depth,
+					 bool user_only, bool kernel_only);
+
+#endif

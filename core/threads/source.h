@@ -1,0 +1,45 @@
+/*
+ * What every threadstate sampling source (task iterator, tracepoint state,
+ * /proc) is opened with and how it is driven; core/threads/bpf/threads_source.c
+ * picks one.
+ */
+#ifndef STK_THREAD_SOURCE_H
+#define STK_THREAD_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/threads/thread_sample.h"
+
+struct stk_symbolizer;
+
+struct stk_tsource_request {
+	const uint32_t *pids; /* only these processes (n_pids 0: all) */
+	size_t n_pids;
+	uint32_t self_tgid;   /* left out: stk's own threads */
+	bool kernel_stacks;   /* -k: whole kernel stacks, not only the wchan frame */
+	bool user_stacks;     /* -u */
+	bool all;             /* -a: every thread, not only those that may be active */
+	bool syscall_time;    /* task_iter: hook sys_enter for the time in the current syscall */
+	const char *btf_custom_path;
+	bool kernel_btf;      /* the running kernel's BTF is available */
+	const char *forced;   /* --source: the rung to use or fail, or NULL: the first that works */
+	struct stk_symbolizer *sym; /* names for BPF-taken stacks (not owned) */
+};
+
+/* One source, behind the sampler: a pass over the threads, and its release. */
+struct stk_tsource_impl {
+	int (*sample)(void *impl, struct stk_thread_batch *b);
+	void (*free)(void *impl);
+	void *impl;
+};
+
+/*
+ * Folds addresses (leaf first) into "root;...;leaf" when fold (else NULL);
+ * pid 0 means kernel addresses, whose wchan-like frame goes to wchan (may be NULL).
+ */
+char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned long long *addrs, size_t n, bool fold,
+		     char *wchan, size_t wchan_len);
+
+#endif

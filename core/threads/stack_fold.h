@@ -1,0 +1,18 @@
+/* threadstate's stacks as text: addresses taken by BPF, named and folded. */
+#ifndef STK_STACK_FOLD_H
+#define STK_STACK_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct stk_symbolizer;
+
+/*
+ * Folds addresses (leaf first) into "root;...;leaf" when fold (else NULL);
+ * pid 0 means kernel addresses, whose wchan-like frame goes to wchan (may be NULL).
+ */
+char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned long long *addrs, size_t n, bool fold,
+		     char *wchan, size_t wchan_len);
+
+#endif

@@ -1,0 +1,206 @@
+#!/bin/bash
+# needs: root
+# Root's stk against files an unprivileged user controls (issue: perf maps,
+# debug files, build-id paths in private mount namespaces, the -o path).
+# Every attack is replayed as user nobody (setpriv) with
+# fs.protected_symlinks=0 (restored afterwards), and each stk run must: end
+# on its own within its duration plus a margin (a hang is killed and
+# fails), exit 0 with results, stay under a memory bound, print nothing of
+# a root-only file, and leave no BPF program behind.
+SUITE=hardening
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib.sh"
+W=$BUILD/tests/workloads
+NOBODY=65534
+MAX_RSS_KB=262144 # 256 MiB: stk itself needs a few tens
+MARGIN=20         # seconds past the duration before a run counts as hung
+
+as_user() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
+
+tmp=$(mktemp -d /tmp/stk-hardening-XXXXXX)
+chmod 755 "$tmp"
+old_protected=$(sysctl -n fs.protected_symlinks)
+made_debug_dir=""
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    sysctl -qw fs.protected_symlinks="$old_protected"
+    [ -n "${map:-}" ] && rm -f "$map"
+    [ -n "$made_debug_dir" ] && rmdir /usr/lib/debug 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+sysctl -qw fs.protected_symlinks=0
+
+# A root-only file whose content must never show up.
+token="ROOT_ONLY_TOKEN_$RANDOM$RANDOM"
+mkdir -m 700 "$tmp/root-only"
+# A user-writable sticky directory, as /tmp is.
+mkdir -m 1777 "$tmp/sticky"
+mkdir -m 755 "$tmp/user"
+chown $NOBODY:$NOBODY "$tmp/user"
+
+# start_as_user OUTFILE CMD...: starts CMD as nobody, waits for its "ready PID ..." line
+start_as_user() {
+    local out=$1; shift
+    as_user "$@" >"$out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do grep -q '^ready ' "$out" && break; sleep 0.05; done
+    read -r _ WPID WADDR < <(grep '^ready ' "$out")
+}
+
+# stk_run NAME DURATION STK_ARGS...: root's stk, measured. Sets RC ("timeout"
+# when it had to be killed), RSS_KB, OUT, ERR, and checks the common rules:
+# it ends on its own, exits 0, stays under MAX_RSS_KB, prints no token and
+# leaves none of its BPF programs behind.
+stk_run() {
+    local name=$1 d=$2 ids left id; shift 2
+    python3 - "$((d + MARGIN))" "$tmp/$name.out" "$tmp/$name.err" "$tmp/$name.ids" "$STK" "$@" \
+        >"$tmp/$name.res" <<'PY'
+import glob, os, resource, subprocess, sys, time
+limit, out, err, idfile, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+ids = set()
+with open(out, "wb") as o, open(err, "wb") as e:
+    p = subprocess.Popen(cmd, stdout=o, stderr=e)
+    start = time.monotonic()
+    rc = None
+    while rc is None:
+        # The BPF programs it holds, to check after it is gone.
+        for f in glob.glob("/proc/%d/fdinfo/*" % p.pid):
+            try:
+                for line in open(f):
+                    if line.startswith("prog_id:"):
+                        ids.add(line.split()[1])
+            except OSError:
+                pass
+        rc = p.poll()
+        if rc is None and time.monotonic() - start > limit:
+            p.kill()
+            p.wait()
+            rc = "timeout"
+        time.sleep(0.05)
+open(idfile, "w").write(" ".join(sorted(ids)))
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+    read -r RC RSS_KB <"$tmp/$name.res"
+    OUT=$(head -c 2000000 "$tmp/$name.out") ERR=$(head -c 100000 "$tmp/$name.err")
+    expect_eq "${name}_ends_exit_0" "$RC" 0
+    if [ "${RSS_KB:-0}" -le $MAX_RSS_KB ]; then pass "${name}_memory_bounded"
+    else fail "${name}_memory_bounded" "max RSS ${RSS_KB} KB > ${MAX_RSS_KB} KB"; fi
+    if grep -q "$token" "$tmp/$name.out" "$tmp/$name.err"; then fail "${name}_no_disclosure" "printed the root-only token"
+    else pass "${name}_no_disclosure"; fi
+    for _ in $(seq 50); do
+        left=0
+        for id in $(cat "$tmp/$name.ids"); do bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
+        [ "$left" -eq 0 ] && break
+        sleep 0.1
+    done
+    if [ ! -s "$tmp/$name.ids" ]; then fail "${name}_nothing_attached" "no BPF program seen in its fdinfo"
+    else expect_eq "${name}_nothing_attached" "$left" 0; fi
+}
+
+# --- JIT perf maps: a process of nobody spinning in anonymous executable memory ---
+start_as_user "$tmp/jit.ready" "$W/jit_spin" 120
+map=/tmp/perf-$WPID.map
+printf '%s 100 %s\n' "$WADDR" "$token" >"$tmp/root-only/secret"
+chmod 600 "$tmp/root-only/secret"
+
+# The control: the user's own map is read, so the refusals below are real.
+as_user sh -c "printf '%s 100 legit_jit_frame\n' $WADDR > $map"
+stk_run perf_map_regular 2 profile -p "$WPID" -d 2 -f
+expect_contains perf_map_regular_resolved "$OUT" "jit_spin;"
+expect_contains perf_map_regular_names "$OUT" "legit_jit_frame"
+
+rm -f "$map"; as_user mkfifo "$map"
+stk_run perf_map_fifo 2 profile -p "$WPID" -d 2 -f
+expect_contains perf_map_fifo_results "$OUT" "jit_spin;"
+
+rm -f "$map"; as_user ln -s /dev/zero "$map"
+stk_run perf_map_dev_zero 2 profile -p "$WPID" -d 2 -f
+expect_contains perf_map_dev_zero_results "$OUT" "jit_spin;"
+
+rm -f "$map"; as_user ln -s "$tmp/root-only/secret" "$map"
+stk_run perf_map_root_only_link 2 profile -p "$WPID" -d 2 -f
+expect_contains perf_map_root_only_link_results "$OUT" "jit_spin;"
+
+# 2 GB sparse, then one 100 MB line: bounded memory, and output.
+rm -f "$map"; as_user truncate -s 2G "$map"
+stk_run perf_map_sparse_2g 2 profile -p "$WPID" -d 2 -f
+expect_contains perf_map_sparse_2g_results "$OUT" "jit_spin;"
+rm -f "$map"
+as_user sh -c "{ printf '%s 100 ' $WADDR; head -c 100000000 /dev/zero | tr '\\0' A; echo; } > $map"
+stk_run perf_map_long_line 2 profile -p "$WPID" -d 2 -f
+expect_contains perf_map_long_line_results "$OUT" "jit_spin;"
+size=$(stat -c %s "$tmp/perf_map_long_line.out")
+if [ "$size" -lt 100000 ]; then pass perf_map_long_line_output_small
+else fail perf_map_long_line_output_small "$size bytes of output"; fi
+rm -f "$map"
+
+# The same link inside a user + mount namespace with a private /tmp: the
+# absolute target must resolve in the process's root (where it does not
+# exist), never the host's.
+start_as_user "$tmp/ns.ready" unshare -Urm sh -c \
+    "mount -t tmpfs none /tmp && ln -s '$tmp/root-only/secret' /tmp/perf-\$\$.map && exec '$W/jit_spin' 60"
+if [ -z "${WPID:-}" ] || ! [ -d "/proc/$WPID" ]; then
+    fail ns_setup "unshare -Urm as nobody did not start: $(head -3 "$tmp/ns.ready")"
+else
+    printf '%s 100 %s\n' "$WADDR" "$token" >"$tmp/root-only/secret"
+    stk_run perf_map_private_tmp 2 profile -p "$WPID" -d 2 -f
+    expect_contains perf_map_private_tmp_results "$OUT" "jit_spin;"
+fi
+
+# --- debug files: a stripped binary whose .gnu_debuglink names a FIFO, then /dev/zero ---
+cp "$W/burn_stripped" "$tmp/user/burn_stripped"
+chown $NOBODY:$NOBODY "$tmp/user/burn_stripped"
+as_user mkfifo "$tmp/user/burn_stripped.debug"
+start_as_user "$tmp/dbg.ready" "$tmp/user/burn_stripped" 60
+stk_run debuglink_fifo 2 profile -p "$WPID" -d 2 -f
+expect_contains debuglink_fifo_results "$OUT" "burn_stripped;"
+rm -f "$tmp/user/burn_stripped.debug"
+as_user ln -s /dev/zero "$tmp/user/burn_stripped.debug"
+stk_run debuglink_dev_zero 2 profile -p "$WPID" -d 2 -f
+expect_contains debuglink_dev_zero_results "$OUT" "burn_stripped;"
+
+# A FIFO at the binary's build-id path under /usr/lib/debug in a private
+# mount namespace, against a system-wide profile.
+build_id=$(readelf -n "$W/burn_stripped" | sed -n 's/.*Build ID: *//p')
+if [ -z "$build_id" ]; then
+    fail build_id_setup "$W/burn_stripped has no build ID"
+else
+    [ -d /usr/lib/debug ] || { mkdir /usr/lib/debug && made_debug_dir=1; }
+    d=/usr/lib/debug/.build-id/${build_id:0:2}
+    start_as_user "$tmp/bid.ready" unshare -Urm sh -c \
+        "mount -t tmpfs none /usr/lib/debug && mkdir -p $d && mkfifo $d/${build_id:2}.debug && exec '$tmp/user/burn_stripped' 60"
+    if [ -z "${WPID:-}" ] || ! [ -d "/proc/$WPID" ]; then
+        fail build_id_ns_setup "unshare -Urm as nobody did not start: $(head -3 "$tmp/bid.ready")"
+    else
+        stk_run build_id_fifo_system_wide 3 profile -d 3 -f
+        expect_contains build_id_fifo_system_wide_results "$OUT" "burn_stripped;"
+    fi
+fi
+
+# --- -o through a symlink planted in a sticky directory: replaced, its target untouched ---
+echo "VICTIM" >"$tmp/root-only/victim"
+chmod 644 "$tmp/root-only/victim"
+as_user ln -s "$tmp/root-only/victim" "$tmp/sticky/out.folded"
+stk_run output_symlink 1 profile -d 1 -o "$tmp/sticky/out.folded"
+expect_eq output_symlink_target_unchanged "$(cat "$tmp/root-only/victim")" "VICTIM"
+if [ -f "$tmp/sticky/out.folded" ] && [ ! -L "$tmp/sticky/out.folded" ] && grep -q ';' "$tmp/sticky/out.folded"; then
+    pass output_symlink_replaced_by_results
+else fail output_symlink_replaced_by_results "$(ls -la "$tmp/sticky/out.folded")"; fi
+
+# threadstate -o DIR appends to hour files: a planted link at this hour's (and the next's) name is refused.
+mkdir -m 1777 "$tmp/sticky/rec"
+for h in 0 1; do
+    as_user ln -s "$tmp/root-only/victim" "$tmp/sticky/rec/samples-$(date -u -d "+$h hour" +%Y-%m-%d-%H).csv"
+done
+run_capture timeout 30 "$STK" threadstate -d 1 -o "$tmp/sticky/rec"
+expect_eq threadstate_dir_symlink_target_unchanged "$(cat "$tmp/root-only/victim")" "VICTIM"
+expect_contains threadstate_dir_symlink_refused "$ERR" "symbolic link: refusing to write through it"
+
+# --- --btf FILE that is not BTF: one line, exit 2 ---
+run_capture "$STK" profile --btf /etc/hostname -d 1
+expect_eq btf_not_btf_rc "$RC" 2
+expect_eq btf_not_btf_one_line "$(printf '%s\n' "$ERR" | wc -l)" 1
+expect_contains btf_not_btf_msg "$ERR" "--btf /etc/hostname: not a BTF file"
