@@ -115,16 +115,11 @@ static __always_inline struct stk_profile_config *profile_wanted(u32 tgid, u32 t
 	return cfg;
 }
 
-SEC("perf_event")
-int stk_profile_sample(struct bpf_perf_event_data *ctx)
+/* Frame-pointer stacks counted in the kernel: --unwind fp, and dwarf samples the buffer had no room for. */
+static __always_inline int count_fp(struct bpf_perf_event_data *ctx, const struct stk_profile_config *cfg, u32 tgid,
+				    u32 tid)
 {
-	u64 id = bpf_get_current_pid_tgid();
-	u32 tgid = id >> 32, tid = (u32)id;
-	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
 	struct stk_profile_key key = {};
-
-	if (!cfg)
-		return 0;
 
 	key.tgid = tgid;
 	key.tid = cfg->per_thread ? tid : 0;
@@ -147,6 +142,18 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
 		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
+}
+
+SEC("perf_event")
+int stk_profile_sample(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32, tid = (u32)id;
+	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
+
+	if (!cfg)
+		return 0;
+	return count_fp(ctx, cfg, tgid, tid);
 }
 
 SEC("perf_event")
@@ -176,8 +183,11 @@ int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 	}
 	if (cfg->user_stacks && tgid != 0)
 		stk_capture_user(s, (struct pt_regs *)&ctx->regs, cfg->stack_bytes);
-	if (bpf_perf_event_output(ctx, &profile_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s)))
+	/* No room in the buffer (its reader starved of CPU): the sample still counts, by frame pointers. */
+	if (bpf_perf_event_output(ctx, &profile_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
 		stk_stat_inc(&profile_stats, STK_STAT_SAMPLES_LOST);
+		return count_fp(ctx, cfg, tgid, tid);
+	}
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, s->comm))
 		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;

@@ -161,7 +161,7 @@ static const char *const profile_programs[] = { "stk_profile_sample", NULL };
 static const char *const profile_dwarf_programs[] = { "stk_profile_sample_dwarf", NULL };
 static const char *const profile_dwarf_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_scratch",
-	"profile_samples", "profile_stats", "profile_seen", "profile_new_process", NULL,
+	"profile_samples", "profile_stacks", "profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
 };
 static const char *const profile_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
@@ -244,8 +244,9 @@ static int collect(struct profile_run *run, struct stk_stack_list *c)
 {
 	struct collect_ctx cc = { run, c };
 
-	if (run->session.dwarf)
-		return stk_dwarf_samples_collect(run->session.dwarf, c);
+	/* dwarf: the unwound samples, then those counted by frame pointers for want of buffer room */
+	if (run->session.dwarf && stk_dwarf_samples_collect(run->session.dwarf, c))
+		return -1;
 	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.profile_counts), sizeof(struct stk_profile_key),
 				      add_counted, &cc);
 }

@@ -39,6 +39,7 @@ struct stk_dwarf_samples {
 	struct stk_unwinder *unwinder;
 	struct stk_stack_table *table;
 	uint64_t lost, samples, unwind_ns;
+	uint64_t buffer_lost; /* the kernel found the buffer full (profile counts those by frame pointers) */
 	uint64_t ips[MAX_FRAMES];
 	uint8_t how[MAX_FRAMES];
 };
@@ -155,7 +156,7 @@ static void on_lost(void *ctx, int cpu, __u64 count)
 	struct stk_dwarf_samples *d = ctx;
 
 	(void)cpu;
-	d->lost += count;
+	d->buffer_lost += count;
 }
 
 static void consume(void *ctx)
@@ -317,6 +318,11 @@ uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d)
 uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d)
 {
 	return d ? d->lost : 0;
+}
+
+uint64_t stk_dwarf_samples_buffer_full(const struct stk_dwarf_samples *d)
+{
+	return d ? d->buffer_lost : 0;
 }
 
 void stk_dwarf_samples_stats(const struct stk_dwarf_samples *d, uint64_t *samples, uint64_t *unwind_ns)

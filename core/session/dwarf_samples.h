@@ -63,8 +63,10 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d);
 /* by_hash: counted hashes whose sample never arrived (after stk_dwarf_samples_add). */
 uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d);
-/* Samples the perf buffer dropped, and samples not counted for lack of memory. */
+/* Samples user space could not keep (out of memory, malformed). */
 uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d);
+/* Samples the kernel found no buffer room for (perf's lost records). */
+uint64_t stk_dwarf_samples_buffer_full(const struct stk_dwarf_samples *d);
 /* Samples and CPU time spent unwinding them (for -v and the bench). */
 void stk_dwarf_samples_stats(const struct stk_dwarf_samples *d, uint64_t *samples, uint64_t *unwind_ns);
 void stk_dwarf_samples_free(struct stk_dwarf_samples *d);

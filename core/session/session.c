@@ -171,12 +171,14 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	if (stat[STK_STAT_START_FULL])
 		fprintf(stderr, "WARNING: %llu %s not measured because too many threads were off CPU at "
 			"once (start map full)\n", (unsigned long long)stat[STK_STAT_START_FULL], l->unit);
-	if (s->dwarf && (stk_dwarf_samples_lost(s->dwarf) || (!stk_dwarf_samples_by_hash(s->dwarf) &&
-								stat[STK_STAT_SAMPLES_LOST])))
-		fprintf(stderr, "WARNING: %llu samples lost on their way to user space (buffer full); lower "
-			"--stack-bytes (now %u) or the event rate\n",
-			(unsigned long long)(stk_dwarf_samples_lost(s->dwarf) +
-					     (stk_dwarf_samples_by_hash(s->dwarf) ? 0 : stat[STK_STAT_SAMPLES_LOST])),
+	if (s->dwarf && stk_dwarf_samples_lost(s->dwarf))
+		fprintf(stderr, "WARNING: %llu samples lost in user space (out of memory)\n",
+			(unsigned long long)stk_dwarf_samples_lost(s->dwarf));
+	/* profile: samples without buffer room are counted with frame-pointer stacks instead */
+	if (s->dwarf && !stk_dwarf_samples_by_hash(s->dwarf) && stat[STK_STAT_SAMPLES_LOST])
+		fprintf(stderr, "WARNING: %llu samples found the sample buffer full (its reader short of CPU) and "
+			"were counted with frame-pointer stacks, whose callers may be incomplete; lower "
+			"--stack-bytes (now %u) or the rate\n", (unsigned long long)stat[STK_STAT_SAMPLES_LOST],
 			s->opts->stack_bytes);
 	if (s->dwarf && s->opts->verbose) {
 		uint64_t n, ns;
