@@ -182,7 +182,7 @@ int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 			s->flags |= STK_SAMPLE_KERNEL_LOST;
 	}
 	if (cfg->user_stacks && tgid != 0)
-		stk_capture_user(s, (struct pt_regs *)&ctx->regs, cfg->stack_bytes);
+		stk_capture_user(s, (stk_uregs_t *)&ctx->regs, cfg->stack_bytes);
 	/* No room in the buffer (its reader starved of CPU): the sample still counts, by frame pointers. */
 	if (bpf_perf_event_output(ctx, &profile_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
 		stk_stat_inc(&profile_stats, STK_STAT_SAMPLES_LOST);

@@ -26,7 +26,7 @@ static __always_inline long stk_read_user(void *dst, u32 size, const void *src)
 }
 
 /* The current task's saved user registers. 0, or -1 (kernel thread, unreadable). */
-static __always_inline int stk_task_user_regs(struct pt_regs *out)
+static __always_inline int stk_task_user_regs(stk_uregs_t *out)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	const void *regs;
@@ -37,7 +37,9 @@ static __always_inline int stk_task_user_regs(struct pt_regs *out)
 		regs = (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
 		return bpf_probe_read_kernel(out, sizeof(*out), regs) ? -1 : 0;
 	}
-	regs = (const char *)BPF_CORE_READ(task, stack) + STK_THREAD_SIZE - sizeof(struct pt_regs);
+	if (!STK_TASK_PT_REGS_SIZE)
+		return -1;
+	regs = (const char *)BPF_CORE_READ(task, stack) + STK_THREAD_SIZE - STK_TASK_PT_REGS_SIZE;
 	return bpf_probe_read(out, sizeof(*out), regs) ? -1 : 0;
 }
 
@@ -80,9 +82,9 @@ static __always_inline u32 stk_copy_user_stack(u8 *dst, u64 sp, u32 want)
  * registers when they may be user mode (perf_event, uprobe), or NULL for
  * events that always fire in the kernel.
  */
-static __always_inline void stk_capture_user(struct stk_stack_sample *s, struct pt_regs *ctx_regs, u32 stack_bytes)
+static __always_inline void stk_capture_user(struct stk_stack_sample *s, stk_uregs_t *ctx_regs, u32 stack_bytes)
 {
-	struct pt_regs r;
+	stk_uregs_t r;
 
 	s->user_bytes = 0;
 	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {

@@ -97,7 +97,7 @@ struct {
 
 /* Captures and hashes the current stacks, sending new content (see offcputime's capture_dwarf). */
 static __always_inline u64 sc_capture_dwarf(void *ctx, const struct stk_sc_config *cfg, u32 tgid,
-					    struct pt_regs *user_ctx)
+					    stk_uregs_t *user_ctx)
 {
 	u32 cpu = bpf_get_smp_processor_id();
 	struct stk_stack_sample *s = bpf_map_lookup_elem(&sc_scratch, &cpu);
@@ -141,7 +141,7 @@ static __always_inline u64 sc_capture_dwarf(void *ctx, const struct stk_sc_confi
  * dwarf: take the stacks for user-space unwinding; user_ctx: the probe's
  * registers when they are the user's (uprobe, USDT), else NULL.
  */
-static __always_inline int count_stack(void *ctx, const bool dwarf, struct pt_regs *user_ctx)
+static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t *user_ctx)
 {
 	u32 zero = 0;
 	const struct stk_sc_config *cfg = bpf_map_lookup_elem(&sc_config, &zero);
@@ -248,7 +248,7 @@ int stk_sc_uprobe(struct pt_regs *ctx)
 SEC("uprobe")
 int stk_sc_uprobe_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, ctx);
+	return count_stack(ctx, true, (stk_uregs_t *)ctx);
 }
 
 SEC("uprobe.multi")
@@ -260,7 +260,7 @@ int stk_sc_uprobe_multi(struct pt_regs *ctx)
 SEC("uprobe.multi")
 int stk_sc_uprobe_multi_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, ctx);
+	return count_stack(ctx, true, (stk_uregs_t *)ctx);
 }
 
 SEC("usdt")
@@ -272,7 +272,7 @@ int stk_sc_usdt(struct pt_regs *ctx)
 SEC("usdt")
 int stk_sc_usdt_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, ctx);
+	return count_stack(ctx, true, (stk_uregs_t *)ctx);
 }
 
 char LICENSE[] SEC("license") = "GPL";
