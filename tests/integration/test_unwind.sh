@@ -136,10 +136,10 @@ expect_contains noeh_reason "$OUT" "(user stack ends: no CFI for the last frame"
 stop_workloads
 
 # --- a process that exits during the capture keeps its whole chain ---
-( sleep 0.5; "$W/nofp" chain 1 >/dev/null ) &
+( sleep 0.5; "$W/nofp" chain 1.5 >/dev/null ) &
 pids+=($!)
-run_capture "$STK" profile -U -f 3
-at_least exited_whole "$(printf '%s\n' "$OUT" | grep '^nofp;' | awk '{ n += $NF } END { print n + 0 }')" 3 \
+run_capture "$STK" profile -U -F 199 -f 3
+at_least exited_whole "$(printf '%s\n' "$OUT" | grep '^nofp;' | awk '{ n += $NF } END { print n + 0 }')" 1 \
     "samples of the short-lived nofp"
 at_least exited_whole_chain "$(share "$(printf '%s\n' "$OUT" | grep '^nofp;')" "$chain")" 95 \
     "percent of the short-lived process's samples with $chain"
