@@ -200,7 +200,7 @@ bench: bench-btf
 
 # For the kernel matrix (tests/vm/run.sh): stk with the BTF of the fetched
 # Debian kernels (btf/make-fixture.sh writes STK_VM_BTF_TREE).
-STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture
+STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture$(if $(CROSS),-$(ARCH))
 VMBTF := $(BUILD)/tests/btf-vm
 $(VMBTF)/input.list: FORCE
 	@mkdir -p $(@D)
@@ -236,6 +236,11 @@ $(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_N
 W := $(BUILD)/tests/workloads
 # -O0: gcc 12 drops the frame of leaf functions at -O1 even with -mno-omit-leaf-frame-pointer.
 WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
+# aarch64 gcc omits leaf functions' frame records by default: their callers
+# would vanish from frame-pointer stacks (the return address stays in x30).
+ifeq ($(ARCH),arm64)
+WL_CFLAGS += -mno-omit-leaf-frame-pointer
+endif
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
@@ -309,9 +314,10 @@ cross-arm64:
 check: cross-arm64
 endif
 
-# The kernel matrix alone (also part of check): Debian kernels under qemu.
-vmtest: all workloads
-	@BUILD=$(abspath $(BUILD)) bash tests/vm/run.sh
+# The kernel matrix alone (also part of check): Debian kernels under qemu;
+# ARCH=arm64 boots the arm64 kernels with the arm64 stk (qemu-system-aarch64).
+vmtest: all vm-workloads
+	@BUILD=$(abspath $(BUILD)) ARCH=$(ARCH) bash tests/vm/run.sh
 
 # Benchmarks against bpftrace and perf (root; installs them with apt). Not part of check.
 bench: all workloads
@@ -396,11 +402,14 @@ $(PKG)/.stage-stamp: $(BUILD)/stk $(PKG)/stk.8 FORCE
 	@bash packaging/stage.sh $(BUILD)/stk $(PKG)/stk.8 $(PKG)/stage
 	@touch $@
 
+# The target's names: Debian's (amd64, arm64) and rpm's (x86_64, aarch64).
+DEB_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)
+RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
 deb: $(PKG)/.stage-stamp
 	@rm -f $(PKG)/stk_*.deb
-	@out=$$(bash packaging/deb/build.sh $(PKG)/stage $(PKG)) && echo "  DEB      $$out"
+	@out=$$(DEB_ARCH=$(DEB_ARCH) bash packaging/deb/build.sh $(PKG)/stage $(PKG)) && echo "  DEB      $$out"
 
 rpm: $(PKG)/.stage-stamp
 	@rm -f $(PKG)/stk-*.rpm
-	@out=$$(bash packaging/rpm/build.sh $(PKG)/stage $(PKG)/rpmbuild $(PKG)) && echo "  RPM      $$out"
+	@out=$$(RPM_ARCH=$(RPM_ARCH) bash packaging/rpm/build.sh $(PKG)/stage $(PKG)/rpmbuild $(PKG)) && echo "  RPM      $$out"
 # --- packaging (end) ---
