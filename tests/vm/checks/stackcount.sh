@@ -70,6 +70,11 @@ out=$(case_output "$log" stackcount_many)
 expect_eq "$id/stackcount_many_rc" "$(case_rc "$log" stackcount_many)" 0
 many=$(sc_mech "$out")
 if sc_have kprobe.multi; then want_many=kprobe.multi; elif sc_have fentry; then want_many=fentry; else want_many=kprobe; fi
+# fentry needs every matched function in the kernel's BTF; where pahole left
+# one out (arm64 6.12: vfs_statfs) stk says so and takes kprobes for the set.
+if [ "$want_many" = fentry ] && printf '%s\n' "$out" | grep -q '^stackcount: .*fentry: no BTF for vfs_'; then
+    want_many=kprobe
+fi
 [ "$want" = kprobe_legacy ] && [ "$want_many" = kprobe ] && want_many=kprobe_legacy
 [ "$want" = none ] && want_many=""
 expect_eq "$id/stackcount_many_used" "$many" "$want_many"
