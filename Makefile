@@ -3,17 +3,32 @@
 #   make check      unit tests, ASan+UBSan unit tests, integration tests (root)
 #   make clean      remove build outputs but keep the cached dependencies
 #   make distclean  remove everything under build/
+#   make ARCH=arm64 cross-builds a static aarch64 stk into build/arm64/ (the
+#   same targets: all, deb, rpm, vmtest); the host's build stays in build/.
 
+# The target architecture, in the kernel's names (x86, arm64): it picks the
+# BPF object's __TARGET_ARCH, the UAPI headers, the compiler and the build dir.
+HOST_ARCH := $(shell uname -m | sed -e 's/^x86_64$$/x86/' -e 's/^aarch64$$/arm64/')
+override ARCH := $(patsubst aarch64,arm64,$(patsubst x86_64,x86,$(or $(ARCH),$(HOST_ARCH))))
+ifeq ($(ARCH),$(HOST_ARCH))
 BUILD   ?= build
+CROSS   :=
+else ifeq ($(ARCH),arm64)
+BUILD   ?= build/arm64
+CROSS   := aarch64-linux-gnu-
+else
+$(error ARCH=$(ARCH): stk builds for x86 and arm64)
+endif
 DEPS    := $(BUILD)/deps
 UAPI    := $(BUILD)/uapi-include
 SDTINC  := $(BUILD)/sdt-include
 GEN     := $(BUILD)/gen
 OBJ     := $(BUILD)/obj
 MULTIARCH := $(shell gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-ARCH    := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
-CC_MUSL := musl-gcc
+# Cross builds use the musl-gcc wrapper ci/build-deps.sh makes for the target.
+CC_MUSL := $(if $(CROSS),$(abspath $(DEPS))/bin/musl-gcc,musl-gcc)
+STRIP   := $(CROSS)strip
 CLANG   ?= clang
 BPFTOOL ?= bpftool
 WARN    := -Wall -Wextra -Werror
@@ -48,7 +63,7 @@ ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 TOOLS_STAMP := $(BUILD)/.tools-stamp
 DEPS_STAMP  := $(DEPS)/.stamp
 
-.PHONY: all deps check unit workloads bench vmtest clean distclean FORCE
+.PHONY: all deps check unit workloads vm-workloads bench vmtest clean distclean FORCE
 all: $(BUILD)/stk
 
 $(TOOLS_STAMP): ci/install-build-tools.sh
@@ -57,7 +72,7 @@ $(TOOLS_STAMP): ci/install-build-tools.sh
 	@touch $@
 
 $(DEPS_STAMP): ci/build-deps.sh | $(TOOLS_STAMP)
-	@BUILD=$(abspath $(BUILD)) bash ci/build-deps.sh
+	@BUILD=$(abspath $(BUILD)) ARCH=$(ARCH) bash ci/build-deps.sh
 
 deps: $(DEPS_STAMP)
 
@@ -89,6 +104,7 @@ $(GEN)/build_info.h: FORCE $(DEPS_STAMP)
 	echo '#define STK_GIT_DESCRIBE "$(shell git describe --always --dirty 2>/dev/null || echo no-git)"'; \
 	echo '#define STK_LIBELF_VERSION "$(shell sed -n 's/^elfutils-/libelf /p' $(DEPS)/VERSIONS)"'; \
 	echo '#define STK_CC_VERSION "$(shell $(CC_MUSL) -dumpfullversion 2>/dev/null | sed 's/^/gcc /')"'; \
+	echo '#define STK_MACHINE "$(shell $(CC_MUSL) -dumpmachine 2>/dev/null | cut -d- -f1)"'; \
 	echo '#define STK_BUILD_DATE "$(shell date -u -d @$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} +%Y-%m-%d)"'; \
 	} > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
@@ -116,7 +132,7 @@ $(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDT
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
 	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lz -lm
-	@strip -R .comment -o $@ $@.unstripped
+	@$(STRIP) -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
 # --- embedded BTF archive (begin) ---
@@ -160,7 +176,7 @@ define stk_with_btf
 	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
 	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
 	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lz -lm && \
-	strip -R .comment $(3)
+	$(STRIP) -R .comment $(3)
 endef
 
 # For tests/integration/test_info.sh: this host's own kernel BTF under its
@@ -184,7 +200,7 @@ bench: bench-btf
 
 # For the kernel matrix (tests/vm/run.sh): stk with the BTF of the fetched
 # Debian kernels (btf/make-fixture.sh writes STK_VM_BTF_TREE).
-STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture
+STK_VM_BTF_TREE ?= /var/cache/stk-vm/btf-fixture$(if $(CROSS),-$(ARCH))
 VMBTF := $(BUILD)/tests/btf-vm
 $(VMBTF)/input.list: FORCE
 	@mkdir -p $(@D)
@@ -220,6 +236,11 @@ $(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_N
 W := $(BUILD)/tests/workloads
 # -O0: gcc 12 drops the frame of leaf functions at -O1 even with -mno-omit-leaf-frame-pointer.
 WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
+# aarch64 gcc omits leaf functions' frame records by default: their callers
+# would vanish from frame-pointer stacks (the return address stays in x30).
+ifeq ($(ARCH),arm64)
+WL_CFLAGS += -mno-omit-leaf-frame-pointer
+endif
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
@@ -287,7 +308,7 @@ $(W)/nofp: tests/workloads/nofp.c
 # distribution libcs do; Debian's musl is built without unwind tables.
 $(W)/nofp_static: tests/workloads/nofp.c
 	@mkdir -p $(@D)
-	@gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
 $(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ $(NOFP_CFLAGS) -o $@ $<
@@ -298,15 +319,29 @@ $(W)/nofp_noeh: tests/workloads/nofp.c
 	@objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr $@.tmp $@ && rm -f $@.tmp
 
 workloads: $(WORKLOADS)
+# The musl-static ones, which the kernel matrix's initramfs holds (any ARCH).
+VM_WORKLOADS := $(filter %_static,$(WORKLOADS))
+vm-workloads: $(VM_WORKLOADS)
 
 unit: $(BUILD)/tests/unit $(BUILD)/tests/unit-asan
 
 check: all unit $(WORKLOADS)
 	@BUILD=$(abspath $(BUILD)) bash tests/run.sh
 
-# The kernel matrix alone (also part of check): Debian kernels under qemu.
-vmtest: all workloads
-	@BUILD=$(abspath $(BUILD)) bash tests/vm/run.sh
+# On an x86_64 host, make check also cross-builds the arm64 stk and the
+# static workloads of its kernel matrix into $(BUILD)/arm64 (tests/run.sh
+# checks the binary under qemu-aarch64-static and boots the arm64 matrix).
+ifeq ($(HOST_ARCH)$(ARCH),x86x86)
+.PHONY: cross-arm64
+cross-arm64:
+	@$(MAKE) --no-print-directory ARCH=arm64 BUILD=$(BUILD)/arm64 all vm-workloads
+check: cross-arm64
+endif
+
+# The kernel matrix alone (also part of check): Debian kernels under qemu;
+# ARCH=arm64 boots the arm64 kernels with the arm64 stk (qemu-system-aarch64).
+vmtest: all vm-workloads
+	@BUILD=$(abspath $(BUILD)) ARCH=$(ARCH) bash tests/vm/run.sh
 
 # Benchmarks against bpftrace and perf (root; installs them with apt). Not part of check.
 bench: all workloads
@@ -419,11 +454,14 @@ $(PKG)/.stage-stamp: $(BUILD)/stk $(PKG)/stk.8 FORCE
 	@bash packaging/stage.sh $(BUILD)/stk $(PKG)/stk.8 $(PKG)/stage
 	@touch $@
 
+# The target's names: Debian's (amd64, arm64) and rpm's (x86_64, aarch64).
+DEB_ARCH := $(if $(filter arm64,$(ARCH)),arm64,amd64)
+RPM_ARCH := $(if $(filter arm64,$(ARCH)),aarch64,x86_64)
 deb: $(PKG)/.stage-stamp
 	@rm -f $(PKG)/stk_*.deb
-	@out=$$(bash packaging/deb/build.sh $(PKG)/stage $(PKG)) && echo "  DEB      $$out"
+	@out=$$(DEB_ARCH=$(DEB_ARCH) bash packaging/deb/build.sh $(PKG)/stage $(PKG)) && echo "  DEB      $$out"
 
 rpm: $(PKG)/.stage-stamp
 	@rm -f $(PKG)/stk-*.rpm
-	@out=$$(bash packaging/rpm/build.sh $(PKG)/stage $(PKG)/rpmbuild $(PKG)) && echo "  RPM      $$out"
+	@out=$$(RPM_ARCH=$(RPM_ARCH) bash packaging/rpm/build.sh $(PKG)/stage $(PKG)/rpmbuild $(PKG)) && echo "  RPM      $$out"
 # --- packaging (end) ---

@@ -8,8 +8,9 @@
  * relocated against the running kernel's BTF at load time; only the names
  * and types here matter, never the layout.
  *
- * UAPI types (struct pt_regs for x86_64, struct bpf_perf_event_data, the BPF
- * enums) come from linux-libc-dev's headers, which are stable ABI.
+ * UAPI types (struct pt_regs for x86_64, struct user_pt_regs for arm64,
+ * struct bpf_perf_event_data, the BPF enums) come from linux-libc-dev's
+ * headers, which are stable ABI.
  */
 #ifndef STK_KERNEL_TYPES_H
 #define STK_KERNEL_TYPES_H
@@ -39,6 +40,16 @@ struct task_struct {
 	int on_cpu;     /* threadstate: running right now (CONFIG_SMP); read by size */
 	int exit_state; /* threadstate: EXIT_ZOMBIE / EXIT_DEAD; read by size */
 	void *stack;    /* threadstate: kernel stack, pt_regs at its top before 5.15 */
+};
+
+/* arm64's kernel struct pt_regs (its UAPI has only user_pt_regs): the
+ * registers saved at kernel entry, for threadstate's syscall decoding. In the
+ * kernel, regs[] sits in an anonymous union; CO-RE matches through it.
+ * (libbpf's bpf_tracing.h has its own pt_regs___arm64.) */
+struct pt_regs___stk_arm64 {
+	u64 regs[31];
+	u64 orig_x0;
+	s32 syscallno;
 };
 
 /* task_struct before 5.14: probe with bpf_core_field_exists(). */

@@ -17,8 +17,10 @@
  *
  * Two programs that differ only in how they find the saved registers:
  * bpf_task_pt_regs() (5.15+), or the top of the task's kernel stack
- * computed as the kernel's task_pt_regs() does on x86_64 (older kernels,
- * where THREAD_SIZE is 16 KiB and there is no FRED padding).
+ * computed as the kernel's task_pt_regs() does (older kernels, where
+ * THREAD_SIZE is 16 KiB on x86_64 and on arm64 with 4 KiB pages, and x86
+ * has no FRED padding). Which registers hold the syscall number and its
+ * arguments is per architecture (x86_64 and arm64 below).
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -27,7 +29,7 @@
 #include "threadstate_types.h"
 
 #define PF_KTHREAD 0x00200000
-#define X86_64_THREAD_SIZE 16384
+#define TS_THREAD_SIZE 16384
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -101,25 +103,23 @@ struct ts_regs_args {
 };
 #define REGS_ARGS_OFFSET __builtin_offsetof(struct pt_regs, r10)
 #define REGS_ORIG_AX_OFFSET __builtin_offsetof(struct pt_regs, orig_rax)
-#endif
+/* The UAPI struct pt_regs is the kernel's on x86_64. */
+#define REGS_SIZE sizeof(struct pt_regs)
 
 /* The syscall number (orig_ax) from the registers saved at kernel entry. */
 static __always_inline void read_syscall_nr(struct stk_ts_iter_record *r, const void *regs)
 {
-#if defined(__TARGET_ARCH_x86)
 	s64 nr;
 
 	if (regs && bpf_probe_read_kernel(&nr, sizeof(nr), (const char *)regs + REGS_ORIG_AX_OFFSET) == 0) {
 		r->syscall_nr = nr;
 		r->flags |= STK_TS_F_REGS;
 	}
-#endif
 }
 
 /* Its arguments: di, si, dx, r10, r8, r9, read in one go. */
 static __always_inline void read_syscall_args(struct stk_ts_iter_record *r, const void *regs)
 {
-#if defined(__TARGET_ARCH_x86)
 	struct ts_regs_args a;
 
 	if (bpf_probe_read_kernel(&a, sizeof(a), (const char *)regs + REGS_ARGS_OFFSET))
@@ -130,8 +130,39 @@ static __always_inline void read_syscall_args(struct stk_ts_iter_record *r, cons
 	r->args[3] = a.r10;
 	r->args[4] = a.r8;
 	r->args[5] = a.r9;
-#endif
 }
+#elif defined(__TARGET_ARCH_arm64)
+/* The kernel's arm64 pt_regs (UAPI has only user_pt_regs), CO-RE relocated. */
+#define REGS_SIZE bpf_core_type_size(struct pt_regs___stk_arm64)
+
+/* syscallno (-1: none) from the registers saved at kernel entry. It is s32
+ * since 4.19 and u64 before: its low 4 bytes hold the number either way. */
+static __always_inline void read_syscall_nr(struct stk_ts_iter_record *r, const void *regs)
+{
+	const struct pt_regs___stk_arm64 *p = regs;
+	s32 nr;
+
+	if (regs && bpf_core_read(&nr, sizeof(nr), &p->syscallno) == 0) {
+		r->syscall_nr = nr;
+		r->flags |= STK_TS_F_REGS;
+	}
+}
+
+/* Its arguments: x0 as it was at entry (orig_x0; regs[0] takes the return
+ * value), x1..x5. */
+static __always_inline void read_syscall_args(struct stk_ts_iter_record *r, const void *regs)
+{
+	const struct pt_regs___stk_arm64 *p = regs;
+	u64 x[6];
+
+	if (bpf_core_read(&x, sizeof(x), &p->regs[0]) || bpf_core_read(&x[0], sizeof(x[0]), &p->orig_x0))
+		return;
+	for (int i = 0; i < 6; i++)
+		r->args[i] = x[i];
+}
+#else
+#error "threadstate: no register decoding for this __TARGET_ARCH"
+#endif
 
 static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task_pt_regs)
 {
@@ -163,10 +194,8 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 	if (!(r->flags & (STK_TS_F_KTHREAD | STK_TS_F_ON_CPU)) && !r->exit_state) {
 		if (has_task_pt_regs)
 			regs = (const void *)bpf_task_pt_regs(t);
-#if defined(__TARGET_ARCH_x86)
 		else
-			regs = (const char *)t->stack + X86_64_THREAD_SIZE - sizeof(struct pt_regs);
-#endif
+			regs = (const char *)t->stack + TS_THREAD_SIZE - REGS_SIZE;
 		read_syscall_nr(r, regs);
 	}
 	if (!cfg->all && !maybe_active(cfg, r))

@@ -7,6 +7,8 @@
 # own CLI (xz-utils, zstd, lz4, gzip, bzip2), keep the first result that is
 # an ELF with a .BTF section. Trailing bytes after the payload make the CLIs
 # complain; the output is checked instead of their exit status.
+# arm64's vmlinuz is an uncompressed Image, not an ELF: its BTF is found by
+# its header (btf/image-btf.py) and checked with bpftool.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 VMLINUZ OUT" >&2; exit 2; }
 in=$1 out=$2
@@ -21,6 +23,13 @@ has_btf() { [ "$(readelf -S "$1" 2>/dev/null | grep -c ' \.BTF ')" -gt 0 ]; }
 elf=
 if has_btf "$in"; then
     elf=$in
+elif [ "$(od -An -c -j56 -N4 "$in" | tr -d ' ')" = 'ARMd' ]; then   # arm64 Image: "ARM\x64" at 56
+    python3 "$(dirname "$0")/image-btf.py" "$in" "$tmp/out.btf" &&
+        ${BPFTOOL:-bpftool} btf dump file "$tmp/out.btf" >/dev/null ||
+        { echo "extract-vmlinux-btf: $in: no valid BTF in this arm64 Image" >&2; exit 1; }
+    chmod 644 "$tmp/out.btf"
+    mv "$tmp/out.btf" "$out"
+    exit 0
 else
     # format: magic (grep -P bytes) and the command that decompresses stdin.
     formats=(

@@ -13,7 +13,13 @@ set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 OUTDIR < 'SUITE RELEASE VMLINUZ' lines" >&2; exit 2; }
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
-arch=$(uname -m | sed 's/^aarch64$/arm64/')
+# The kernels' architecture in btfhub's names: ARCH (the Makefile's x86 or
+# arm64) when given, else this host's.
+case ${ARCH:-$(uname -m)} in
+    x86|x86_64) arch=x86_64 ;;
+    arm64|aarch64) arch=arm64 ;;
+    *) arch=$ARCH ;;
+esac
 
 version_of() {
     case $1 in

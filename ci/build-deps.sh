@@ -1,6 +1,9 @@
 #!/bin/bash
 # Builds the static musl libraries stk links against (zlib, libelf, libdw, libbpf,
 # libiberty) from Debian *source* packages into $DEPS (default build/deps).
+# ARCH (the Makefile's: x86, arm64) is the target; one other than the build
+# host's is cross-built with Debian's gcc-aarch64-linux-gnu and a musl built
+# here from Debian's musl source (its musl-gcc wrapper lands in $DEPS/bin).
 # Sources come from `apt-get source` through a private apt list dir, so the
 # host's apt configuration is never touched. A stamp file makes reruns free.
 set -euo pipefail
@@ -15,9 +18,36 @@ stamp=$deps/.stamp
 # Which suite each source package comes from. libbpf is taken from trixie:
 # 1.5 has the kprobe attach modes (PMU vs legacy tracefs) stk forces per probe.
 sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie")
+
+# The target: its compiler prefix, configure's --host, its UAPI headers.
+host_arch=$(uname -m | sed -e 's/^x86_64$/x86/' -e 's/^aarch64$/arm64/')
+arch=${ARCH:-$host_arch}
+case $arch in
+    "$host_arch") cross= ;;
+    arm64) cross=aarch64-linux-gnu- ;;
+    *) echo "build-deps: cannot build for ARCH=$arch on $(uname -m)" >&2; exit 2 ;;
+esac
+if [ -n "$cross" ]; then
+    triplet=${cross%-}
+    sources=("musl bookworm" "${sources[@]}")
+    cc=$deps/bin/musl-gcc                 # written below, after musl is built
+    host_flag=--host=$triplet
+    uapi_src=/usr/$triplet/include        # linux-libc-dev-<arch>-cross
+else
+    triplet=$(gcc -print-multiarch)
+    cc=musl-gcc
+    host_flag=
+    uapi_src=/usr/include
+fi
+ar=${cross}ar ranlib=${cross}ranlib
+# The dependencies' own makefiles have their own ARCH (musl's is aarch64):
+# make's command-line ARCH=arm64 must not reach them through MAKEFLAGS.
+unset ARCH MAKEFLAGS MFLAGS MAKEOVERRIDES
 # What is built from them: a change here rebuilds (the stamp holds both lists).
 parts="zlib libelf libdw libbpf libiberty"
 want="$(printf '%s\n' "${sources[@]}" "parts: $parts")"
+[ -z "$cross" ] || want="ARCH=$arch
+$want"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     exit 0
@@ -27,9 +57,10 @@ rm -rf "$deps" && mkdir -p "$deps/lib/pkgconfig" "$deps/include" "$src"
 
 # musl-gcc sees no kernel UAPI headers; give it linux/, asm/, asm-generic/ only.
 mkdir -p "$uapi"
-ln -sfn /usr/include/linux "$uapi/linux"
-ln -sfn "/usr/include/$(gcc -print-multiarch)/asm" "$uapi/asm"
-ln -sfn /usr/include/asm-generic "$uapi/asm-generic"
+ln -sfn "$uapi_src/linux" "$uapi/linux"
+if [ -n "$cross" ]; then ln -sfn "$uapi_src/asm" "$uapi/asm"
+else ln -sfn "/usr/include/$triplet/asm" "$uapi/asm"; fi
+ln -sfn "$uapi_src/asm-generic" "$uapi/asm-generic"
 
 fetch() { # fetch SRCPKG SUITE -> prints the unpacked directory
     local pkg=$1 suite=$2 d=$apt_dir/$2
@@ -62,16 +93,27 @@ rm -rf "$work" && mkdir -p "$work"
 log=$work/build.log
 cflags="-O2 -fPIC"
 
+if [ -n "$cross" ]; then
+    echo "  DEPS     musl ($triplet)" >&2
+    cp -a "$(cat "$src/musl.dir")" "$work/musl"
+    (cd "$work/musl" && CC=${cross}gcc ./configure --target="$triplet" --disable-shared --enable-wrapper=gcc \
+        --prefix="$deps/musl" && make -j2 && make install) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+    mkdir -p "$deps/bin"
+    printf '#!/bin/sh\n# musl-gcc for %s: musl built from Debian source, gcc from Debian.\nREALGCC=%sgcc exec "%s" "$@"\n' \
+        "$triplet" "$cross" "$deps/musl/bin/musl-gcc" > "$cc"
+    chmod +x "$cc"
+fi
+
 echo "  DEPS     zlib" >&2
 cp -a "$(cat "$src/zlib.dir")" "$work/zlib"
-(cd "$work/zlib" && CC=musl-gcc CFLAGS="$cflags" ./configure --static --prefix="$deps" &&
+(cd "$work/zlib" && CC=$cc AR=$ar RANLIB=$ranlib CFLAGS="$cflags" ./configure --static --prefix="$deps" &&
     make -j2 libz.a && make install) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 
 echo "  DEPS     libelf" >&2
 # elfutils' configure insists on argp/fts/obstack, which libelf never uses:
 # pre-seed those checks and build only libelf.a.
 cp -a "$(cat "$src/elfutils.dir")" "$work/elfutils"
-(cd "$work/elfutils" && ./configure CC=musl-gcc \
+(cd "$work/elfutils" && ./configure $host_flag CC="$cc" AR="$ar" RANLIB="$ranlib" \
     CFLAGS="$cflags -Wno-error -I$deps/include -isystem $uapi" LDFLAGS="-L$deps/lib" \
     --disable-debuginfod --disable-libdebuginfod --without-bzlib --without-lzma \
     --without-zstd --disable-nls --disable-symbol-versioning \
@@ -104,11 +146,11 @@ dwfl_objs=$(sed -n '/^libdwfl_a_SOURCES = /,/[^\\]$/p' "$ew/libdwfl/Makefile.am"
     sed 's/libdwfl_a_SOURCES =//' | tr ' \t' '\n\n' | grep '\.c$' | grep -v '^argp-std\.c$' | sed 's/\.c$/.o/')
 (make -C "$ew/libdw" libdw.a && make -C "$ew/libebl" libebl.a && make -C "$ew/libdwelf" libdwelf.a &&
     make -j2 -C "$ew/backends" libebl_backends.a && make -j2 -C "$ew/libdwfl" $dwfl_objs &&
-    (cd "$ew/libdwfl" && ar rcs libdwfl.a $dwfl_objs) && make -C "$ew/lib" error.o &&
-    musl-gcc $cflags -c -o "$ew/disasm_stubs.o" "$root/ci/libdw-disasm-stubs.c" &&
+    (cd "$ew/libdwfl" && $ar rcs libdwfl.a $dwfl_objs) && make -C "$ew/lib" error.o &&
+    $cc $cflags -c -o "$ew/disasm_stubs.o" "$root/ci/libdw-disasm-stubs.c" &&
     printf '%s\n' "create $deps/lib/libdw.a" "addlib $ew/libdwfl/libdwfl.a" "addlib $ew/libdw/libdw.a" \
         "addlib $ew/libebl/libebl.a" "addlib $ew/backends/libebl_backends.a" "addlib $ew/libdwelf/libdwelf.a" \
-        "addmod $ew/lib/error.o" "addmod $ew/disasm_stubs.o" save end | ar -M) >>"$log" 2>&1 ||
+        "addmod $ew/lib/error.o" "addmod $ew/disasm_stubs.o" save end | $ar -M) >>"$log" 2>&1 ||
     { tail -30 "$log" >&2; exit 1; }
 mkdir -p "$deps/include/elfutils"
 cp "$ew/libdw/libdw.h" "$ew/libdwfl/libdwfl.h" "$ew/libdwelf/libdwelf.h" "$ew/libdw/known-dwarf.h" \
@@ -120,15 +162,15 @@ echo "  DEPS     libbpf" >&2
 cp -a "$(cat "$src/libbpf.dir")" "$work/libbpf"
 # -Wno-error: musl's limits.h and linux/limits.h both define NGROUPS_MAX.
 (cd "$work/libbpf/src" && PKG_CONFIG_LIBDIR="$deps/lib/pkgconfig" make -j2 BUILD_STATIC_ONLY=1 \
-    CC=musl-gcc PREFIX="$deps" LIBDIR="$deps/lib" \
+    CC="$cc" AR="$ar" PREFIX="$deps" LIBDIR="$deps/lib" \
     EXTRA_CFLAGS="$cflags -Wno-error -I$deps/include -isystem $uapi" install) >>"$log" 2>&1 ||
     { tail -30 "$log" >&2; exit 1; }
 
 echo "  DEPS     libiberty" >&2
 cp -a "$(cat "$src/libiberty.dir")" "$work/libiberty"
 mkdir -p "$work/libiberty/build"
-(cd "$work/libiberty/build" && ../libiberty/configure --disable-multilib --prefix="$deps" \
-    CC=musl-gcc CFLAGS="$cflags" && make -j2) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+(cd "$work/libiberty/build" && ../libiberty/configure $host_flag --disable-multilib --prefix="$deps" \
+    CC="$cc" AR="$ar" RANLIB="$ranlib" CFLAGS="$cflags" && make -j2) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 cp "$work/libiberty/build/libiberty.a" "$deps/lib/"
 mkdir -p "$deps/include/libiberty"
 cp "$work/libiberty/include/demangle.h" "$work/libiberty/include/libiberty.h" \

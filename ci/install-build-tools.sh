@@ -12,11 +12,16 @@ set -euo pipefail
 # with the compressors' CLIs (Debian: lz4 for 5.10/6.1, zstd from 6.12).
 # gawk next to Debian's default mawk: tests/integration/test_portability.sh
 # runs the suites' awk programs under both. libclang-rt: libFuzzer (make fuzz).
+# arm64 (make ARCH=arm64): the aarch64 cross compiler and its UAPI headers,
+# qemu-user-static to run the aarch64 binary here, qemu-system-arm to boot
+# the arm64 kernel matrix.
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
           linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev zlib1g-dev
           xz-utils zstd lz4 bzip2 python3 util-linux procps file binutils
           protobuf-compiler golang-github-google-pprof-dev libxml2-utils
-          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk)
+          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk
+          gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu linux-libc-dev-arm64-cross
+          qemu-user-static qemu-system-arm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -45,7 +45,8 @@ static void print_version(void)
 	printf("stk %s (%s)\n", STK_VERSION, STK_GIT_DESCRIBE);
 	printf("libbpf %d.%d, %s, zlib %s\n", libbpf_major_version(), libbpf_minor_version(),
 	       STK_LIBELF_VERSION, zlibVersion());
-	printf("built %s with %s, statically linked against musl\n", STK_BUILD_DATE, STK_CC_VERSION);
+	printf("built %s for %s with %s, statically linked against musl\n", STK_BUILD_DATE, STK_MACHINE,
+	       STK_CC_VERSION);
 	unsigned kernels = stk_btf_embedded_count();
 	if (kernels)
 		printf("embedded BTF: %u kernel%s (minimized for CO-RE; see 'stk info')\n", kernels,

@@ -27,7 +27,13 @@ gzip -9n <"$man" >"$man8/stk.8.gz"
 install -m 0644 "$root/packaging/completion/stk.bash" "$comp/stk"
 install -D -m 0644 "$root/packaging/systemd/stk-threadstate.service" \
     "$dest/usr/lib/systemd/system/stk-threadstate.service"
-for applet in $("$stk" --list); do
+# The applets come from the binary itself; one built for another
+# architecture (make ARCH=arm64 on x86_64) runs under qemu-user.
+run=()
+if [ "$(readelf -h "$stk" | sed -n 's/^ *Machine: *//p')" = AArch64 ] && [ "$(uname -m)" != aarch64 ]; then
+    run=(qemu-aarch64-static)
+fi
+for applet in $("${run[@]}" "$stk" --list); do
     ln -s stk "$sbin/stk-$applet"
     # `man stk-profile` and completion for stk-profile find the shared files.
     ln -s stk.8.gz "$man8/stk-$applet.8.gz"

@@ -47,6 +47,11 @@ if [ "$(id -u)" -ne 0 ]; then
     skipped=$((skipped + 1))
 else
     run_suite "vm kernel matrix" bash "$root/tests/vm/run.sh"
+    # The arm64 matrix, with the arm64 stk make check cross-builds into $BUILD/arm64.
+    if [ "$(uname -m)" = x86_64 ]; then
+        ARCH=arm64 BUILD=$BUILD/arm64 STK=$BUILD/arm64/stk \
+            run_suite "vm kernel matrix (arm64)" bash "$root/tests/vm/run.sh"
+    fi
     grep '^NOTE ' "$log" || true
 fi
 

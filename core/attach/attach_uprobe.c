@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "core/base/untrusted_file.h"
 #include "core/ladder/ladder.h"
 
 static int try_uprobe_multi(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
@@ -81,11 +82,26 @@ int stk_uprobe_attach(struct stk_probe_set *s, const struct stk_probe_load *load
 {
 	const struct stk_rung *order[4];
 	size_t n = stk_ladder_order(STK_ATTACH_USER_FUNCTION, funcs->n, 0, order, 4);
-	struct uprobe_ctx u = { s, load, path, funcs, pid };
-	char none[4200];
+	const struct stk_untrusted_rules any = { 0 };
+	char none[4200], by_fd[64];
+	int ret, fd = stk_untrusted_open(path, &any);
 
+	/*
+	 * The kernel resolves the path it is given against stk's own root: a
+	 * "/proc/PID/root/..." path with a symlink planted inside a container
+	 * would name a host file. The file opened inside its root is handed
+	 * over as /proc/self/fd/N instead; its probes hold the inode after close.
+	 */
+	if (fd < 0) {
+		snprintf(err, len, "cannot open %s: %s", path, stk_untrusted_strerror(fd));
+		return -1;
+	}
+	snprintf(by_fd, sizeof(by_fd), "/proc/self/fd/%d", fd);
+	struct uprobe_ctx u = { s, load, by_fd, funcs, pid };
 	snprintf(none, sizeof(none), "cannot attach uprobes to %s", path);
-	if (stk_probe_set_climb(s, STK_ATTACH_USER_FUNCTION, order, n, forced, try_rung, &u, none, err, len))
+	ret = stk_probe_set_climb(s, STK_ATTACH_USER_FUNCTION, order, n, forced, try_rung, &u, none, err, len);
+	close(fd);
+	if (ret)
 		return -1;
 	s->n_targets = funcs->n;
 	return 0;

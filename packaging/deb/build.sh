@@ -1,13 +1,14 @@
 #!/bin/bash
 # Builds the .deb with dpkg-deb from the staged tree (no debhelper: the
 # payload is one prebuilt static binary plus data files).
-# No Depends: the binary is static. Architecture is the build host's.
+# No Depends: the binary is static. Architecture is DEB_ARCH (make passes
+# the target's: amd64, arm64), else the build host's.
 # usage: build.sh STAGED_TREE OUT_DIR   (prints the .deb's path)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stage=$1 outdir=$2
 version=$(cat "$root/VERSION")
-arch=$(dpkg --print-architecture)
+arch=${DEB_ARCH:-$(dpkg --print-architecture)}
 
 # Control "Description:": the summary line, then the long text with each
 # line indented by one space and empty lines written as " .".

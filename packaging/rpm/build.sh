@@ -2,6 +2,8 @@
 # Builds the .rpm with rpmbuild from packaging/rpm/stk.spec and the staged
 # tree (the same payload as the .deb). Everything rpmbuild writes stays
 # under WORK_DIR (its _topdir); the host's ~/rpmbuild is not used.
+# RPM_ARCH (make passes the target's: x86_64, aarch64) is the package's
+# architecture (rpmbuild --target), else the build host's.
 # usage: build.sh STAGED_TREE WORK_DIR OUT_DIR   (prints the .rpm's path)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +20,7 @@ sed -n '3,$p' "$root/packaging/description" >"$work/meta/description"
 bash "$root/packaging/changelog.sh" rpm >"$work/meta/changelog"
 
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$root" log -1 --format=%ct 2>/dev/null || date +%s)}
-SOURCE_DATE_EPOCH=$epoch rpmbuild -bb --quiet \
+SOURCE_DATE_EPOCH=$epoch rpmbuild -bb --quiet ${RPM_ARCH:+--target "$RPM_ARCH"} \
     --define "_topdir $work" \
     --define "stk_version $version" \
     --define "stk_stage $stage" \

@@ -28,6 +28,7 @@ cleanup() {
     sysctl -qw fs.protected_symlinks="$old_protected"
     [ -n "${map:-}" ] && rm -f "$map"
     [ -n "$made_debug_dir" ] && rmdir /usr/lib/debug 2>/dev/null
+    [ -n "${bindir:-}" ] && rm -rf "$bindir"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -140,8 +141,12 @@ rm -f "$map"
 # The same link inside a user + mount namespace with a private /tmp: the
 # absolute target must resolve in the process's root (where it does not
 # exist), never the host's.
+# The workload runs from outside /tmp, which the namespace hides (the build tree may be under it).
+bindir=$(mktemp -d /var/tmp/stk-hardening-bin-XXXXXX)
+chmod 755 "$bindir"
+cp "$W/jit_spin" "$bindir/jit_spin"
 start_as_user "$tmp/ns.ready" unshare -Urm sh -c \
-    "mount -t tmpfs none /tmp && ln -s '$tmp/root-only/secret' /tmp/perf-\$\$.map && exec '$W/jit_spin' 60"
+    "mount -t tmpfs none /tmp && ln -s '$tmp/root-only/secret' /tmp/perf-\$\$.map && exec '$bindir/jit_spin' 60"
 if [ -z "${WPID:-}" ] || ! [ -d "/proc/$WPID" ]; then
     fail ns_setup "unshare -Urm as nobody did not start: $(head -3 "$tmp/ns.ready")"
 else

@@ -79,10 +79,12 @@ else fail spinner_only_preempted_time "spinner off-CPU ${spin} us, but it was of
 expect_eq spinner_never_blocks "$(grep '^spinner;' "$tmp/all.folded" | grep -vc 'irqentry_exit_to_user_mode')" 0
 expect_eq spinner_zero_in_state_SD "$(folded_sum "$tmp/sd.out" spinner)" 0
 expect_contains state_SD_keeps_sleeper "$(cat "$tmp/sd.out")" "sleeper;"
-# stuck blocks at 1.5 s and never returns: reported at the end with the time so far.
+# stuck blocks 1.5 s after the workload started and never returns: reported at
+# the end with the time so far, 2.5 s of the 4 s capture, or up to all of it
+# when a busy host delays the capture's start.
 stuck=$(folded_sum "$tmp/all.folded" stuck 'stuck_thread;.*\[still off-CPU\] [0-9]+$')
-if [ "$stuck" -gt 2000000 ] && [ "$stuck" -lt 3500000 ]; then pass still_off_cpu_reported
-else fail still_off_cpu_reported "stuck total ${stuck} us, want ~2.6 s: $(grep '^stuck;' "$tmp/all.folded")"; fi
+if [ "$stuck" -gt 2000000 ] && [ "$stuck" -le 4200000 ]; then pass still_off_cpu_reported
+else fail still_off_cpu_reported "stuck total ${stuck} us, want 2.5 to 4 s: $(grep '^stuck;' "$tmp/all.folded")"; fi
 expect_contains still_off_cpu_text "$(cat "$tmp/all.txt")" "    [still off-CPU]"
 # -m 40000 -M 60000 keeps the 50 ms naps only; -M 20000 drops them.
 expect_contains range_keeps_naps "$(cat "$tmp/range.out")" "sleeper;"

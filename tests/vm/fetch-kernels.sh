@@ -4,30 +4,39 @@
 # outside the repo, and unpacks each vmlinuz. Prints one line per kernel:
 #   SUITE RELEASE VMLINUZ
 # Cached: a second run downloads nothing.
+# ARCH=arm64 (the Makefile's name) fetches the arm64 kernels instead, through
+# their own list dirs (apt/SUITE-arm64); both share the cache's kernels/.
 set -euo pipefail
 CACHE=${STK_VM_CACHE:-/var/cache/stk-vm}
 SUITES=${STK_VM_SUITES:-"bullseye bookworm trixie sid"}
+case ${ARCH:-x86} in
+    x86|x86_64|amd64) debarch=amd64 lists= ;;
+    arm64|aarch64) debarch=arm64 lists=-arm64 ;;
+    *) echo "fetch-kernels: no Debian kernels for ARCH=$ARCH" >&2; exit 2 ;;
+esac
 
 apt_in() { # SUITE ARGS...
-    local d=$CACHE/apt/$1; shift
+    local d=$CACHE/apt/$1$lists; shift
     apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root "$@"
+        -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" -o APT::Sandbox::User=root \
+        ${lists:+-o APT::Architecture=$debarch -o APT::Architectures=$debarch -o Dir::State::status=/dev/null} "$@"
 }
 apt_cache_in() {
-    local d=$CACHE/apt/$1; shift
+    local d=$CACHE/apt/$1$lists; shift
     apt-cache -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" "$@"
+        -o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
+        ${lists:+-o APT::Architecture=$debarch -o APT::Architectures=$debarch -o Dir::State::status=/dev/null} "$@"
 }
 
 for suite in $SUITES; do
-    d=$CACHE/apt/$suite
+    d=$CACHE/apt/$suite$lists
     if [ ! -f "$d/lists/.updated" ] || [ -n "$(find "$d/lists/.updated" -mmin +1440 2>/dev/null)" ]; then
         mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-        echo "deb http://deb.debian.org/debian $suite main" > "$d/sources.list"
+        echo "deb [arch=$debarch] http://deb.debian.org/debian $suite main" > "$d/sources.list"
         apt_in "$suite" update >/dev/null 2>&1
         touch "$d/lists/.updated"
     fi
-    pkg=$(apt_cache_in "$suite" depends linux-image-cloud-amd64 2>/dev/null |
+    pkg=$(apt_cache_in "$suite" depends linux-image-cloud-$debarch 2>/dev/null |
           sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1)
     [ -n "$pkg" ] || { echo "fetch-kernels: no cloud kernel found in $suite" >&2; exit 1; }
     release=${pkg#linux-image-}

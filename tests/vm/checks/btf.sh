@@ -9,7 +9,7 @@ fi
 btf_os_text=$(case_output "$log" btf_os_release)
 os_id=$(printf '%s\n' "$btf_os_text" | sed -n 's/^ID=//p' | tr -d '"')
 os_ver=$(printf '%s\n' "$btf_os_text" | sed -n 's/^VERSION_ID=//p' | tr -d '"')
-key="$os_id/${os_ver:--}/x86_64/$release"
+key="$os_id/${os_ver:--}/$btf_arch/$release"
 if [ "$btf" = visible ]; then
     expect_eq "$id/btf_source" "$(printf '%s\n' "$btf_info" | sed -n 's/^btf: \([a-z]*\) .*/\1/p')" sysfs
     cell "btf=sysfs"
@@ -32,7 +32,7 @@ else
     fi
     nm=$(case_output "$log" btf_nomatch_state)
     expect_eq "$id/btf_nomatch_rc" "$(case_rc "$log" btf_nomatch_state)" 2
-    expect_contains "$id/btf_nomatch_key" "$nm" "looked up stknomatch/1.0/x86_64/$release"
+    expect_contains "$id/btf_nomatch_key" "$nm" "looked up stknomatch/1.0/$btf_arch/$release"
     expect_contains "$id/btf_nomatch_hint" "$nm" "pass --btf FILE"
     expect_eq "$id/btf_nomatch_one_line" "$(printf '%s\n' "$nm" | grep -c .)" 1
     nd=$(case_output "$log" btf_nomatch_default)

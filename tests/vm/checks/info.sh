@@ -25,3 +25,9 @@ cell "kernel-function=$(field_of "$info" 'stackcount kernel function')"
 cell "sched_switch=$(field_of "$info" 'offcputime sched_switch')"
 cell "threads=$(field_of "$info" 'threadstate thread sampling')"
 cell "fentry=$(field_of "$info" fentry) kprobe=$(field_of "$info" kprobe)"
+# uprobe.multi came in 6.6: the user-function ladder starts there where the kernel has it.
+rel_major=${release%%.*}; rel_minor=${release#*.}; rel_minor=${rel_minor%%.*}
+if [ "$rel_major" -gt 6 ] || { [ "$rel_major" -eq 6 ] && [ "$rel_minor" -ge 6 ]; }; then um=yes; else um=no; fi
+expect_eq "$id/uprobe_multi" "$(field_of "$info" uprobe.multi)" "$um"
+expect_eq "$id/user_function_mech" "$(field_of "$info" 'stackcount user function')" \
+    "$([ $um = yes ] && echo uprobe.multi || echo uprobe)"

@@ -2,7 +2,7 @@
 # forced fallbacks (tracepoint always; kprobe on finish_task_switch where
 # kprobes exist: with BTF hidden, its CO-RE reads use the embedded BTF).
 # Sourced by tests/vm/run.sh.
-sleeper_re='^sleeper\( ([0-9]*/[0-9]*)\)\{0,1\};start;sleeper_thread;.*do_nanosleep;.* [0-9]*$'
+sleeper_re="^sleeper\( ([0-9]*/[0-9]*)\)\{0,1\};${u_thread_base}start;sleeper_thread;.*do_nanosleep;.* [0-9]*\$"
 # sleeper_frames NAME OUTPUT: the sleeper's stack is there, with no frame
 # repeated back to back (5.10's classic tracepoint reports __schedule twice).
 sleeper_frames() {

@@ -21,7 +21,9 @@ sc_read_re='^readloop_static;.*rl_read_path;.*vfs_read [0-9]+$'
 kp=$(cfg "$config" KPROBES) fp=$(cfg "$config" FPROBE) kpe=$(cfg "$config" KPROBE_EVENTS)
 sc_have() { # MECH -> yes/no on this kernel with this BTF
     case $1 in
-        fentry) [ "$btf" = visible ] && [ "$(cfg "$config" FUNCTION_TRACER)" = y ] ;;
+        # BPF trampolines enter kernel functions through ftrace direct calls
+        # (arm64 has them from 6.4; its 5.10 and 6.1 refuse fentry).
+        fentry) [ "$btf" = visible ] && [ "$(cfg "$config" DYNAMIC_FTRACE_WITH_DIRECT_CALLS)" = y ] ;;
         kprobe.multi) [ "$fp" = y ] && [ "$kp" = y ] ;;
         kprobe) [ "$kp" = y ] ;;
         kprobe_legacy) [ "$kp" = y ] && [ "$kpe" = y ] ;;
@@ -68,6 +70,11 @@ out=$(case_output "$log" stackcount_many)
 expect_eq "$id/stackcount_many_rc" "$(case_rc "$log" stackcount_many)" 0
 many=$(sc_mech "$out")
 if sc_have kprobe.multi; then want_many=kprobe.multi; elif sc_have fentry; then want_many=fentry; else want_many=kprobe; fi
+# fentry needs every matched function in the kernel's BTF; where pahole left
+# one out (arm64 6.12: vfs_statfs) stk says so and takes kprobes for the set.
+if [ "$want_many" = fentry ] && printf '%s\n' "$out" | grep -q '^stackcount: .*fentry: no BTF for vfs_'; then
+    want_many=kprobe
+fi
 [ "$want" = kprobe_legacy ] && [ "$want_many" = kprobe ] && want_many=kprobe_legacy
 [ "$want" = none ] && want_many=""
 expect_eq "$id/stackcount_many_used" "$many" "$want_many"
@@ -91,7 +98,7 @@ for c in raw_tp raw_tp_classic; do
     if [ $c = raw_tp ]; then expect_eq "$id/stackcount_${c}_used" "$used" raw_tp
     else expect_eq "$id/stackcount_${c}_used" "$used" tracepoint; fi
     # rl_read_once makes lseek then read: the read is musl's cancellable syscall.
-    got=$(sc_sum "$out" '^readloop_static;.*rl_read_path;.*__syscall_cp_c;.*do_syscall_64;')
+    got=$(sc_sum "$out" "^readloop_static;.*rl_read_path;.*__syscall_cp_c;.*$k_syscall_entry;")
     if sc_within10 "$got" "$sc_n"; then pass "$id/stackcount_${c}_count"; tps="$tps,t:$used=ok"
     else fail "$id/stackcount_${c}_count" "count $got: $(printf '%s' "$out" | head -c 500)"; tps="$tps,t:$used=FAIL"; fi
 done
