@@ -136,7 +136,8 @@ static __always_inline void read_syscall_args(struct stk_ts_iter_record *r, cons
 #define REGS_SIZE bpf_core_type_size(struct pt_regs___stk_arm64)
 
 /* syscallno (-1: none) from the registers saved at kernel entry. It is s32
- * since 4.19 and u64 before: its low 4 bytes hold the number either way. */
+ * now and was u64 in older kernels: its low 4 bytes (little-endian) hold the
+ * number either way. */
 static __always_inline void read_syscall_nr(struct stk_ts_iter_record *r, const void *regs)
 {
 	const struct pt_regs___stk_arm64 *p = regs;

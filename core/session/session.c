@@ -10,6 +10,7 @@
 #include "core/base/clock.h"
 #include "core/base/log.h"
 #include "core/base/safe_output.h"
+#include "core/base/tracefs.h"
 #include "core/bpf/bpf_object.h"
 #include "core/bpf/btf_embedded.h"
 #include "core/bpf/libbpf_log.h"
@@ -31,6 +32,15 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
 		return -1;
 	}
 	stk_libbpf_set_verbose(verbose);
+	/*
+	 * tracefs first, before any file is opened or thread started: where it
+	 * is not mounted stk mounts it in a private mount namespace, and a file
+	 * opened before that (an -o temporary) could not be linked into place
+	 * from the new namespace (EXDEV). A rung that needs tracefs says why not.
+	 */
+	const char *how;
+	char tracefs_err[256];
+	(void)stk_tracefs_ensure(&how, tracefs_err, sizeof(tracefs_err));
 	if (stk_btf_resolve_here(btf_file, &s->btf)) {
 		stk_error(applet, "--btf %s: %s", btf_file, s->btf.detail);
 		return -1;

@@ -2,8 +2,9 @@
  * Syscall numbers of the build architecture as names, and the little stk
  * knows about each: which argument is a file descriptor, and whether a
  * sleep in it is a wait for I/O (threadstate's "active" rule). The number
- * to name table is generated at build time from the UAPI asm/unistd_64.h
- * (x86_64), so it matches the kernel headers stk is built with.
+ * to name table is generated at build time from the target's UAPI headers
+ * (asm/unistd_64.h on x86_64, asm-generic/unistd.h on arm64), so it matches
+ * the kernel stk is built for.
  */
 #ifndef STK_SYSCALL_TABLE_H
 #define STK_SYSCALL_TABLE_H
