@@ -54,8 +54,8 @@ UNIT_CORE := $(filter-out $(addsuffix %,$(KERNEL_DIRS)),$(CORE_SRCS)) btf/btf_ar
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
-UNIT_LIBS_MUSL := -L$(DEPS)/lib -lelf -liberty -lz -lm
-UNIT_LIBS_ASAN := -lelf -liberty -lz -lm
+UNIT_LIBS_MUSL := -L$(DEPS)/lib -ldw -lelf -liberty -lz -lm
+UNIT_LIBS_ASAN := -ldw -lelf -liberty -lz -lm
 ASAN_CC   ?= clang
 ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 	      -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -131,7 +131,7 @@ $(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDT
 
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lz -lm
 	@$(STRIP) -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
@@ -175,7 +175,7 @@ define stk_with_btf
 	    > $(2)/sizes.txt && \
 	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
 	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
-	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -lelf -liberty -lz -lm && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lz -lm && \
 	$(STRIP) -R .comment $(3)
 endef
 
@@ -244,7 +244,8 @@ endif
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
-	     $(W)/threads $(W)/threads_static $(W)/jit_spin
+	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
+	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -298,6 +299,25 @@ $(W)/readloop_static: tests/workloads/readloop.c $(SDTINC)/sys/sdt.h | $(DEPS_ST
 	@mkdir -p $(@D)
 	@$(CC_MUSL) -static $(WL_CFLAGS) -isystem $(SDTINC) -o $@ $<
 
+# No frame pointers (gcc's -O2 default, made explicit): only CFI unwinding finds the callers.
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
+$(W)/nofp: tests/workloads/nofp.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -pthread -o $@ $<
+# Static with glibc (for the kernel matrix's initramfs): glibc has CFI everywhere, as
+# distribution libcs do; Debian's musl is built without unwind tables.
+$(W)/nofp_static: tests/workloads/nofp.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
+$(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
+	@mkdir -p $(@D)
+	@g++ $(NOFP_CFLAGS) -o $@ $<
+# No .eh_frame at all (and no .debug_frame): unwinding must stop with a reason, not crash.
+$(W)/nofp_noeh: tests/workloads/nofp.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -g0 -fno-asynchronous-unwind-tables -fno-unwind-tables -pthread -o $@.tmp $<
+	@objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr $@.tmp $@ && rm -f $@.tmp
+
 workloads: $(WORKLOADS)
 # The musl-static ones, which the kernel matrix's initramfs holds (any ARCH).
 VM_WORKLOADS := $(filter %_static,$(WORKLOADS))
@@ -326,6 +346,7 @@ vmtest: all vm-workloads
 # Benchmarks against bpftrace and perf (root; installs them with apt). Not part of check.
 bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/unwind.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh

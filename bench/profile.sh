@@ -75,15 +75,16 @@ attach=$(printf '%s\n' "${attach_ms[@]}" | median)
 for _ in $(seq 50); do "$tmp/manystacks" 60 >/dev/null & done
 sleep 0.5
 ( sleep 11.5; pkill -STOP -f "$tmp/manystacks" ) &
-/usr/bin/time -f "%M" -o "$tmp/rss" "$STK" profile -F 499 -v -o "$tmp/many.txt" 12 2>"$tmp/many.err"
+/usr/bin/time -f "%M %U %S" -o "$tmp/rss" "$STK" profile -F 499 -v -o "$tmp/many.txt" 12 2>"$tmp/many.err"
 pkill -9 -f "$tmp/manystacks" 2>/dev/null
 uniq_stacks=$(grep -c '^    -  ' "$tmp/many.txt")
 procs=$(grep '^    -  ' "$tmp/many.txt" | awk '{ print $NF }' | sort -u | wc -l)
 sym_ms=$(sed -n 's/.*resolved and printed [0-9]* stacks in \([0-9.]*\) ms.*/\1/p' "$tmp/many.err")
-rss_kb=$(tail -1 "$tmp/rss")
+read -r rss_kb cpu_u cpu_s < <(tail -1 "$tmp/rss")
+unwound=$(sed -n 's/.*unwound \([0-9]*\) user stacks with CFI in \([0-9.]*\) ms CPU.*/\1 samples, \2 ms/p' "$tmp/many.err")
 
 printf '\n%-46s %s\n' "measure" "value"
-printf '%-46s %s\n' "per-sample BPF cost, stk (ns, median of 5)" "$stk_cost"
+printf '%-46s %s\n' "per-sample BPF cost, stk (ns, median of 5)" "$stk_cost"  # --unwind dwarf (default)
 printf '%-46s %s\n' "per-sample BPF cost, bpftrace (ns, median of 5)" "$bt_cost"
 if [ -n "${stk_cost//[0-9]/}" ] || [ -n "${bt_cost//[0-9]/}" ]; then ratio=n/a
 else ratio=$(awk -v a="$stk_cost" -v b="$bt_cost" 'BEGIN { printf "%.2f", a / b }'); fi
@@ -95,4 +96,6 @@ printf '%-46s %s\n' "slowdown under perf record -F 999 -g -a" "$(ratio_of "$perf
 printf '%-46s %s\n' "exec to first sample, idle host (ms, median)" "$attach"
 printf '%-46s %s\n' "unique stacks / processes in big capture" "$uniq_stacks / $procs"
 printf '%-46s %s\n' "symbolize + print big capture (ms)" "${sym_ms:-n/a}"
+printf '%-46s %s\n' "CFI unwinding during big capture" "${unwound:-n/a}"
+printf '%-46s %s\n' "stk CPU for the whole big capture (s)" "$(awk -v u="$cpu_u" -v s="$cpu_s" 'BEGIN { printf "%.2f", u + s }')"
 printf '%-46s %s\n' "peak RSS of stk (MB)" "$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')"

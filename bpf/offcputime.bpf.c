@@ -14,6 +14,12 @@
  *              taken at switch-in, as bcc does
  *
  * Only 4.14 helpers and map types; configuration lives in an array map.
+ *
+ * Each has a *_dwarf twin (--unwind dwarf, 5.3+ for its bounded loops): at
+ * switch-out the kernel frames, user registers and a copy of the user stack
+ * are hashed (bpf/stack_capture.h); time is counted in the kernel under that
+ * hash, and the sample itself goes to user space only the first time its
+ * hash is seen (offcpu_sent), to be unwound there.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -22,6 +28,7 @@
 #include "offcputime_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
+#include "stack_capture.h"
 
 #define EFAULT 14
 #define PF_KTHREAD 0x00200000
@@ -99,6 +106,74 @@ struct {
 	__uint(value_size, sizeof(u32));
 } offcpu_new_process SEC(".maps");
 
+/* --unwind dwarf: one scratch sample per CPU (max_entries: the CPU count). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_stack_sample);
+} offcpu_scratch SEC(".maps");
+
+/* Samples with content user space has not seen yet. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} offcpu_samples SEC(".maps");
+
+/* Content hashes already sent to user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u64);
+	__type(value, u8);
+} offcpu_sent SEC(".maps");
+
+/*
+ * Captures the current task's stacks into a scratch sample, sends it when its
+ * content is new, and returns its content hash (0: nothing captured).
+ */
+static __always_inline u64 capture_dwarf(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, u32 tid,
+					 bool kthread)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct stk_stack_sample *s = bpf_map_lookup_elem(&offcpu_scratch, &cpu);
+	u8 one = 1;
+	long n;
+	u64 h;
+
+	if (!s)
+		return 0;
+	s->tgid = tgid;
+	s->tid = tid;
+	bpf_get_current_comm(&s->comm, sizeof(s->comm));
+	s->flags = 0;
+	s->n_kernel = 0;
+	s->user_bytes = 0;
+	s->value = 0;
+	if (cfg->kernel_stacks) {
+		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+		if (n > 0)
+			s->n_kernel = n / sizeof(u64);
+		else if (n < 0)
+			s->flags |= STK_SAMPLE_KERNEL_LOST;
+	}
+	if (cfg->user_stacks && !kthread)
+		stk_capture_user(s, NULL, cfg->stack_bytes);
+	h = stk_sample_hash(s);
+	s->content_hash = h;
+	if (bpf_map_lookup_elem(&offcpu_sent, &h))
+		return h;
+	if (bpf_perf_event_output(ctx, &offcpu_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
+		stk_stat_inc(&offcpu_stats, STK_STAT_SAMPLES_LOST);
+		return h;
+	}
+	stk_stat_inc(&offcpu_stats, STK_STAT_SAMPLES_SENT);
+	if (bpf_map_update_elem(&offcpu_sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&offcpu_sent, &h))
+		stk_stat_inc(&offcpu_stats, STK_STAT_SENT_FULL);
+	return h;
+}
+
 /* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
 static __always_inline long task_state(struct task_struct *t)
 {
@@ -143,7 +218,7 @@ struct switch_out {
 };
 
 static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_config *cfg,
-					  struct switch_out *o, u64 now)
+					  struct switch_out *o, u64 now, const bool dwarf)
 {
 	struct stk_offcpu_start st = {};
 
@@ -159,7 +234,12 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 		return;
 	st.kernel_stack_id = -1;
 	st.user_stack_id = -1;
-	if (o->in_prev) {
+	if (dwarf && o->kthread < 0) {
+		struct task_struct *cur = (void *)bpf_get_current_task();
+
+		o->kthread = (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0;
+	}
+	if (o->in_prev && !dwarf) {
 		if (cfg->user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
 			st.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
 							STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
@@ -174,7 +254,9 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	if (cfg->kernel_threads_only && o->kthread == 0)
 		return;
 	if (o->in_prev) {
-		if (cfg->kernel_stacks)
+		if (dwarf)
+			st.content_hash = capture_dwarf(ctx, cfg, o->tgid, o->tid, o->kthread == 1);
+		else if (cfg->kernel_stacks)
 			st.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
 							  STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 		bpf_get_current_comm(&st.comm, sizeof(st.comm));
@@ -201,7 +283,7 @@ static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key
 
 /* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
 static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_config *cfg, u64 key,
-					 u64 now, bool in_next)
+					 u64 now, bool in_next, const bool dwarf)
 {
 	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
 	struct stk_offcpu_key k = {};
@@ -214,11 +296,16 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 	k.tid = cfg->per_thread ? sp->tid : 0;
 	k.kernel_stack_id = sp->kernel_stack_id;
 	k.user_stack_id = sp->user_stack_id;
+	k.content_hash = sp->content_hash;
 	__builtin_memcpy(k.comm, sp->comm, sizeof(k.comm));
 	bpf_map_delete_elem(&offcpu_start, &key);
 	if (delta < cfg->min_ns || delta > cfg->max_ns)
 		return;
-	if (in_next) {
+	if (in_next && dwarf) {
+		struct task_struct *cur = (void *)bpf_get_current_task();
+
+		k.content_hash = capture_dwarf(ctx, cfg, k.tgid, sp->tid, (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0);
+	} else if (in_next) {
 		if (cfg->kernel_stacks)
 			k.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
 							 STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
@@ -238,7 +325,7 @@ static __always_inline const struct stk_offcpu_config *config(void)
 
 /* tp_btf and raw_tp share this: prev is the current task, next is a pointer. */
 static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_struct *prev,
-					   struct task_struct *next)
+					   struct task_struct *next, const bool dwarf)
 {
 	const struct stk_offcpu_config *cfg = config();
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
@@ -256,22 +343,35 @@ static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_
 	if (preempt && o.state != STATE_UNKNOWN)
 		o.state = 0;
 	o.kthread = task_is_kthread(prev);
-	on_switch_out(ctx, cfg, &o, now);
-	on_switch_in(ctx, cfg, (u64)next, now, false);
+	on_switch_out(ctx, cfg, &o, now, dwarf);
+	on_switch_in(ctx, cfg, (u64)next, now, false, dwarf);
 	return 0;
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2]);
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], false);
+}
+
+SEC("tp_btf/sched_switch")
+int stk_offcpu_tp_btf_dwarf(u64 *ctx)
+{
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], true);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2]);
+			       (struct task_struct *)ctx->args[2], false);
+}
+
+SEC("raw_tp/sched_switch")
+int stk_offcpu_raw_tp_dwarf(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
+			       (struct task_struct *)ctx->args[2], true);
 }
 
 /*
@@ -312,8 +412,7 @@ static __always_inline long tp_state(long reported)
 	return reported;
 }
 
-SEC("tracepoint/sched/sched_switch")
-int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
+static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const bool dwarf)
 {
 	const struct stk_offcpu_config *cfg = config();
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
@@ -328,10 +427,22 @@ int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
 
 	if (!cfg)
 		return 0;
-	on_switch_out(ctx, cfg, &o, now);
+	on_switch_out(ctx, cfg, &o, now, dwarf);
 	if (ctx->next_pid)
-		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false);
+		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false, dwarf);
 	return 0;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
+{
+	return on_tracepoint(ctx, false);
+}
+
+SEC("tracepoint/sched/sched_switch")
+int stk_offcpu_tracepoint_dwarf(struct sched_switch_record *ctx)
+{
+	return on_tracepoint(ctx, true);
 }
 
 /*
@@ -339,8 +450,7 @@ int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
  * finish_task_switch.isra.0; user space resolves the name) runs in the task
  * that was just switched in.
  */
-SEC("kprobe")
-int stk_offcpu_kprobe(struct pt_regs *ctx)
+static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const bool dwarf)
 {
 	const struct stk_offcpu_config *cfg = config();
 	struct task_struct *prev = (struct task_struct *)PT_REGS_PARM1(ctx);
@@ -357,9 +467,21 @@ int stk_offcpu_kprobe(struct pt_regs *ctx)
 
 	if (!cfg)
 		return 0;
-	on_switch_out(ctx, cfg, &o, now);
-	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true);
+	on_switch_out(ctx, cfg, &o, now, dwarf);
+	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true, dwarf);
 	return 0;
+}
+
+SEC("kprobe")
+int stk_offcpu_kprobe(struct pt_regs *ctx)
+{
+	return on_finish_task_switch(ctx, false);
+}
+
+SEC("kprobe")
+int stk_offcpu_kprobe_dwarf(struct pt_regs *ctx)
+{
+	return on_finish_task_switch(ctx, true);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -31,7 +31,7 @@ struct stk_offcpu_config {
 	__u32 state_include;       /* state & include ... */
 	__u32 state_exclude;       /* ... && !(state & exclude) */
 	__u32 state_idle;          /* (state & TASK_IDLE) == TASK_IDLE */
-	__u32 pad;
+	__u32 stack_bytes;         /* --unwind dwarf: user stack copied per block */
 	__u64 min_ns;              /* -m: shorter blocks are not counted */
 	__u64 max_ns;              /* -M: longer blocks are not counted */
 };
@@ -44,6 +44,7 @@ struct stk_offcpu_start {
 	__s32 kernel_stack_id; /* -1: not captured (kprobe mechanism: taken at switch-in) */
 	__s32 user_stack_id;
 	char comm[STK_OFFCPU_COMM_LEN];
+	__u64 content_hash;    /* --unwind dwarf: the sample's key (stack ids are then -1) */
 };
 
 /* offcpu_counts key; the value is the total off-CPU time in nanoseconds. */
@@ -53,6 +54,7 @@ struct stk_offcpu_key {
 	__s32 kernel_stack_id;
 	__s32 user_stack_id;
 	char comm[STK_OFFCPU_COMM_LEN];
+	__u64 content_hash; /* --unwind dwarf: which sample (user space has its stacks); else 0 */
 };
 
 /* Slots of offcpu_stats (per-CPU counters of data stk could not keep). */

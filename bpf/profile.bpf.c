@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * profile: timed stack sampling from a perf_event program on every CPU.
- * Only helpers and map types of 4.14 (bpf_get_stackid, STACK_TRACE,
- * perf event output), so one program serves every kernel stk supports.
+ * stk_profile_sample (--unwind fp): only helpers and map types of 4.14
+ * (bpf_get_stackid, STACK_TRACE, perf event output), counted in the kernel.
+ * stk_profile_sample_dwarf (--unwind dwarf): every sample's user registers
+ * and stack copy go to user space, which unwinds and counts them.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include "profile_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
+#include "stack_capture.h"
 
 
 struct {
@@ -78,25 +81,45 @@ struct {
 	__uint(value_size, sizeof(u32));
 } profile_new_process SEC(".maps");
 
-SEC("perf_event")
-int stk_profile_sample(struct bpf_perf_event_data *ctx)
+/* One scratch sample per CPU (max_entries set to the CPU count before load). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_stack_sample);
+} profile_scratch SEC(".maps");
+
+/* Samples for user-space unwinding (--unwind dwarf). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} profile_samples SEC(".maps");
+
+/* The configuration when this task is to be sampled, else NULL. */
+static __always_inline struct stk_profile_config *profile_wanted(u32 tgid, u32 tid)
 {
 	u32 zero = 0;
 	struct stk_profile_config *cfg = bpf_map_lookup_elem(&profile_config, &zero);
-	u64 id = bpf_get_current_pid_tgid();
-	u32 tgid = id >> 32, tid = (u32)id;
-	struct stk_profile_key key = {};
 
 	if (!cfg)
-		return 0;
+		return NULL;
 	if (tid == 0 && !cfg->include_idle)
-		return 0;
+		return NULL;
 	if (cfg->filter_pids && !bpf_map_lookup_elem(&profile_pids, &tgid))
-		return 0;
+		return NULL;
 	if (cfg->filter_tids && !bpf_map_lookup_elem(&profile_tids, &tid))
-		return 0;
+		return NULL;
 	if (cfg->filter_cgroup && bpf_current_task_under_cgroup(&profile_cgroup, 0) != 1)
-		return 0;
+		return NULL;
+	return cfg;
+}
+
+/* Frame-pointer stacks counted in the kernel: --unwind fp, and dwarf samples the buffer had no room for. */
+static __always_inline int count_fp(struct bpf_perf_event_data *ctx, const struct stk_profile_config *cfg, u32 tgid,
+				    u32 tid)
+{
+	struct stk_profile_key key = {};
 
 	key.tgid = tgid;
 	key.tid = cfg->per_thread ? tid : 0;
@@ -117,6 +140,55 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
+		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
+	return 0;
+}
+
+SEC("perf_event")
+int stk_profile_sample(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32, tid = (u32)id;
+	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
+
+	if (!cfg)
+		return 0;
+	return count_fp(ctx, cfg, tgid, tid);
+}
+
+SEC("perf_event")
+int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32, tid = (u32)id, cpu = bpf_get_smp_processor_id();
+	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
+	struct stk_stack_sample *s;
+	long n;
+
+	if (!cfg || !(s = bpf_map_lookup_elem(&profile_scratch, &cpu)))
+		return 0;
+	s->tgid = tgid;
+	s->tid = tid;
+	bpf_get_current_comm(&s->comm, sizeof(s->comm));
+	s->flags = 0;
+	s->value = 1;
+	s->n_kernel = 0;
+	s->user_bytes = 0;
+	if (cfg->kernel_stacks) {
+		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+		if (n > 0)
+			s->n_kernel = n / sizeof(u64);
+		else if (n < 0)
+			s->flags |= STK_SAMPLE_KERNEL_LOST;
+	}
+	if (cfg->user_stacks && tgid != 0)
+		stk_capture_user(s, (stk_uregs_t *)&ctx->regs, cfg->stack_bytes);
+	/* No room in the buffer (its reader starved of CPU): the sample still counts, by frame pointers. */
+	if (bpf_perf_event_output(ctx, &profile_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
+		stk_stat_inc(&profile_stats, STK_STAT_SAMPLES_LOST);
+		return count_fp(ctx, cfg, tgid, tid);
+	}
+	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, s->comm))
 		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }

@@ -16,7 +16,7 @@ struct stk_profile_config {
 	__u32 kernel_stacks; /* capture kernel stacks */
 	__u32 user_stacks;   /* capture user stacks */
 	__u32 per_thread;    /* key by tid too */
-	__u32 pad;
+	__u32 stack_bytes;   /* --stack-bytes: user stack copied per sample (dwarf) */
 };
 
 struct stk_profile_key {

@@ -15,6 +15,9 @@ enum stk_stack_stat {
 	STK_STAT_COUNTS_FULL,      /* the count map had no room for a new key */
 	STK_STAT_NEW_PROCESS_LOST, /* a new-process announcement was dropped */
 	STK_STAT_START_FULL,       /* offcputime: start map full, a block went unmeasured */
+	STK_STAT_SAMPLES_LOST,     /* --unwind dwarf: a sample not sent (perf buffer full) */
+	STK_STAT_SAMPLES_SENT,     /* --unwind dwarf, hashed: samples of new content sent */
+	STK_STAT_SENT_FULL,        /* --unwind dwarf, hashed: the sent-hash map full, samples re-sent */
 	STK_STAT_COUNT,
 };
 

@@ -15,6 +15,9 @@
  *   usdt          USDT probe through libbpf's USDT support
  *
  * Only 4.14 helpers and map types (raw_tp: 4.17); configuration lives in an array map.
+ * Each has a *_dwarf twin (--unwind dwarf, as offcputime's): kernel frames,
+ * user registers and user stack copy hashed; counts keyed by the hash; new
+ * content sent once to user space for unwinding.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -23,6 +26,7 @@
 #include "stackcount_types.h"
 #include "announce_process.h"
 #include "stack_counting.h"
+#include "stack_capture.h"
 
 
 struct {
@@ -69,7 +73,75 @@ struct {
 	__uint(value_size, sizeof(u32));
 } sc_new_process SEC(".maps");
 
-static __always_inline int count_stack(void *ctx)
+/* --unwind dwarf: one scratch sample per CPU (max_entries: the CPU count). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_stack_sample);
+} sc_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} sc_samples SEC(".maps");
+
+/* Content hashes already sent to user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u64);
+	__type(value, u8);
+} sc_sent SEC(".maps");
+
+/* Captures and hashes the current stacks, sending new content (see offcputime's capture_dwarf). */
+static __always_inline u64 sc_capture_dwarf(void *ctx, const struct stk_sc_config *cfg, u32 tgid,
+					    stk_uregs_t *user_ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct stk_stack_sample *s = bpf_map_lookup_elem(&sc_scratch, &cpu);
+	u8 one = 1;
+	long n;
+	u64 h;
+
+	if (!s)
+		return 0;
+	s->tgid = tgid;
+	s->tid = (u32)bpf_get_current_pid_tgid();
+	bpf_get_current_comm(&s->comm, sizeof(s->comm));
+	s->flags = 0;
+	s->n_kernel = 0;
+	s->user_bytes = 0;
+	s->value = 0;
+	if (cfg->kernel_stacks) {
+		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+		if (n > 0)
+			s->n_kernel = n / sizeof(u64);
+		else if (n < 0)
+			s->flags |= STK_SAMPLE_KERNEL_LOST;
+	}
+	if (cfg->user_stacks && tgid)
+		stk_capture_user(s, user_ctx, cfg->stack_bytes);
+	h = stk_sample_hash(s);
+	s->content_hash = h;
+	if (bpf_map_lookup_elem(&sc_sent, &h))
+		return h;
+	if (bpf_perf_event_output(ctx, &sc_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
+		stk_stat_inc(&sc_stats, STK_STAT_SAMPLES_LOST);
+		return h;
+	}
+	stk_stat_inc(&sc_stats, STK_STAT_SAMPLES_SENT);
+	if (bpf_map_update_elem(&sc_sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&sc_sent, &h))
+		stk_stat_inc(&sc_stats, STK_STAT_SENT_FULL);
+	return h;
+}
+
+/*
+ * dwarf: take the stacks for user-space unwinding; user_ctx: the probe's
+ * registers when they are the user's (uprobe, USDT), else NULL.
+ */
+static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t *user_ctx)
 {
 	u32 zero = 0;
 	const struct stk_sc_config *cfg = bpf_map_lookup_elem(&sc_config, &zero);
@@ -89,12 +161,16 @@ static __always_inline int count_stack(void *ctx)
 		key.tgid = tgid;
 		bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	}
-	if (cfg->kernel_stacks)
-		key.kernel_stack_id = stk_stack_id(ctx, &sc_stacks, 0, &sc_stats,
-						   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
-	if (cfg->user_stacks)
-		key.user_stack_id = stk_stack_id(ctx, &sc_stacks, BPF_F_USER_STACK, &sc_stats,
-						 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
+	if (dwarf) {
+		key.content_hash = sc_capture_dwarf(ctx, cfg, tgid, user_ctx);
+	} else {
+		if (cfg->kernel_stacks)
+			key.kernel_stack_id = stk_stack_id(ctx, &sc_stacks, 0, &sc_stats,
+							   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
+		if (cfg->user_stacks)
+			key.user_stack_id = stk_stack_id(ctx, &sc_stacks, BPF_F_USER_STACK, &sc_stats,
+							 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
+	}
 	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
@@ -106,49 +182,97 @@ static __always_inline int count_stack(void *ctx)
 SEC("fentry")
 int stk_sc_fentry(u64 *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("fentry")
+int stk_sc_fentry_dwarf(u64 *ctx)
+{
+	return count_stack(ctx, true, NULL);
 }
 
 SEC("kprobe.multi")
 int stk_sc_kprobe_multi(struct pt_regs *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("kprobe.multi")
+int stk_sc_kprobe_multi_dwarf(struct pt_regs *ctx)
+{
+	return count_stack(ctx, true, NULL);
 }
 
 SEC("kprobe")
 int stk_sc_kprobe(struct pt_regs *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("kprobe")
+int stk_sc_kprobe_dwarf(struct pt_regs *ctx)
+{
+	return count_stack(ctx, true, NULL);
 }
 
 SEC("raw_tp")
 int stk_sc_raw_tp(void *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("raw_tp")
+int stk_sc_raw_tp_dwarf(void *ctx)
+{
+	return count_stack(ctx, true, NULL);
 }
 
 SEC("tracepoint")
 int stk_sc_tracepoint(void *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("tracepoint")
+int stk_sc_tracepoint_dwarf(void *ctx)
+{
+	return count_stack(ctx, true, NULL);
 }
 
 SEC("uprobe")
 int stk_sc_uprobe(struct pt_regs *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("uprobe")
+int stk_sc_uprobe_dwarf(struct pt_regs *ctx)
+{
+	return count_stack(ctx, true, (stk_uregs_t *)ctx);
 }
 
 SEC("uprobe.multi")
 int stk_sc_uprobe_multi(struct pt_regs *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("uprobe.multi")
+int stk_sc_uprobe_multi_dwarf(struct pt_regs *ctx)
+{
+	return count_stack(ctx, true, (stk_uregs_t *)ctx);
 }
 
 SEC("usdt")
 int stk_sc_usdt(struct pt_regs *ctx)
 {
-	return count_stack(ctx);
+	return count_stack(ctx, false, NULL);
+}
+
+SEC("usdt")
+int stk_sc_usdt_dwarf(struct pt_regs *ctx)
+{
+	return count_stack(ctx, true, (stk_uregs_t *)ctx);
 }
 
 char LICENSE[] SEC("license") = "GPL";

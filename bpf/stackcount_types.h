@@ -16,7 +16,7 @@ struct stk_sc_config {
 	__u32 kernel_stacks; /* capture kernel stacks */
 	__u32 user_stacks;   /* capture user stacks */
 	__u32 keep_tgid;     /* key counts by process (-P, or user stacks to symbolize) */
-	__u32 pad;
+	__u32 stack_bytes;   /* --unwind dwarf: user stack copied per event */
 };
 
 /* sc_counts key; the value is the number of events. */
@@ -25,6 +25,8 @@ struct stk_sc_key {
 	__s32 kernel_stack_id;
 	__s32 user_stack_id;
 	char comm[STK_SC_COMM_LEN];
+	__u32 pad;
+	__u64 content_hash; /* --unwind dwarf: which sample (user space has its stacks); else 0 */
 };
 
 /* Slots of sc_stats (per-CPU counters of data stk could not keep). */

@@ -16,7 +16,7 @@ set -euo pipefail
 # qemu-user-static to run the aarch64 binary here, qemu-system-arm to boot
 # the arm64 kernel matrix.
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
-          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev
+          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev zlib1g-dev
           xz-utils zstd lz4 bzip2 python3 util-linux procps file binutils
           protobuf-compiler golang-github-google-pprof-dev libxml2-utils
           rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk

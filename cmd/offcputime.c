@@ -27,6 +27,7 @@
 #include "core/base/clock.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/session/applet.h"
+#include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
 #include "core/base/log.h"
@@ -74,6 +75,8 @@ static void print_help(void)
 	       "                              (comma separated) or bcc's number (0 = runnable, else a mask)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         user stack copied per block with --unwind dwarf (default %d)\n"
 	       "  -o, --output FILE           write there; format from --format or the extension\n"
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
@@ -82,7 +85,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE);
+	       DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT);
 }
 
 enum offcpu_long_opt {
@@ -177,6 +180,10 @@ static const char *const offcpu_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
 	"offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
 };
+static const char *const offcpu_dwarf_maps[] = {
+	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_scratch", "offcpu_samples", "offcpu_sent",
+	"offcpu_start", "offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
+};
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
@@ -185,7 +192,13 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 		.tids = s->maps.offcpu_tids, .counts_size = DEFAULT_COUNTS_SIZE,
 	};
 
-	return stk_stack_maps_size(&maps, &((struct offcpu_run *)ctx)->cfg.common);
+	const struct stk_stack_opts *o = &((struct offcpu_run *)ctx)->cfg.common;
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (o->unwind == STK_UNWIND_MODE_DWARF &&
+	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.offcpu_scratch, (uint32_t)ncpu)))
+		return -1;
+	return stk_stack_maps_size(&maps, o);
 }
 
 static int write_filters(struct stk_bpf *s, void *ctx)
@@ -205,11 +218,16 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		.state_idle = cfg->state.idle,
 		.min_ns = cfg->min_us * 1000,
 		.max_ns = cfg->max_us * 1000,
+		.stack_bytes = cfg->common.stack_bytes,
 	};
 	const struct stk_stack_maps maps = { .pids = s->maps.offcpu_pids, .tids = s->maps.offcpu_tids };
 	uint32_t zero = 0;
 
 	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
+		return -1;
+	/* The sample reader exists before the first event (a retried mechanism brings a new one). */
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    stk_session_dwarf(&((struct offcpu_run *)ctx)->session, s->maps.offcpu_samples, true))
 		return -1;
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -244,10 +262,11 @@ static int mark_still_off_cpu(struct stk_stack *st)
 }
 
 static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t tgid, uint32_t tid, int32_t kid,
-		     int32_t uid, const char *comm, uint64_t ns, bool still)
+		     int32_t uid, uint64_t content_hash, const char *comm, uint64_t ns, bool still)
 {
 	const struct offcpu_config *cfg = &run->cfg;
-	int stacks_fd = bpf_map__fd(run->skel->maps.offcpu_stacks);
+	struct stk_dwarf_samples *dwarf = run->session.dwarf;
+	int stacks_fd = dwarf ? -1 : bpf_map__fd(run->skel->maps.offcpu_stacks);
 	struct stk_stack *st;
 
 	if (ns / 1000 == 0)
@@ -255,8 +274,11 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 	const struct stk_counted_key key = {
 		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
 	};
-	st = stk_stack_list_add_key(c, &key, stacks_fd, run->session.sym, (uint32_t)cfg->common.max_depth,
-				    cfg->common.user_only, cfg->common.kernel_only);
+	if (dwarf)
+		st = stk_dwarf_samples_add(dwarf, c, content_hash, tgid, tid, comm, ns / 1000);
+	else
+		st = stk_stack_list_add_key(c, &key, stacks_fd, run->session.sym, (uint32_t)cfg->common.max_depth,
+					    cfg->common.user_only, cfg->common.kernel_only);
 	if (!st)
 		return -1;
 	trim_kernel(st);
@@ -273,7 +295,8 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t ns)
 	const struct collect_ctx *cc = ctx;
 	const struct stk_offcpu_key *key = key_bytes;
 
-	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id, key->comm,
+	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id,
+			 key->content_hash, key->comm,
 			 ns, false);
 }
 
@@ -304,6 +327,7 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
 			continue;
 		ret = add_stack(run, c, st.tgid, cfg->common.n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
+				st.content_hash,
 				st.comm, ns, true);
 	}
 	return ret;
@@ -369,15 +393,22 @@ static int setup(void *arg)
 	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 
+	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), true, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->common.verbose && err[0])
+		fprintf(stderr, "offcputime: %s\n", err);
+	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_sched_request req = {
 		.programs = {
-			[STK_SCHED_TP_BTF] = "stk_offcpu_tp_btf",
-			[STK_SCHED_RAW_TP] = "stk_offcpu_raw_tp",
-			[STK_SCHED_TRACEPOINT] = "stk_offcpu_tracepoint",
-			[STK_SCHED_KPROBE] = "stk_offcpu_kprobe",
+			[STK_SCHED_TP_BTF] = dwarf ? "stk_offcpu_tp_btf_dwarf" : "stk_offcpu_tp_btf",
+			[STK_SCHED_RAW_TP] = dwarf ? "stk_offcpu_raw_tp_dwarf" : "stk_offcpu_raw_tp",
+			[STK_SCHED_TRACEPOINT] = dwarf ? "stk_offcpu_tracepoint_dwarf" : "stk_offcpu_tracepoint",
+			[STK_SCHED_KPROBE] = dwarf ? "stk_offcpu_kprobe_dwarf" : "stk_offcpu_kprobe",
 		},
 		.free_program = "stk_offcpu_task_free",
-		.maps = offcpu_maps,
+		.maps = dwarf ? offcpu_dwarf_maps : offcpu_maps,
 		.btf_custom_path = stk_session_btf_path(session),
 		.kernel_btf = btf->kernel_btf,
 		.core_btf = stk_session_has_btf(session),
@@ -398,9 +429,11 @@ static int setup(void *arg)
 	if (cfg->common.verbose) {
 		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
 		const char *tried = stk_sched_tried(run->attachment);
-		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s\n", stk_rung_by_id(STK_ATTACH_SCHED_SWITCH, (int)m)->name,
+		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s; unwind %s\n",
+			stk_rung_by_id(STK_ATTACH_SCHED_SWITCH, (int)m)->name,
 			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
-			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind));
+			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind),
+			stk_unwind_mode_name(cfg->common.unwind));
 	}
 	session->capture = (struct stk_stack_capture){
 		.header = print_header, .detach = detach, .results = print_results,

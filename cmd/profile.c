@@ -25,6 +25,7 @@
 #include "core/btf/btf_source.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/session/applet.h"
+#include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
 #include "core/base/cpus.h"
@@ -67,6 +68,8 @@ static void print_help(void)
 	       "      --cgroup PATH           only tasks in this cgroup v2 directory (and below)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         user stack copied per sample with --unwind dwarf (default %d)\n"
 	       "  -o, --output FILE           write there; format from --format or the extension\n"
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
@@ -74,7 +77,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_HZ, DEFAULT_STACK_STORAGE);
+	       DEFAULT_HZ, DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT);
 }
 
 enum profile_long_opt {
@@ -155,6 +158,11 @@ static int parse_args(void *run, int argc, char **argv)
 }
 
 static const char *const profile_programs[] = { "stk_profile_sample", NULL };
+static const char *const profile_dwarf_programs[] = { "stk_profile_sample_dwarf", NULL };
+static const char *const profile_dwarf_maps[] = {
+	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_scratch",
+	"profile_samples", "profile_stacks", "profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
+};
 static const char *const profile_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
 	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
@@ -179,6 +187,7 @@ static int write_filters(struct profile_run *run)
 		.kernel_stacks = !cfg->common.user_only,
 		.user_stacks = !cfg->common.kernel_only,
 		.per_thread = cfg->common.n_tids > 0,
+		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
 	struct stk_stack_maps maps = stack_maps(s);
@@ -235,6 +244,9 @@ static int collect(struct profile_run *run, struct stk_stack_list *c)
 {
 	struct collect_ctx cc = { run, c };
 
+	/* dwarf: the unwound samples, then those counted by frame pointers for want of buffer room */
+	if (run->session.dwarf && stk_dwarf_samples_collect(run->session.dwarf, c))
+		return -1;
 	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.profile_counts), sizeof(struct stk_profile_key),
 				      add_counted, &cc);
 }
@@ -313,8 +325,16 @@ static int setup(void *arg)
 			return -1;
 		}
 	}
+	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), false, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (cfg->common.verbose && err[0])
+		fprintf(stderr, "profile: %s\n", err);
+	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_bpf_selection sel = {
-		.programs = profile_programs, .maps = profile_maps, .btf_custom_path = stk_session_btf_path(session),
+		.programs = dwarf ? profile_dwarf_programs : profile_programs,
+		.maps = dwarf ? profile_dwarf_maps : profile_maps, .btf_custom_path = stk_session_btf_path(session),
 	};
 	run->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!run->skel) {
@@ -322,7 +342,9 @@ static int setup(void *arg)
 		return -1;
 	}
 	struct stk_stack_maps maps = stack_maps(run->skel);
-	if (stk_stack_maps_size(&maps, &cfg->common) || stk_bpf__load(run->skel)) {
+	int ncpu = libbpf_num_possible_cpus();
+	if (stk_stack_maps_size(&maps, &cfg->common) || ncpu < 1 ||
+	    bpf_map__set_max_entries(run->skel->maps.profile_scratch, (uint32_t)ncpu) || stk_bpf__load(run->skel)) {
 		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)",
 			  strerror(errno));
 		return -1;
@@ -331,8 +353,11 @@ static int setup(void *arg)
 		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
+	if (dwarf && stk_session_dwarf(session, run->skel->maps.profile_samples, false))
+		return -1;
 	size_t attached = 0;
-	run->attachment = stk_attach_cpu_sampling(run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
+	run->attachment = stk_attach_cpu_sampling(dwarf ? run->skel->progs.stk_profile_sample_dwarf
+						  : run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
 						  &cfg->sampling, &attached, err, sizeof(err));
 	if (!run->attachment) {
 		stk_error(APPLET, "%s", err);
@@ -340,9 +365,9 @@ static int setup(void *arg)
 	}
 	if (cfg->common.verbose)
 		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
-			"BTF %s\n", cfg->sampling.by_period ? "period" : "Hz",
+			"BTF %s; unwind %s\n", cfg->sampling.by_period ? "period" : "Hz",
 			(unsigned long long)cfg->sampling.value, attached, run->n_cpus,
-			stk_btf_kind_name(session->btf.kind));
+			stk_btf_kind_name(session->btf.kind), stk_unwind_mode_name(cfg->common.unwind));
 	session->capture = (struct stk_stack_capture){
 		.header = print_header, .detach = detach, .results = print_results,
 		.losses = { .stats = run->skel->maps.profile_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "samples" },

@@ -30,6 +30,7 @@
 #include "core/base/clock.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/session/applet.h"
+#include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
 #include "core/probe/kernel_match.h"
@@ -90,6 +91,8 @@ static void print_help(void)
 	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
+	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         user stack copied per event with --unwind dwarf (default %d)\n"
 	       "      --max-probes N          refuse patterns matching more than N probes (default %d)\n"
 	       "      --fentry-max N          kernel functions up to which fentry is tried before kprobe.multi\n"
 	       "                              (default %d)\n"
@@ -102,7 +105,7 @@ static void print_help(void)
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
+	       DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
 }
 
 enum long_only {
@@ -185,6 +188,8 @@ static int parse_args(void *run, int argc, char **argv)
 		{ "format", required_argument, NULL, STK_OPT_FORMAT },
 		{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },
 		{ "btf", required_argument, NULL, STK_OPT_BTF },
+		{ "unwind", required_argument, NULL, STK_OPT_UNWIND },
+		{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "cpu", required_argument, NULL, 'c' },
@@ -435,6 +440,13 @@ static const char *const sc_usdt_maps[] = {
 	"sc_config", "sc_stacks", "sc_counts", "sc_stats", "sc_seen", "sc_new_process",
 	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
 };
+static const char *const sc_dwarf_maps[] = {
+	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_counts", "sc_stats", "sc_seen", "sc_new_process", NULL,
+};
+static const char *const sc_dwarf_usdt_maps[] = {
+	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_counts", "sc_stats", "sc_seen", "sc_new_process",
+	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
+};
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
@@ -442,7 +454,13 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 		.stacks = s->maps.sc_stacks, .counts = s->maps.sc_counts, .counts_size = DEFAULT_COUNTS_SIZE,
 	};
 
-	return stk_stack_maps_size(&maps, &((struct sc_run *)ctx)->cfg.common);
+	const struct stk_stack_opts *o = &((struct sc_run *)ctx)->cfg.common;
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (o->unwind == STK_UNWIND_MODE_DWARF &&
+	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.sc_scratch, (uint32_t)ncpu)))
+		return -1;
+	return stk_stack_maps_size(&maps, o);
 }
 
 static int write_config(struct stk_bpf *s, void *ctx)
@@ -457,9 +475,14 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.user_stacks = !cfg->common.kernel_only,
 		/* user stacks resolve in their process, and folded output names the command */
 		.keep_tgid = 1,
+		.stack_bytes = cfg->common.stack_bytes,
 	};
 	uint32_t zero = 0;
 
+	/* The sample reader exists before the first event (a retried mechanism brings a new one). */
+	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
+	    stk_session_dwarf(&((struct sc_run *)ctx)->session, s->maps.sc_samples, true))
+		return -1;
 	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
 
@@ -499,9 +522,10 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
 		.user_stack_id = key->user_stack_id, .value = count,
 	};
-	struct stk_stack *st = stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks),
-						      run->session.sym,
-						      (uint32_t)o->max_depth, o->user_only, o->kernel_only);
+	struct stk_stack *st = run->session.dwarf
+		? stk_dwarf_samples_add(run->session.dwarf, c, key->content_hash, key->tgid, 0, key->comm, count)
+		: stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks), run->session.sym,
+					 (uint32_t)o->max_depth, o->user_only, o->kernel_only);
 
 	if (!st)
 		return -1;
@@ -613,8 +637,10 @@ static void print_plan(const struct sc_run *run)
 static int attach(struct sc_run *run)
 {
 	const struct sc_config *cfg = &run->cfg;
+	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF, usdt = cfg->pattern.kind == STK_PROBE_USDT;
 	struct stk_probe_load load = {
-		.maps = cfg->pattern.kind == STK_PROBE_USDT ? sc_usdt_maps : sc_maps,
+		.maps = dwarf ? (usdt ? sc_dwarf_usdt_maps : sc_dwarf_maps) : usdt ? sc_usdt_maps : sc_maps,
+		.program_suffix = dwarf ? "_dwarf" : NULL,
 		.btf_custom_path = stk_session_btf_path(&run->session),
 		.before_load = size_maps,
 		.after_load = write_config,
@@ -690,6 +716,13 @@ static int setup(void *arg)
 		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
 			run->untraceable.n, names);
 	}
+	char why[256];
+	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), true, why, sizeof(why))) {
+		stk_error(APPLET, "%s", why);
+		return -1;
+	}
+	if (cfg->common.verbose && why[0])
+		fprintf(stderr, "stackcount: %s\n", why);
 	int64_t attach_start = stk_now_ns(CLOCK_MONOTONIC);
 	if (attach(run))
 		return -1;
@@ -697,10 +730,10 @@ static int setup(void *arg)
 	if (cfg->plan)
 		print_plan(run);
 	if (cfg->common.verbose)
-		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s\n",
-			run->probes.n_targets, target_noun(run), run->probes.mechanism,
+		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s; "
+			"unwind %s\n", run->probes.n_targets, target_noun(run), run->probes.mechanism,
 			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
-			attach_ms, stk_btf_kind_name(session->btf.kind));
+			attach_ms, stk_btf_kind_name(session->btf.kind), stk_unwind_mode_name(cfg->common.unwind));
 	session->capture = (struct stk_stack_capture){
 		.header = print_header, .interval = interval, .detach = detach, .results = results,
 		.losses = { .stats = run->probes.skel->maps.sc_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "events" },

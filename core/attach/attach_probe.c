@@ -27,11 +27,15 @@ static int64_t now_ns(void)
 int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *load, const char *program,
 		       const char *fentry_target, char *why, size_t len)
 {
-	const char *programs[2] = { program, NULL };
+	char name[128];
+	const char *programs[2] = { name, NULL };
 	struct stk_bpf_selection sel = { .programs = programs, .maps = load->maps,
 					 .btf_custom_path = load->btf_custom_path };
 	char err[256];
 	int ret;
+
+	snprintf(name, sizeof(name), "%s%s", program, load->program_suffix ? load->program_suffix : "");
+	program = name;
 
 	s->progress = load->progress;
 	s->skel = stk_bpf_open_selected(&sel, err, sizeof(err));

@@ -26,6 +26,7 @@ struct stk_probe_load {
 	int (*after_load)(struct stk_bpf *skel, void *ctx);
 	void *ctx;
 	bool progress;    /* print a progress line when attaching takes more than a second */
+	const char *program_suffix; /* NULL, or appended to every program name ("_dwarf": the --unwind dwarf twins) */
 };
 
 struct stk_probe_set {

@@ -17,6 +17,13 @@ void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_
 	o->max_depth_limit = max_depth_limit;
 	o->max_depth = max_depth_limit;
 	o->format = STK_FORMAT_TEXT;
+	o->unwind = STK_UNWIND_MODE_DWARF;
+	o->stack_bytes = STK_STACK_BYTES_DEFAULT;
+}
+
+const char *stk_unwind_mode_name(enum stk_unwind_mode m)
+{
+	return m == STK_UNWIND_MODE_DWARF ? "dwarf" : "fp";
 }
 
 static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids, size_t *n, char *msg,
@@ -73,6 +80,25 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 		return -1;
 	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
 	case STK_OPT_BTF: o->btf_file = arg; return 1;
+	case STK_OPT_UNWIND:
+		if (strcmp(arg, "fp") == 0 || strcmp(arg, "dwarf") == 0) {
+			o->unwind = arg[0] == 'f' ? STK_UNWIND_MODE_FP : STK_UNWIND_MODE_DWARF;
+			o->unwind_given = true;
+			return 1;
+		}
+		snprintf(msg, len, "--unwind %s: expected fp or dwarf", arg);
+		return -1;
+	case STK_OPT_STACK_BYTES: {
+		uint64_t v;
+
+		if (stk_parse_u64(arg, STK_STACK_BYTES_MIN, STK_STACK_BYTES_MAX, &v) == 0 && v % 1024 == 0) {
+			o->stack_bytes = (uint32_t)v;
+			return 1;
+		}
+		snprintf(msg, len, "--stack-bytes %s: expected a multiple of 1024 from %d to %d", arg,
+			 STK_STACK_BYTES_MIN, STK_STACK_BYTES_MAX);
+		return -1;
+	}
 	default: return 0;
 	}
 }

@@ -2,7 +2,8 @@
  * The options every stack-collecting applet (profile, offcputime, stackcount)
  * shares, parsed in one place so they mean and say the same everywhere:
  * -p, the thread option (-L or -t), -U, -K, -d, -f, -v, --stack-storage-size,
- * --perf-max-stack-depth, -o, --format, --no-args, --btf and the trailing
+ * --perf-max-stack-depth, -o, --format, --no-args, --btf, --unwind,
+ * --stack-bytes and the trailing
  * [duration]. An applet lists STK_STACK_LONGOPTS in its getopt table, hands
  * every getopt result to stk_stack_opt() first, and calls stk_stack_opts_finish()
  * after the loop.
@@ -27,6 +28,8 @@ enum stk_stack_long_opt {
 	STK_OPT_FORMAT,
 	STK_OPT_NO_ARGS,
 	STK_OPT_BTF,
+	STK_OPT_UNWIND,
+	STK_OPT_STACK_BYTES,
 	STK_OPT_APPLET = 1100,
 };
 
@@ -44,10 +47,22 @@ enum stk_stack_long_opt {
 	{ "format", required_argument, NULL, STK_OPT_FORMAT },                         \
 	{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },                             \
 	{ "btf", required_argument, NULL, STK_OPT_BTF },                               \
+	{ "unwind", required_argument, NULL, STK_OPT_UNWIND },                         \
+	{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },               \
 	{ "verbose", no_argument, NULL, 'v' },                                         \
 	{ "help", no_argument, NULL, 'h' }
 /* The shared short options for the getopt string (without the thread option). */
 #define STK_STACK_SHORTOPTS "p:UKdfo:vh"
+
+/* How user stacks are walked (--unwind). */
+enum stk_unwind_mode {
+	STK_UNWIND_MODE_FP,    /* the kernel's frame-pointer walk (bpf_get_stackid) */
+	STK_UNWIND_MODE_DWARF, /* registers + a stack copy, unwound in user space with CFI */
+};
+/* --stack-bytes: bounds and default (perf record --call-graph dwarf copies 8 KiB too). */
+#define STK_STACK_BYTES_MIN 1024
+#define STK_STACK_BYTES_MAX 32768
+#define STK_STACK_BYTES_DEFAULT 8192
 
 struct stk_stack_opts {
 	char tid_opt;            /* the thread option's letter: 'L' (profile) or 't' */
@@ -62,7 +77,11 @@ struct stk_stack_opts {
 	size_t n_outputs;
 	enum stk_format format;
 	long duration_ms;        /* 0: until Ctrl-C or SIGTERM */
+	enum stk_unwind_mode unwind;
+	bool unwind_given;
+	uint32_t stack_bytes;    /* user stack copied per event with --unwind dwarf */
 };
+const char *stk_unwind_mode_name(enum stk_unwind_mode m);
 
 /* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */
 void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,

@@ -30,6 +30,8 @@ void stk_frame_name_text(struct stk_buf *b, const struct stk_frame *f, const str
 			stk_buf_printf(b, " %s", f->module);
 		else if (f->kernel && !f->module)
 			stk_buf_puts(b, " [kernel.kallsyms]");
+		if (f->found_by)
+			stk_buf_printf(b, " %s", f->found_by);
 		stk_buf_putc(b, ')');
 	}
 }

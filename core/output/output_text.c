@@ -36,6 +36,8 @@ static void render_block(struct stk_buf *b, const struct stk_stack *s, const str
 		stk_buf_puts(b, "    " STK_MISSED_USER "\n");
 	else
 		put_frames(b, s->user, s->n_user, o);
+	if (o->verbose && s->unwind_stop)
+		stk_buf_printf(b, "    (user stack ends: %s)\n", s->unwind_stop);
 	if (o->no_task)
 		return;
 	stk_buf_printf(b, "    %-16s ", "-");

@@ -16,6 +16,7 @@
 #include "core/bpf/libbpf_log.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/bpf/process_watch.h"
+#include "core/session/dwarf_samples.h"
 #include "core/sym/symbolize.h"
 
 int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose, const char *btf_file)
@@ -69,7 +70,9 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 	if (stk_session_open_bpf(s, applet, opts->verbose, opts->btf_file) || open_outputs(s))
 		return -1;
 
-	struct stk_symbolizer_opts so = { .demangle = opts->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
+	/* keep_elf: the files' CFI for --unwind dwarf, even after their processes exit. */
+	struct stk_symbolizer_opts so = { .demangle = opts->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
+					  .keep_elf = opts->unwind == STK_UNWIND_MODE_DWARF };
 	s->sym = stk_symbolizer_new(&so);
 	if (!s->sym) {
 		stk_error(applet, "cannot set up the symbolizer");
@@ -96,6 +99,21 @@ const char *stk_session_btf_path(struct stk_session *s)
 	return s->empty_btf_fd >= 0 ? s->empty_btf_path : NULL;
 }
 
+int stk_session_dwarf(struct stk_session *s, const struct bpf_map *samples, bool by_hash)
+{
+	const struct stk_stack_opts *o = s->opts;
+
+	stk_dwarf_samples_free(s->dwarf);
+	s->dwarf = stk_dwarf_samples_start(s->applet, samples, s->sym, s->loop,
+					   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)o->max_depth,
+								     .per_thread = o->n_tids > 0,
+								     .verbose = o->verbose,
+								     .user_only = o->user_only,
+								     .kernel_only = o->kernel_only,
+								     .by_hash = by_hash });
+	return s->dwarf ? 0 : -1;
+}
+
 int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, long interval_ms)
 {
 	char err[256];
@@ -110,6 +128,8 @@ int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, 
 		if (!s->processes)
 			return -1;
 	}
+	if (s->dwarf && stk_dwarf_samples_watch(s->applet, s->dwarf, s->loop))
+		return -1;
 	if (s->opts && s->opts->verbose)
 		fprintf(stderr, "%s: tracing %.1f ms after start\n", s->applet,
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - s->entered_mono) / 1e6);
@@ -127,6 +147,7 @@ void stk_session_drain(struct stk_session *s)
 {
 	if (s->processes)
 		stk_process_watch_drain(s->processes);
+	stk_dwarf_samples_drain(s->dwarf);
 }
 
 static void warn_lost(uint64_t n, const char *what, const char *fix, uint64_t now)
@@ -160,6 +181,27 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	if (stat[STK_STAT_START_FULL])
 		fprintf(stderr, "WARNING: %llu %s not measured because too many threads were off CPU at "
 			"once (start map full)\n", (unsigned long long)stat[STK_STAT_START_FULL], l->unit);
+	if (s->dwarf && stk_dwarf_samples_lost(s->dwarf))
+		fprintf(stderr, "WARNING: %llu samples lost in user space (out of memory)\n",
+			(unsigned long long)stk_dwarf_samples_lost(s->dwarf));
+	/* profile: samples without buffer room are counted with frame-pointer stacks instead */
+	if (s->dwarf && !stk_dwarf_samples_by_hash(s->dwarf) && stat[STK_STAT_SAMPLES_LOST])
+		fprintf(stderr, "WARNING: %llu samples found the sample buffer full (its reader short of CPU) and "
+			"were counted with frame-pointer stacks, whose callers may be incomplete; lower "
+			"--stack-bytes (now %u) or the rate\n", (unsigned long long)stat[STK_STAT_SAMPLES_LOST],
+			s->opts->stack_bytes);
+	if (s->dwarf && s->opts->verbose) {
+		uint64_t n, ns;
+
+		if (stk_dwarf_samples_by_hash(s->dwarf))
+			fprintf(stderr, "%s: %llu samples of new stack content sent to user space, %llu could not be "
+				"sent (retried while their content recurs), %llu re-sent (sent-hash map full)\n",
+				s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
+				(unsigned long long)stat[STK_STAT_SAMPLES_LOST], (unsigned long long)stat[STK_STAT_SENT_FULL]);
+		stk_dwarf_samples_stats(s->dwarf, &n, &ns);
+		fprintf(stderr, "%s: unwound %llu user stacks with CFI in %.1f ms CPU (%.1f us each)\n", s->applet,
+			(unsigned long long)n, (double)ns / 1e6, n ? (double)ns / 1e3 / (double)n : 0.0);
+	}
 	if (stat[STK_STAT_NEW_PROCESS_LOST])
 		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
 			"show [unknown] frames\n", (unsigned long long)stat[STK_STAT_NEW_PROCESS_LOST]);
@@ -214,6 +256,12 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 			ret = -1;
 		}
 	}
+	uint64_t missing = stk_dwarf_samples_missing(s->dwarf);
+	if (missing > s->dwarf_missing_reported)
+		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
+			"user space (buffer full); lower --stack-bytes (now %u)\n",
+			(unsigned long long)(missing - s->dwarf_missing_reported), o->stack_bytes);
+	s->dwarf_missing_reported = missing;
 	if (o->verbose)
 		fprintf(stderr, "%s: resolved and printed %zu stacks in %.1f ms\n", s->applet, list->n,
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - s->resolve_start) / 1e6);
@@ -248,6 +296,7 @@ void stk_session_close(struct stk_session *s)
 		return;
 	if (s->processes)
 		stk_process_watch_free(s->processes);
+	stk_dwarf_samples_free(s->dwarf);
 	stk_run_loop_free(s->loop);
 	if (s->sym)
 		stk_symbolizer_free(s->sym);

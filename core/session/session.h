@@ -34,6 +34,7 @@
 struct bpf_map;
 struct stk_symbolizer;
 struct stk_process_watch;
+struct stk_dwarf_samples;
 
 /* How the loss counters of one applet read (bpf/stack_stats.h slots of stats). */
 struct stk_loss_sizes {
@@ -63,6 +64,8 @@ struct stk_session {
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	struct stk_process_watch *processes;
+	struct stk_dwarf_samples *dwarf;  /* --unwind dwarf: samples unwound in user space (stk_session_dwarf) */
+	uint64_t dwarf_missing_reported;
 	FILE *outs[STK_MAX_OUTPUTS];
 	int64_t start_wall, start_mono; /* what the next report covers */
 	int64_t entered_mono;           /* -v: time from start to tracing */
@@ -87,6 +90,15 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
 const char *stk_session_btf_path(struct stk_session *s);
 /* Whether CO-RE relocations can be resolved (some BTF for this kernel exists). */
 bool stk_session_has_btf(const struct stk_session *s);
+/*
+ * --unwind dwarf: reads the applet's sample map (bpf/stack_sample.h records)
+ * into core/session/dwarf_samples.c; by_hash for applets that count in the
+ * kernel under each sample's content hash (offcputime, stackcount). Call once
+ * the map exists and before attaching, so no event's sample is missed; again
+ * for a new skeleton (a mechanism retried) replaces the reader. 0, or -1
+ * after printing an error.
+ */
+int stk_session_dwarf(struct stk_session *s, const struct bpf_map *samples, bool by_hash);
 /*
  * Starts waiting (interval_ms 0: none) and reading new-process announcements
  * from the BPF map new_process (NULL: none). 0, or -1 after printing an error.

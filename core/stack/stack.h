@@ -22,6 +22,7 @@ struct stk_frame {
 	uint64_t map_end;
 	uint64_t map_offset;    /* file offset of map_start */
 	bool kernel;
+	const char *found_by;   /* user frames unwound in user space: "regs", "cfi" or "fp"; else NULL */
 };
 
 /* One unique stack with its weight. Frame arrays are leaf first. */
@@ -38,6 +39,7 @@ struct stk_stack {
 	 * collision, fault): printed as "[Missed Kernel Stack]" / "[Missed User Stack]". */
 	bool kernel_missing;
 	bool user_missing;
+	const char *unwind_stop; /* DWARF unwinding: why the user chain ended (shown with -v); else NULL */
 };
 
 struct stk_report {

@@ -38,6 +38,8 @@ enum map_kind { MAP_FILE, MAP_VDSO, MAP_ANON, MAP_SPECIAL };
 struct sym_file {
 	struct stk_elf_file elf;
 	int ok; /* 0: parse failed, kept so the file is not retried */
+	Elf *unwind_elf; /* opts.keep_elf: the file itself for CFI, read with pread on unwind_fd */
+	int unwind_fd;
 };
 
 struct file_key {
@@ -161,6 +163,10 @@ static void free_sym_file(struct sym_file *f)
 	if (!f)
 		return;
 	stk_elf_file_release(&f->elf);
+	if (f->unwind_elf) {
+		elf_end(f->unwind_elf);
+		close(f->unwind_fd);
+	}
 	free(f);
 }
 
@@ -362,6 +368,27 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	close(fd);
 }
 
+/*
+ * The file for the unwinder on a descriptor of its own (fd is closed next):
+ * libelf reads with pread, never mmap, and only the sections asked for (CFI),
+ * so a file truncated meanwhile cannot crash stk.
+ */
+static void keep_elf(struct sym_file *f, int fd)
+{
+	int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	Elf *elf = own >= 0 ? elf_begin(own, ELF_C_READ, NULL) : NULL;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		if (own >= 0)
+			close(own);
+		return;
+	}
+	f->unwind_elf = elf;
+	f->unwind_fd = own;
+}
+
 static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e)
 {
 	char path[4096], why[128], build_id[129];
@@ -400,6 +427,8 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 		s->files[s->n_files++] = f;
 		if (stk_elf_file_from_fd(fd, &f->elf, why, sizeof(why)) == 0) {
 			f->ok = 1;
+			if (s->opts.keep_elf)
+				keep_elf(f, fd);
 			attach_debuginfo(s, pid, path, f, &st);
 			s->stats.files_parsed++;
 		} else {
@@ -759,6 +788,24 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	case MAP_SPECIAL:
 		break;
 	}
+}
+
+int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx)
+{
+	struct sym_proc *p = get_proc(s, pid);
+
+	if (!p || p->err)
+		return -1;
+	for (size_t i = 0; i < p->n_maps; i++) {
+		const struct sym_map *m = &p->maps[i];
+		struct stk_user_module um = { m->start, m->end, m->offset, m->path, NULL };
+
+		if (m->kind != MAP_FILE || !m->file || !m->file->unwind_elf)
+			continue;
+		um.elf = m->file->unwind_elf;
+		fn(ctx, &um);
+	}
+	return 0;
 }
 
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st)

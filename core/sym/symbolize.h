@@ -25,6 +25,7 @@ struct stk_symbolizer_opts {
 	enum stk_demangle demangle;
 	const char *kallsyms_path; /* NULL: /proc/kallsyms (tests pass a fixture) */
 	bool skip_map_files;       /* open files via /proc/PID/root only (tests the non-root path) */
+	bool keep_elf;             /* keep each file's ELF (in memory) for stk_symbolizer_each_module() */
 };
 
 struct stk_symbolizer;
@@ -70,6 +71,20 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
  * 0 otherwise with the reason in why (e.g. addresses hidden by kptr_restrict).
  */
 int stk_symbolizer_kernel_status(struct stk_symbolizer *s, char *why, size_t len);
+
+/* One executable file mapping of a process, with its file's ELF (owned by the symbolizer). */
+struct stk_user_module {
+	uint64_t start, end, offset;
+	const char *path;
+	struct Elf *elf;
+};
+typedef void (*stk_user_module_fn)(void *ctx, const struct stk_user_module *m);
+/*
+ * Calls fn for every executable file mapping of pid whose ELF was kept
+ * (opts.keep_elf), learning pid when unknown. 0, or -1 when pid's mappings
+ * could not be read.
+ */
+int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx);
 
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */

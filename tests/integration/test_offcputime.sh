@@ -62,7 +62,7 @@ expect_contains text_shape "$(cat "$tmp/all.txt")" "    -                sleeper
 nap=$(folded_sum "$tmp/all.folded" sleeper 'do_nanosleep')
 if within 10 "$nap" 1000000; then pass sleeper_total_within_10pct
 else fail sleeper_total_within_10pct "nanosleep total ${nap} us, want 1000000 +- 10%"; fi
-expect_contains sleeper_stack "$(cat "$tmp/all.folded")" "sleeper;start_thread;sleeper_thread;"
+expect_contains sleeper_stack "$(cat "$tmp/all.folded")" "start_thread;sleeper_thread;sleeper_nap;"
 if grep -q '^piperead;.*pipe_reader_thread;.*read;.*vfs_read;.*pipe_read;schedule;__schedule [0-9]*$' "$tmp/all.folded"
 then pass pipe_reader_read_path
 else fail pipe_reader_read_path "$(grep '^piperead;' "$tmp/all.folded" | head -3)"; fi

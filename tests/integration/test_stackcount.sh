@@ -114,7 +114,7 @@ expect_contains malloc_header "$(cat "$tmp/p_malloc.out")" 'Tracing 1 functions 
 expect_contains malloc_p_form "$(cat "$tmp/p_malloc.out")" "    rl_alloc_path"
 expect_count exe_function_count "$tmp/exe_func.out" '^readloop;.*main;rl_read_path;rl_read_once [0-9]+$' $N
 # (-v, which every tracer here has, adds "(address file)" to each frame)
-if grep -Pzq '\n    rl_read_once\+0x0 \(0x[0-9a-f]+ [^)]*/readloop\)\n    rl_read_path\+0x[0-9a-f]+ [^\n]*\n    main\+0x' \
+if grep -Pzq '\n    rl_read_once\+0x0 \(0x[0-9a-f]+ [^)]*/readloop( regs)?\)\n    rl_read_path\+0x[0-9a-f]+ [^\n]*\n    main\+0x' \
     "$tmp/exe_func_offsets.out"
 then pass symbol_offsets; else fail symbol_offsets "$(head -c 300 "$tmp/exe_func_offsets.out")"; fi
 for f in a b c; do

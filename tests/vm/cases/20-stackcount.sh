@@ -60,21 +60,24 @@ sc_end() { # runs the loop once, stops every tracer, prints the blocks
 }
 sc_begin
 # Both shapes from one capture: folded (checked) and bcc's text (shown in the README).
+# vfs_read, the syscall tracepoint and USDT run the default --unwind dwarf; the
+# mechanism cases take fp, which verifies in a fraction of the time under TCG
+# (40-unwind.sh covers dwarf at a uprobe).
 sc_trace stackcount_vfs_read -o @OUT@.file.folded -o @OUT@.file.txt vfs_read
-sc_trace stackcount_wildcard -d -f 'vfs_rea*'
-sc_trace stackcount_regex -d -r -f 'vfs_read$'
+sc_trace stackcount_wildcard --unwind fp -d -f 'vfs_rea*'
+sc_trace stackcount_regex --unwind fp -d -r -f 'vfs_read$'
 # Many functions: kprobe.multi where the kernel has it (one link), fentry per function otherwise.
-sc_trace stackcount_many -f 'vfs_*'
+sc_trace stackcount_many --unwind fp -f 'vfs_*'
 sc_end
 sc_begin
 for m in fentry kprobe.multi kprobe kprobe_legacy; do
-    sc_trace "stackcount_$m" --mechanism "$m" -f vfs_read
+    sc_trace "stackcount_$m" --unwind fp --mechanism "$m" -f vfs_read
 done
 sc_trace stackcount_tracepoint -f t:syscalls:sys_enter_read
 # A real tracepoint: raw_tp, and the same through perf, forced.
-sc_trace stackcount_raw_tp -f t:raw_syscalls:sys_enter
-sc_trace stackcount_raw_tp_classic --mechanism tracepoint -f t:raw_syscalls:sys_enter
-sc_trace stackcount_uprobe -f c:malloc
+sc_trace stackcount_raw_tp --unwind fp -f t:raw_syscalls:sys_enter
+sc_trace stackcount_raw_tp_classic --unwind fp --mechanism tracepoint -f t:raw_syscalls:sys_enter
+sc_trace stackcount_uprobe --unwind fp -f c:malloc
 sc_trace stackcount_usdt -f u:readloop_static:guarded
 sc_end
 echo "@@CASE stackcount_unknown"

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Capture for DWARF unwinding, shared by the stack programs: the task's user
+ * registers (from the event's context when it interrupted user mode, else
+ * the registers the task saved on kernel entry) and a bounded copy of its
+ * user stack, into a per-CPU scratch struct stk_stack_sample.
+ *
+ * Old kernels: bpf_task_pt_regs (5.15) and bpf_probe_read_user (5.5) are
+ * used only where libbpf finds them in the kernel's BTF (the branch not taken
+ * is dead code the verifier never checks); before that, pt_regs are found at
+ * the top of task->stack and user memory is read with bpf_probe_read.
+ */
+#ifndef STK_STACK_CAPTURE_H
+#define STK_STACK_CAPTURE_H
+
+#include <bpf/bpf_core_read.h>
+#include "stack_sample.h"
+
+#define STK_PF_KTHREAD 0x00200000
+
+static __always_inline long stk_read_user(void *dst, u32 size, const void *src)
+{
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_probe_read_user))
+		return bpf_probe_read_user(dst, size, src);
+	return bpf_probe_read(dst, size, src);
+}
+
+/* The current task's saved user registers. 0, or -1 (kernel thread, unreadable). */
+static __always_inline int stk_task_user_regs(stk_uregs_t *out)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	const void *regs;
+
+	if (BPF_CORE_READ(task, flags) & STK_PF_KTHREAD)
+		return -1;
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_pt_regs)) {
+		regs = (const void *)bpf_task_pt_regs(bpf_get_current_task_btf());
+		return bpf_probe_read_kernel(out, sizeof(*out), regs) ? -1 : 0;
+	}
+	if (!STK_TASK_PT_REGS_SIZE)
+		return -1;
+	regs = (const char *)BPF_CORE_READ(task, stack) + STK_THREAD_SIZE - STK_TASK_PT_REGS_SIZE;
+	return bpf_probe_read(out, sizeof(*out), regs) ? -1 : 0;
+}
+
+/*
+ * Copies up to want bytes of user stack from sp into dst, in chunks; where a
+ * chunk crosses the top of the stack mapping, the rest is filled in halving
+ * steps down to 64 bytes, so the outermost frames are kept (the last bytes
+ * below the top hold the environment, not frames). Returns the bytes copied.
+ */
+static __always_inline u32 stk_copy_user_stack(u8 *dst, u64 sp, u32 want)
+{
+	u32 len = 0, off, size;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < STK_SAMPLE_STACK_MAX / STK_SAMPLE_STACK_CHUNK; i++) {
+		if (len + STK_SAMPLE_STACK_CHUNK > want)
+			return len;
+		if (stk_read_user(dst + i * STK_SAMPLE_STACK_CHUNK, STK_SAMPLE_STACK_CHUNK,
+				  (const void *)(sp + i * STK_SAMPLE_STACK_CHUNK)))
+			break;
+		len += STK_SAMPLE_STACK_CHUNK;
+	}
+	if (i == STK_SAMPLE_STACK_MAX / STK_SAMPLE_STACK_CHUNK)
+		return len;
+#pragma unroll
+	for (i = 0; i < 4; i++) {
+		size = (STK_SAMPLE_STACK_CHUNK / 2) >> i; /* 512 .. 64: the copy stays whole 64-byte blocks */
+		off = len;
+		if (off > STK_SAMPLE_STACK_MAX - STK_SAMPLE_STACK_CHUNK)
+			return len;
+		if (!stk_read_user(dst + off, size, (const void *)(sp + off)))
+			len += size;
+	}
+	return len;
+}
+
+/*
+ * Fills s->regs and s->stack for the current task. ctx_regs: the event's
+ * registers when they may be user mode (perf_event, uprobe), or NULL for
+ * events that always fire in the kernel.
+ */
+static __always_inline void stk_capture_user(struct stk_stack_sample *s, stk_uregs_t *ctx_regs, u32 stack_bytes)
+{
+	stk_uregs_t r;
+
+	s->user_bytes = 0;
+	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {
+		stk_uregs_from(s->regs, *ctx_regs);
+	} else {
+		if (stk_task_user_regs(&r))
+			return;
+		stk_uregs_from(s->regs, r);
+		s->flags |= STK_SAMPLE_REGS_FROM_TASK;
+	}
+	s->flags |= STK_SAMPLE_USER_REGS;
+	s->user_bytes = stk_copy_user_stack(s->stack, s->regs[STK_UREG_SP], stack_bytes);
+}
+
+#define STK_HASH_MUL 0x9e3779b97f4a7c15ULL
+
+static __always_inline u64 stk_hash_word(u64 h, u64 w)
+{
+	h = (h ^ w) * STK_HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+struct stk_hash_ctx {
+	const struct stk_stack_sample *s;
+	u64 h;
+	u32 blocks; /* 64-byte blocks of the stack copy */
+};
+
+/* One 64-byte block of the stack copy into the hash. */
+static __always_inline long stk_hash_block(u32 i, void *arg)
+{
+	struct stk_hash_ctx *c = arg;
+	const u64 *w;
+
+	if (i >= c->blocks || i >= STK_SAMPLE_STACK_MAX / 64)
+		return 1;
+	w = (const u64 *)(c->s->stack + i * 64);
+	c->h = stk_hash_word(c->h, w[0]);
+	c->h = stk_hash_word(c->h, w[1]);
+	c->h = stk_hash_word(c->h, w[2]);
+	c->h = stk_hash_word(c->h, w[3]);
+	c->h = stk_hash_word(c->h, w[4]);
+	c->h = stk_hash_word(c->h, w[5]);
+	c->h = stk_hash_word(c->h, w[6]);
+	c->h = stk_hash_word(c->h, w[7]);
+	return 0;
+}
+
+/*
+ * A 64-bit hash of everything unwinding reads: task, kernel frames, user
+ * registers and every copied stack byte, so two samples that could unwind
+ * differently never share a key. The copy (a whole number of 64-byte
+ * blocks) is hashed a block per iteration of a bounded loop (5.3+); not
+ * bpf_loop: a callback is a subprogram kernels before 5.13 cannot even parse,
+ * dead branch or not.
+ */
+static __always_inline u64 stk_sample_hash(const struct stk_stack_sample *s)
+{
+	struct stk_hash_ctx c = { .s = s, .blocks = s->user_bytes / 64 };
+	u32 nk = s->n_kernel, i;
+
+	c.h = stk_hash_word(0x243f6a8885a308d3ULL, ((u64)s->tgid << 32) | s->flags);
+	c.h = stk_hash_word(c.h, ((u64)nk << 32) | s->user_bytes);
+	for (i = 0; i < STK_SAMPLE_KSTACK_MAX; i++) {
+		if (i >= nk)
+			break;
+		c.h = stk_hash_word(c.h, s->kernel[i]);
+	}
+	for (i = 0; i < STK_UREGS_N; i++)
+		c.h = stk_hash_word(c.h, s->regs[i]);
+	for (i = 0; i < STK_SAMPLE_STACK_MAX / 64; i++)
+		if (stk_hash_block(i, &c))
+			break;
+	return c.h;
+}
+
+/* Bytes of s to send: the fixed part and the copied stack. */
+static __always_inline u64 stk_sample_size(const struct stk_stack_sample *s)
+{
+	u64 n = s->user_bytes;
+
+	if (n > STK_SAMPLE_STACK_MAX)
+		n = STK_SAMPLE_STACK_MAX;
+	return STK_SAMPLE_FIXED + n;
+}
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One captured stack as the BPF side sends it for DWARF unwinding in user
+ * space (shared by bpf/ and core/): the task, its kernel frames, its user
+ * registers and a copy of its user stack from the stack pointer. Only the
+ * first STK_SAMPLE_FIXED + user_bytes bytes travel.
+ */
+#ifndef STK_STACK_SAMPLE_H
+#define STK_STACK_SAMPLE_H
+
+#include "user_regs.h"
+
+#define STK_SAMPLE_KSTACK_MAX 127
+/* Upper bound of --stack-bytes: what one scratch slot per CPU can hold. */
+#define STK_SAMPLE_STACK_MAX 32768
+#define STK_SAMPLE_STACK_CHUNK 1024
+
+/* flags */
+#define STK_SAMPLE_USER_REGS 1    /* regs[] are valid */
+#define STK_SAMPLE_REGS_FROM_TASK 2 /* event fired in the kernel: the task's saved user registers */
+#define STK_SAMPLE_KERNEL_LOST 4  /* kernel stack requested but bpf_get_stack failed */
+
+struct stk_stack_sample {
+	__u32 tgid, tid;
+	char comm[16];
+	__u32 flags;
+	__u32 n_kernel;   /* entries of kernel[] */
+	__u32 user_bytes; /* bytes of stack[] copied from regs[STK_UREG_SP] up */
+	__u32 pad;
+	__u64 value;      /* weight: 1 per sample (profile) */
+	__u64 content_hash; /* offcputime: stk_sample_hash(), the key its time is counted under */
+	__u64 regs[STK_UREGS_N];
+	__u64 kernel[STK_SAMPLE_KSTACK_MAX];
+	__u8 stack[STK_SAMPLE_STACK_MAX];
+};
+
+#define STK_SAMPLE_FIXED (sizeof(struct stk_stack_sample) - STK_SAMPLE_STACK_MAX)
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user registers a DWARF unwinder starts from, per architecture, in
+ * DWARF register numbering (user space hands them to libdw as they are).
+ * Adding an architecture means: STK_UREGS_N, STK_UREG_SP, STK_UREG_PC,
+ * stk_uregs_t, stk_uregs_from(), stk_regs_user_mode(), STK_THREAD_SIZE and
+ * STK_TASK_PT_REGS_SIZE (0: no path before bpf_task_pt_regs).
+ */
+#ifndef STK_USER_REGS_H
+#define STK_USER_REGS_H
+
+#if defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
+/* rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip (x86_64 DWARF 0..16) */
+#define STK_UREGS_N 17
+#define STK_UREG_SP 7
+#define STK_UREG_PC 16
+/* Kernel stack size (pt_regs sit at its top before bpf_task_pt_regs); 16 KiB without KASAN. */
+#define STK_THREAD_SIZE 16384
+
+#ifdef __bpf__
+/* The user registers as the kernel saves them (UAPI layout). */
+typedef struct pt_regs stk_uregs_t;
+#define stk_uregs_from(out, r)                                                                 \
+	do {                                                                                   \
+		(out)[0] = (r).rax; (out)[1] = (r).rdx; (out)[2] = (r).rcx; (out)[3] = (r).rbx; \
+		(out)[4] = (r).rsi; (out)[5] = (r).rdi; (out)[6] = (r).rbp; (out)[7] = (r).rsp; \
+		(out)[8] = (r).r8; (out)[9] = (r).r9; (out)[10] = (r).r10;                    \
+		(out)[11] = (r).r11; (out)[12] = (r).r12; (out)[13] = (r).r13;                 \
+		(out)[14] = (r).r14; (out)[15] = (r).r15; (out)[16] = (r).rip;                 \
+	} while (0)
+/* The interrupted code ran in user mode (CPL 3). */
+#define stk_regs_user_mode(r) (((r).cs & 3) == 3)
+/* pt_regs below the top of task->stack (kernels before bpf_task_pt_regs): its size is the UAPI one. */
+#define STK_TASK_PT_REGS_SIZE sizeof(struct pt_regs)
+#endif
+
+#elif defined(__TARGET_ARCH_arm64) || (!defined(__bpf__) && defined(__aarch64__))
+/* x0..x30 sp pc (arm64 DWARF 0..31, then the pc; libdw takes the pc apart) */
+#define STK_UREGS_N 33
+#define STK_UREG_SP 31
+#define STK_UREG_PC 32
+#define STK_THREAD_SIZE 16384
+
+#ifdef __bpf__
+/* The kernel's pt_regs starts with this UAPI layout. */
+typedef struct user_pt_regs stk_uregs_t;
+#define stk_uregs_from(out, r)                                   \
+	do {                                                     \
+		for (int i_ = 0; i_ < 31; i_++)                  \
+			(out)[i_] = (r).regs[i_];                \
+		(out)[31] = (r).sp;                              \
+		(out)[32] = (r).pc;                              \
+	} while (0)
+/* PSTATE.M == EL0t */
+#define stk_regs_user_mode(r) (((r).pstate & 0xf) == 0)
+/* The kernel's pt_regs is larger than the UAPI part: no task->stack path (bpf_task_pt_regs, 5.15+, only). */
+#define STK_TASK_PT_REGS_SIZE 0
+#endif
+
+#else
+#error "bpf/user_regs.h: no user register set for this architecture yet"
+#endif
+
+#endif

@@ -1,0 +1,344 @@
+/* --unwind dwarf samples -> unwinder -> exact-content table: see dwarf_samples.h. */
+#include "core/session/dwarf_samples.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/stack_sample.h"
+#include "core/base/kernel_release.h"
+#include "core/base/log.h"
+#include "core/base/run_loop.h"
+#include "core/session/stack_list.h"
+#include "core/options/stack_opts.h"
+#include "core/stack/stack_table.h"
+#include "core/stack/unwind_dwarf.h"
+#include "core/sym/symbolize.h"
+
+/* Pages per CPU: about 200 samples of 8 KiB stack each before user space must read
+ * (a system-wide offcputime sends a burst of new stacks when it starts). */
+#define SAMPLE_PAGES 512
+#define MAX_FRAMES 1024
+
+/* by_hash: content hash -> entry of the table (open addressing, linear probing). */
+struct hash_slot {
+	uint64_t hash;
+	size_t entry_plus1; /* 0: empty */
+};
+
+struct stk_dwarf_samples {
+	struct stk_dwarf_opts opts;
+	struct hash_slot *slots;
+	size_t n_slots, n_used;
+	uint64_t missing; /* by_hash: counted hashes whose sample never arrived */
+	struct perf_buffer *buf;
+	struct stk_symbolizer *sym;
+	struct stk_unwinder *unwinder;
+	struct stk_stack_table *table;
+	uint64_t lost, samples, unwind_ns;
+	uint64_t buffer_lost; /* the kernel found the buffer full (profile counts those by frame pointers) */
+	uint64_t ips[MAX_FRAMES];
+	uint8_t how[MAX_FRAMES];
+};
+
+struct module_relay {
+	stk_unwind_module_fn fn;
+	void *ctx;
+};
+
+static void relay_module(void *ctx, const struct stk_user_module *m)
+{
+	const struct module_relay *r = ctx;
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf };
+
+	r->fn(r->ctx, &um);
+}
+
+/* The unwinder's module source: the symbolizer's mappings. */
+static int symbolizer_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+{
+	struct module_relay r = { fn, ctx };
+
+	return stk_symbolizer_each_module(source, pid, relay_module, &r);
+}
+
+static struct hash_slot *slot_of(const struct stk_dwarf_samples *d, uint64_t hash)
+{
+	size_t i = (size_t)(hash ^ (hash >> 32)) & (d->n_slots - 1);
+
+	while (d->slots[i].entry_plus1 && d->slots[i].hash != hash)
+		i = (i + 1) & (d->n_slots - 1);
+	return &d->slots[i];
+}
+
+static int remember_hash(struct stk_dwarf_samples *d, uint64_t hash, size_t entry)
+{
+	if ((d->n_used + 1) * 2 > d->n_slots) {
+		size_t old_n = d->n_slots, n = old_n ? old_n * 2 : 1024;
+		struct hash_slot *old = d->slots;
+
+		if (!(d->slots = calloc(n, sizeof(*d->slots)))) {
+			d->slots = old;
+			return -1;
+		}
+		d->n_slots = n;
+		for (size_t i = 0; i < old_n; i++)
+			if (old[i].entry_plus1)
+				*slot_of(d, old[i].hash) = old[i];
+		free(old);
+	}
+	struct hash_slot *sl = slot_of(d, hash);
+	if (!sl->entry_plus1)
+		d->n_used++;
+	sl->hash = hash;
+	sl->entry_plus1 = entry + 1;
+	return 0;
+}
+
+static void on_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct stk_dwarf_samples *d = ctx;
+	const struct stk_stack_sample *s = data;
+	struct stk_raw_stack raw = { 0 };
+	struct stk_unwind_result r = { .ips = d->ips, .how = d->opts.verbose ? d->how : NULL };
+	struct timespec t0, t1;
+
+	(void)cpu;
+	if (size < STK_SAMPLE_FIXED || s->user_bytes > size - STK_SAMPLE_FIXED || s->n_kernel > STK_SAMPLE_KSTACK_MAX) {
+		d->lost++;
+		return;
+	}
+	d->samples++;
+	raw.tgid = s->tgid;
+	raw.tid = d->opts.per_thread ? s->tid : 0;
+	memcpy(raw.comm, s->comm, sizeof(raw.comm));
+	raw.value = s->value;
+	raw.kernel_lost = (s->flags & STK_SAMPLE_KERNEL_LOST) != 0;
+	if (!d->opts.user_only) {
+		raw.kernel = (const uint64_t *)s->kernel;
+		raw.n_kernel = s->n_kernel;
+	}
+	if (!d->opts.kernel_only && s->tgid) {
+		struct stk_unwind_input in = {
+			.pid = (pid_t)s->tgid, .tid = (pid_t)s->tid,
+			.regs = (s->flags & STK_SAMPLE_USER_REGS) ? (const uint64_t *)s->regs : NULL, .n_regs = STK_UREGS_N,
+			.sp = s->regs[STK_UREG_SP], .stack = s->stack, .stack_len = s->user_bytes,
+		};
+
+		r.max = d->opts.max_depth < MAX_FRAMES ? d->opts.max_depth : MAX_FRAMES;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+		stk_unwind(d->unwinder, &in, &r);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+		d->unwind_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+		raw.user = r.ips;
+		raw.n_user = r.n;
+		raw.user_how = r.how;
+		raw.stop = r.stop;
+	}
+	if (d->opts.by_hash) {
+		size_t at;
+
+		raw.tid = 0;
+		raw.value = 0;
+		if (stk_stack_table_add_at(d->table, &raw, &at) || remember_hash(d, s->content_hash, at))
+			d->lost++;
+		return;
+	}
+	if (stk_stack_table_add(d->table, &raw))
+		d->lost++;
+}
+
+static void on_lost(void *ctx, int cpu, __u64 count)
+{
+	struct stk_dwarf_samples *d = ctx;
+
+	(void)cpu;
+	d->buffer_lost += count;
+}
+
+static void consume(void *ctx)
+{
+	struct stk_dwarf_samples *d = ctx;
+
+	perf_buffer__consume(d->buf);
+}
+
+int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len)
+{
+	char release[128];
+	struct stk_kernel_version v;
+	const char *missing = NULL;
+
+	why[0] = '\0';
+	if (o->unwind != STK_UNWIND_MODE_DWARF)
+		return 0;
+	if (!have_btf)
+		missing = "kernel BTF (none found; see --btf)";
+	else if (stk_kernel_release(release, sizeof(release)) == 0 && stk_kernel_version_parse(release, &v) == 0 &&
+		 stk_kernel_version_cmp(&v, hashes ? 5 : 4, hashes ? 3 : 18) < 0)
+		missing = hashes ? "bounded BPF loops (kernel 5.3)" : "bpf_get_stack (kernel 4.18)";
+	if (!missing)
+		return 0;
+	if (o->unwind_given) {
+		snprintf(why, len, "--unwind dwarf needs %s; use --unwind fp", missing);
+		return -1;
+	}
+	o->unwind = STK_UNWIND_MODE_FP;
+	snprintf(why, len, "unwind fp: dwarf needs %s", missing);
+	return 0;
+}
+
+struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
+						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
+						  const struct stk_dwarf_opts *o)
+{
+	struct stk_dwarf_samples *d = calloc(1, sizeof(*d));
+
+	if (!d || !(d->table = stk_stack_table_new()) ||
+	    !(d->unwinder = stk_unwinder_new(symbolizer_modules, sym))) {
+		stk_error(applet, "out of memory");
+		stk_dwarf_samples_free(d);
+		return NULL;
+	}
+	d->opts = *o;
+	d->sym = sym;
+	d->buf = perf_buffer__new(bpf_map__fd(map), SAMPLE_PAGES, on_sample, on_lost, d, NULL);
+	if (!d->buf) {
+		stk_error(applet, "creating the sample buffer failed: %s", strerror(errno));
+		stk_dwarf_samples_free(d);
+		return NULL;
+	}
+	if (loop && stk_dwarf_samples_watch(applet, d, loop)) {
+		stk_dwarf_samples_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop)
+{
+	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(d->buf), consume, d)) {
+		stk_error(applet, "watching the sample buffer failed");
+		return -1;
+	}
+	return 0;
+}
+
+void stk_dwarf_samples_drain(struct stk_dwarf_samples *d)
+{
+	if (d)
+		perf_buffer__consume(d->buf);
+}
+
+static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *ips, const uint8_t *how, size_t n,
+				   bool kernel, pid_t pid)
+{
+	struct stk_frame *f = n ? calloc(n, sizeof(*f)) : NULL;
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (kernel)
+			stk_symbolize_kernel(sym, ips[i], &f[i]);
+		else
+			stk_symbolize_user(sym, pid, ips[i], &f[i]);
+		if (how)
+			f[i].found_by = stk_unwind_how_name((enum stk_unwind_how)how[i]);
+	}
+	return f;
+}
+
+int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l)
+{
+	size_t n = stk_stack_table_size(d->table);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct stk_raw_stack *raw = stk_stack_table_at(d->table, i);
+		struct stk_stack *st = stk_stack_list_add(l);
+
+		if (!st)
+			return -1;
+		st->pid = raw->tgid;
+		st->tid = raw->tid;
+		memcpy(st->comm, raw->comm, sizeof(st->comm));
+		st->comm[sizeof(st->comm) - 1] = '\0';
+		st->value = raw->value;
+		st->kernel_missing = raw->kernel_lost;
+		st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
+		st->n_kernel = st->kernel ? raw->n_kernel : 0;
+		st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
+		st->n_user = st->user ? raw->n_user : 0;
+		st->unwind_stop = raw->stop;
+	}
+	return 0;
+}
+
+struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
+					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value)
+{
+	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
+	const struct stk_raw_stack *raw = sl && sl->entry_plus1 ? stk_stack_table_at(d->table, sl->entry_plus1 - 1) : NULL;
+	struct stk_stack *st = stk_stack_list_add(l);
+
+	if (!st)
+		return NULL;
+	st->pid = tgid;
+	st->tid = tid;
+	memcpy(st->comm, comm, sizeof(st->comm));
+	st->comm[sizeof(st->comm) - 1] = '\0';
+	st->value = value;
+	if (!raw) {
+		d->missing++;
+		st->kernel_missing = !d->opts.user_only;
+		st->user_missing = !d->opts.kernel_only && tgid;
+		return st;
+	}
+	st->kernel_missing = raw->kernel_lost;
+	st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
+	st->n_kernel = st->kernel ? raw->n_kernel : 0;
+	st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
+	st->n_user = st->user ? raw->n_user : 0;
+	st->unwind_stop = raw->stop;
+	return st;
+}
+
+bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d)
+{
+	return d && d->opts.by_hash;
+}
+
+uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d)
+{
+	return d ? d->missing : 0;
+}
+
+uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d)
+{
+	return d ? d->lost : 0;
+}
+
+uint64_t stk_dwarf_samples_buffer_full(const struct stk_dwarf_samples *d)
+{
+	return d ? d->buffer_lost : 0;
+}
+
+void stk_dwarf_samples_stats(const struct stk_dwarf_samples *d, uint64_t *samples, uint64_t *unwind_ns)
+{
+	*samples = d ? d->samples : 0;
+	*unwind_ns = d ? d->unwind_ns : 0;
+}
+
+void stk_dwarf_samples_free(struct stk_dwarf_samples *d)
+{
+	if (!d)
+		return;
+	if (d->buf)
+		perf_buffer__free(d->buf);
+	stk_unwinder_free(d->unwinder);
+	stk_stack_table_free(d->table);
+	free(d->slots);
+	free(d);
+}

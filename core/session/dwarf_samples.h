@@ -1,0 +1,74 @@
+/*
+ * --unwind dwarf in user space: samples (struct stk_stack_sample, bpf/
+ * stack_sample.h) read from a PERF_EVENT_ARRAY map while the capture runs,
+ * each unwound at once with libdw (core/stack/unwind_dwarf.c) over the
+ * symbolizer's mappings, and counted by exact content
+ * (core/stack/stack_table.c). At the end they become symbolized stacks.
+ */
+#ifndef STK_DWARF_SAMPLES_H
+#define STK_DWARF_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct bpf_map;
+struct stk_run_loop;
+struct stk_symbolizer;
+struct stk_stack_list;
+struct stk_dwarf_samples;
+
+struct stk_dwarf_opts {
+	uint32_t max_depth; /* frames kept per user stack */
+	bool per_thread;    /* keep tids apart */
+	bool verbose;       /* record how each frame was found */
+	bool user_only, kernel_only;
+	/* offcputime: the kernel counts under each sample's content_hash and sends each content
+	 * once; samples are kept by hash (stk_dwarf_samples_add) instead of counted. */
+	bool by_hash;
+};
+
+struct stk_stack_opts;
+struct stk_stack;
+/*
+ * Settles o->unwind for this kernel: dwarf needs BTF for its CO-RE reads of
+ * the task (any source: sysfs, --btf, embedded) and bpf_get_stack (4.18);
+ * hashing the copy in the kernel (offcputime, stackcount: hashes) needs
+ * bounded loops (5.3). Without them the default falls back to fp (why says
+ * so, for -v); an explicit --unwind dwarf is an error. 0, or -1 with why.
+ */
+int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len);
+
+/*
+ * Reads map from loop. NULL after printing a one-line error. loop may be
+ * NULL: the buffer then exists (the BPF side can send into it from its first
+ * event) and stk_dwarf_samples_watch() hands it to the loop once there is one.
+ */
+struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
+						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
+						  const struct stk_dwarf_opts *o);
+/* 0, or -1 after printing a one-line error. */
+int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop);
+/* Handles the samples still buffered (call once the BPF side has stopped). */
+void stk_dwarf_samples_drain(struct stk_dwarf_samples *d);
+/* Symbolized stacks into l. 0, or -1 when out of memory. */
+int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l);
+/*
+ * by_hash: appends to l the stack of the sample sent with content_hash, symbolized, as
+ * task (tgid, tid, comm) with value. A hash whose sample never arrived gives a stack
+ * marked missing (and counts as lost). NULL when out of memory.
+ */
+struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
+					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value);
+bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d);
+/* by_hash: counted hashes whose sample never arrived (after stk_dwarf_samples_add). */
+uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d);
+/* Samples user space could not keep (out of memory, malformed). */
+uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d);
+/* Samples the kernel found no buffer room for (perf's lost records). */
+uint64_t stk_dwarf_samples_buffer_full(const struct stk_dwarf_samples *d);
+/* Samples and CPU time spent unwinding them (for -v and the bench). */
+void stk_dwarf_samples_stats(const struct stk_dwarf_samples *d, uint64_t *samples, uint64_t *unwind_ns);
+void stk_dwarf_samples_free(struct stk_dwarf_samples *d);
+
+#endif

@@ -1,0 +1,387 @@
+#include "core/stack/unwind_dwarf.h"
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/grow.h"
+
+#define MAX_REASONS 64
+
+/* The sample being unwound: what libdwfl's callbacks read from. */
+struct current {
+	const struct stk_unwind_input *in;
+	int read_outside; /* a read fell outside the copied stack */
+	struct stk_unwind_result *r;
+	bool want_how;
+};
+
+/* How often one process's session is rebuilt for a pc outside its modules (exec, dlopen). */
+#define MAX_REOPENS 8
+
+struct proc_dwfl {
+	pid_t pid;
+	Dwfl *dwfl; /* NULL: nothing to unwind with (reason in why) */
+	const char *why;
+	unsigned reopens;
+};
+
+struct stk_unwinder {
+	stk_unwind_modules_fn modules;
+	void *source;
+	struct proc_dwfl *procs; /* sorted by pid */
+	size_t n_procs, cap_procs;
+	struct current cur;
+	char *reasons[MAX_REASONS]; /* interned stop reasons from libdwfl */
+	size_t n_reasons;
+};
+
+const char *stk_unwind_how_name(enum stk_unwind_how how)
+{
+	switch (how) {
+	case STK_UNWIND_REGS: return "regs";
+	case STK_UNWIND_CFI: return "cfi";
+	case STK_UNWIND_FP: return "fp";
+	}
+	return "?";
+}
+
+static const char *intern_reason(struct stk_unwinder *u, const char *msg)
+{
+	for (size_t i = 0; i < u->n_reasons; i++)
+		if (strcmp(u->reasons[i], msg) == 0)
+			return u->reasons[i];
+	if (u->n_reasons == MAX_REASONS || !(u->reasons[u->n_reasons] = strdup(msg)))
+		return "unwinding failed";
+	return u->reasons[u->n_reasons++];
+}
+
+/* ---- libdwfl callbacks ---- */
+
+/* The module's ELF is the source's: hand libdwfl a counted reference to it. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+		    Elf **elfp)
+{
+	(void)mod, (void)name, (void)base, (void)file_name;
+	*elfp = *userdata ? elf_begin(-1, ELF_C_READ_MMAP, *userdata) : NULL;
+	return -1;
+}
+
+/* No separate debug files: .eh_frame (and .debug_frame when the file has it) suffice. */
+static int find_no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			     const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			     char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+	(void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = find_elf,
+	.find_debuginfo = find_no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct current *c = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = c;
+	return c->in->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl, (void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+/* Stack words come from the copy; anything else is unknown. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct current *c = arg;
+	const struct stk_unwind_input *in = c->in;
+
+	(void)dwfl;
+	if (addr < in->sp || addr - in->sp > in->stack_len || in->stack_len - (addr - in->sp) < sizeof(*result)) {
+		c->read_outside = 1;
+		return false;
+	}
+	memcpy(result, in->stack + (addr - in->sp), sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct current *c = arg;
+
+	return dwfl_thread_state_registers(thread, 0, (unsigned)c->in->n_regs, c->in->regs) &&
+	       (dwfl_thread_state_register_pc(thread, c->in->regs[c->in->n_regs - 1]), true);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* ---- per-process sessions ---- */
+
+struct report_ctx {
+	Dwfl *dwfl;
+	Elf *first;
+	unsigned reported;
+};
+
+/*
+ * Reports one mapping as a module spanning from its ELF's first PT_LOAD to
+ * the mapping's end, so libdwfl's load bias (low address - first PT_LOAD's
+ * aligned vaddr) equals the real one: mapping start - vaddr of its offset.
+ */
+static void report_module(void *ctx, const struct stk_unwind_module *m)
+{
+	struct report_ctx *rc = ctx;
+	uint64_t bias = 0, first_vaddr = 0;
+	int have_bias = 0, have_first = 0;
+	size_t phnum;
+	GElf_Ehdr eh;
+	Dwfl_Module *mod;
+	void **userdata;
+
+	if (!m->elf || !gelf_getehdr(m->elf, &eh) || elf_getphdrnum(m->elf, &phnum))
+		return;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!have_first) {
+			first_vaddr = ph.p_align ? ph.p_vaddr & -ph.p_align : ph.p_vaddr;
+			have_first = 1;
+		}
+		if (!have_bias && m->offset >= ph.p_offset && m->offset < ph.p_offset + ph.p_filesz) {
+			bias = m->start - (ph.p_vaddr + (m->offset - ph.p_offset));
+			have_bias = 1;
+		}
+	}
+	if (!have_bias || !have_first)
+		return;
+	if (eh.e_type == ET_EXEC)
+		bias = 0;
+	if (first_vaddr + bias >= m->end)
+		return;
+	mod = dwfl_report_module(rc->dwfl, m->name, first_vaddr + bias, m->end);
+	if (!mod)
+		return; /* overlaps a module already reported (a second mapping of the same file) */
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = m->elf;
+	if (!rc->first)
+		rc->first = m->elf;
+	rc->reported++;
+}
+
+static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
+{
+	struct report_ctx rc = { 0 };
+
+	p->dwfl = NULL;
+	if (!(rc.dwfl = dwfl_begin(&dwfl_callbacks))) {
+		p->why = "libdwfl: out of memory";
+		return;
+	}
+	dwfl_report_begin(rc.dwfl);
+	if (u->modules(u->source, p->pid, report_module, &rc)) {
+		p->why = "the process's mappings are unknown (it exited before it was first seen)";
+		goto fail;
+	}
+	dwfl_report_end(rc.dwfl, NULL, NULL);
+	if (!rc.reported) {
+		p->why = "no executable file mappings with readable ELF files";
+		goto fail;
+	}
+	if (!dwfl_attach_state(rc.dwfl, rc.first, p->pid, &thread_callbacks, &u->cur)) {
+		p->why = intern_reason(u, dwfl_errmsg(-1));
+		goto fail;
+	}
+	p->dwfl = rc.dwfl;
+	return;
+fail:
+	dwfl_end(rc.dwfl);
+}
+
+static size_t proc_find(const struct stk_unwinder *u, pid_t pid, int *found)
+{
+	size_t lo = 0, hi = u->n_procs;
+
+	*found = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->procs[mid].pid == pid) {
+			*found = 1;
+			return mid;
+		}
+		if (u->procs[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct proc_dwfl *get_proc(struct stk_unwinder *u, pid_t pid)
+{
+	int found;
+	size_t at = proc_find(u, pid, &found);
+
+	if (found)
+		return &u->procs[at];
+	if (stk_grow((void **)&u->procs, &u->cap_procs, u->n_procs + 1, sizeof(*u->procs)))
+		return NULL;
+	memmove(&u->procs[at + 1], &u->procs[at], (u->n_procs - at) * sizeof(*u->procs));
+	u->n_procs++;
+	u->procs[at] = (struct proc_dwfl){ .pid = pid };
+	open_session(u, &u->procs[at]);
+	return &u->procs[at];
+}
+
+struct stk_unwinder *stk_unwinder_new(stk_unwind_modules_fn modules, void *source)
+{
+	struct stk_unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	elf_version(EV_CURRENT);
+	u->modules = modules;
+	u->source = source;
+	return u;
+}
+
+void stk_unwinder_forget(struct stk_unwinder *u, pid_t pid)
+{
+	int found;
+	size_t at = proc_find(u, pid, &found);
+
+	if (!found)
+		return;
+	if (u->procs[at].dwfl)
+		dwfl_end(u->procs[at].dwfl);
+	memmove(&u->procs[at], &u->procs[at + 1], (u->n_procs - at - 1) * sizeof(*u->procs));
+	u->n_procs--;
+}
+
+void stk_unwinder_free(struct stk_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->n_procs; i++)
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
+	free(u->procs);
+	for (size_t i = 0; i < u->n_reasons; i++)
+		free(u->reasons[i]);
+	free(u);
+}
+
+/* ---- unwinding ---- */
+
+/* Whether the module at pc has CFI for it (a caller's pc points after its call). */
+static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
+{
+	Dwarf_Addr lookup = activation ? pc : pc - 1, bias;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, lookup);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *frame;
+
+	if (!mod)
+		return false;
+	for (int kind = 0; kind < 2; kind++) {
+		cfi = kind == 0 ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
+		if (cfi && dwarf_cfi_addrframe(cfi, lookup - bias, &frame) == 0) {
+			free(frame);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct current *c = arg;
+	struct stk_unwind_result *r = c->r;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (r->n == r->max)
+		return DWARF_CB_ABORT;
+	r->ips[r->n] = pc;
+	if (c->want_how) {
+		if (r->n == 0) {
+			r->how[0] = STK_UNWIND_REGS;
+		} else {
+			/* This frame came from the previous one's unwind info. */
+			Dwfl_Thread *t = dwfl_frame_thread(state);
+			bool prev_activation = r->n == 1;
+
+			r->how[r->n] = has_cfi(dwfl_thread_dwfl(t), r->ips[r->n - 1], prev_activation) ? STK_UNWIND_CFI
+												: STK_UNWIND_FP;
+		}
+	}
+	r->n++;
+	/* Only reads made while unwinding past the last frame explain where the chain ends. */
+	c->read_outside = 0;
+	return DWARF_CB_OK;
+}
+
+void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r)
+{
+	struct proc_dwfl *p;
+	int ret;
+
+	r->n = 0;
+	if (!in->regs || !in->n_regs) {
+		r->stop = "no user registers captured";
+		return;
+	}
+	p = get_proc(u, in->pid);
+	/* A leaf outside every module known: the process exec'd or loaded a library since. */
+	if (p && p->dwfl && p->reopens < MAX_REOPENS && !dwfl_addrmodule(p->dwfl, in->regs[in->n_regs - 1])) {
+		unsigned reopens = p->reopens + 1;
+
+		stk_unwinder_forget(u, in->pid);
+		if ((p = get_proc(u, in->pid)))
+			p->reopens = reopens;
+	}
+	if (!p || !p->dwfl) {
+		/* The leaf is still known. */
+		if (r->max) {
+			r->ips[0] = in->regs[in->n_regs - 1];
+			if (r->how)
+				r->how[0] = STK_UNWIND_REGS;
+			r->n = 1;
+		}
+		r->stop = p ? p->why : "out of memory";
+		return;
+	}
+	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL };
+	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
+	if (r->n == r->max)
+		r->stop = "--perf-max-stack-depth reached";
+	else if (u->cur.read_outside && (!r->n || has_cfi(p->dwfl, r->ips[r->n - 1], r->n == 1)))
+		r->stop = "needed stack beyond the copied bytes (--stack-bytes)";
+	else if (r->n && !has_cfi(p->dwfl, r->ips[r->n - 1], r->n == 1))
+		r->stop = "no CFI for the last frame and its frame-pointer chain led nowhere";
+	else if (ret == 0)
+		r->stop = "outermost frame (return address undefined)";
+	else
+		r->stop = intern_reason(u, dwfl_errmsg(-1));
+}

@@ -1,0 +1,67 @@
+/*
+ * DWARF unwinding of a captured user stack (registers + a copy of the stack
+ * from the stack pointer) with elfutils' libdwfl: CFI from .eh_frame and
+ * .debug_frame, the frame-pointer chain where a module has none. Modules
+ * come from a caller-provided source (the symbolizer's mappings, learned
+ * when a process was first seen), so processes that exited still unwind.
+ * One libdwfl session per process, kept for the capture: CFI is parsed once.
+ * Not thread-safe.
+ */
+#ifndef STK_UNWIND_DWARF_H
+#define STK_UNWIND_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct Elf;
+
+/* One executable file mapping of a process. elf stays owned by the source. */
+struct stk_unwind_module {
+	uint64_t start, end, offset; /* the mapping, as /proc/PID/maps shows it */
+	const char *name;
+	struct Elf *elf;
+};
+typedef void (*stk_unwind_module_fn)(void *ctx, const struct stk_unwind_module *m);
+/* Calls fn for each of pid's executable file mappings. 0, or -1 when pid is unknown. */
+typedef int (*stk_unwind_modules_fn)(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx);
+
+/* How a frame was found. */
+enum stk_unwind_how {
+	STK_UNWIND_REGS, /* the leaf: the captured program counter */
+	STK_UNWIND_CFI,  /* from its callee's CFI */
+	STK_UNWIND_FP,   /* from its callee's frame pointer (no CFI there) */
+};
+const char *stk_unwind_how_name(enum stk_unwind_how how);
+
+struct stk_unwind_input {
+	pid_t pid, tid;
+	const uint64_t *regs; /* DWARF numbering, bpf/user_regs.h */
+	size_t n_regs;
+	uint64_t sp;          /* the address stack[0] was copied from */
+	const uint8_t *stack;
+	size_t stack_len;
+};
+
+struct stk_unwind_result {
+	uint64_t *ips;   /* caller's array of max entries: leaf first, return addresses after it */
+	uint8_t *how;    /* NULL, or max entries of enum stk_unwind_how (costs a CFI lookup per frame) */
+	size_t max, n;
+	const char *stop; /* why the chain ended; lives as long as the unwinder */
+};
+
+struct stk_unwinder;
+
+/* NULL when out of memory. */
+struct stk_unwinder *stk_unwinder_new(stk_unwind_modules_fn modules, void *source);
+void stk_unwinder_free(struct stk_unwinder *u);
+/* Drops what is known of pid (it exec'd: its mappings are another program's now). */
+void stk_unwinder_forget(struct stk_unwinder *u, pid_t pid);
+/*
+ * Unwinds in into r (r->ips, r->how, r->max set by the caller). Never fails:
+ * r->n may be 0 (no registers), and r->stop always says why the chain ended.
+ */
+void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * core/stack/unwind_dwarf.c on this very process: a snapshot of our own
+ * registers and stack is unwound through CFI and must name the callers in
+ * order; then bad input (garbage registers, a short copy, an unknown
+ * process, corrupted .eh_frame) must stop the chain with a reason.
+ */
+#include <fcntl.h>
+#include <libelf.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "core/stack/stack_table.h"
+#include "core/stack/unwind_dwarf.h"
+#include "core/sym/proc_maps.h"
+#include "core/sym/symbolize.h"
+
+#if defined(__x86_64__)
+
+#define SNAP_BYTES 8192
+
+struct snapshot {
+	uint64_t regs[17]; /* x86_64 DWARF numbering: rsp = 7, rip = 16 */
+	uint8_t stack[SNAP_BYTES];
+	size_t len;
+};
+
+/* How far the mapping holding addr extends (so the copy never faults). */
+static uint64_t mapping_end(uint64_t addr)
+{
+	char line[4300];
+	struct stk_map_entry e;
+	uint64_t end = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (stk_maps_parse_line(line, &e) == 0 && addr >= e.start && addr < e.end)
+			end = e.end;
+	fclose(f);
+	return end;
+}
+
+/* Reads our own stack, ASan's redzones included: copied byte by byte, uninstrumented. */
+__attribute__((noinline, no_sanitize("address"))) void unwind_test_snapshot(struct snapshot *s)
+{
+	uint64_t pc, sp, bp, end;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2" : "=r"(pc), "=r"(sp), "=r"(bp));
+	memset(s->regs, 0, sizeof(s->regs));
+	s->regs[6] = bp;
+	s->regs[7] = sp;
+	s->regs[16] = pc;
+	end = mapping_end(sp);
+	s->len = end > sp ? (end - sp < SNAP_BYTES ? end - sp : SNAP_BYTES) : 0;
+	for (size_t i = 0; i < s->len; i++)
+		s->stack[i] = ((const volatile uint8_t *)(uintptr_t)sp)[i];
+}
+
+__attribute__((noinline)) int unwind_test_inner(struct snapshot *s)
+{
+	volatile int r = 1;
+
+	unwind_test_snapshot(s);
+	return r;
+}
+
+__attribute__((noinline)) int unwind_test_outer(struct snapshot *s)
+{
+	volatile int r = unwind_test_inner(s);
+
+	return r + 1;
+}
+
+/* The symbolizer as module source, as the applets use it. */
+static void relay(void *ctx, const struct stk_user_module *m)
+{
+	void **pair = ctx;
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf };
+
+	((stk_unwind_module_fn)(uintptr_t)pair[0])(pair[1], &um);
+}
+
+static int from_symbolizer(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+{
+	void *pair[2] = { (void *)(uintptr_t)fn, ctx };
+
+	return stk_symbolizer_each_module(source, pid, relay, pair);
+}
+
+static struct stk_symbolizer *keeping_symbolizer(void)
+{
+	struct stk_symbolizer_opts o = { .keep_elf = true };
+
+	return stk_symbolizer_new(&o);
+}
+
+static void unwinds_own_stack_in_order(struct test_ctx *t)
+{
+	static struct snapshot s;
+	struct stk_symbolizer *sym = keeping_symbolizer();
+	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	uint64_t ips[64];
+	uint8_t how[64];
+	struct stk_unwind_result r = { .ips = ips, .how = how, .max = 64 };
+	const char *want[] = { "unwind_test_snapshot", "unwind_test_inner", "unwind_test_outer",
+			       "unwinds_own_stack_in_order" };
+	size_t found = 0;
+
+	CHECK(t, sym && u);
+	if (!sym || !u)
+		goto out;
+	CHECK(t, unwind_test_outer(&s) == 2);
+	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	stk_unwind(u, &in, &r);
+	CHECK(t, r.n >= 4);
+	CHECK(t, r.stop != NULL);
+	for (size_t i = 0; i < r.n && found < 4; i++) {
+		struct stk_frame f;
+
+		stk_symbolize_user(sym, getpid(), ips[i], &f);
+		if (f.symbol && strcmp(f.symbol, want[found]) == 0)
+			found++;
+	}
+	if (found < 4)
+		printf("  unwound %zu frames (stop: %s), found %zu of 4 callers in order\n", r.n, r.stop, found);
+	CHECK(t, found == 4);
+	CHECK(t, how[0] == STK_UNWIND_REGS);
+	CHECK(t, r.n > 1 && how[1] == STK_UNWIND_CFI);
+	/* Cached per process: a second unwind gives the same chain. */
+	uint64_t again[64];
+	struct stk_unwind_result r2 = { .ips = again, .max = 64 };
+	stk_unwind(u, &in, &r2);
+	CHECK(t, r2.n == r.n && memcmp(again, ips, r.n * sizeof(*ips)) == 0);
+	/* --perf-max-stack-depth: the chain is cut and says so. */
+	struct stk_unwind_result r3 = { .ips = again, .max = 2 };
+	stk_unwind(u, &in, &r3);
+	CHECK(t, r3.n == 2 && strstr(r3.stop, "max-stack-depth"));
+out:
+	stk_unwinder_free(u);
+	stk_symbolizer_free(sym);
+}
+
+static void bad_input_stops_with_reason(struct test_ctx *t)
+{
+	static struct snapshot s;
+	struct stk_symbolizer *sym = keeping_symbolizer();
+	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	uint64_t ips[64], garbage[17];
+	struct stk_unwind_result r = { .ips = ips, .max = 64 };
+
+	CHECK(t, unwind_test_outer(&s) == 2);
+	/* No registers. */
+	struct stk_unwind_input none = { getpid(), getpid(), NULL, 0, 0, NULL, 0 };
+	stk_unwind(u, &none, &r);
+	CHECK(t, r.n == 0 && r.stop && strstr(r.stop, "no user registers"));
+	/* The stack copy is empty: the leaf, then a reason. */
+	struct stk_unwind_input empty = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, 0 };
+	stk_unwind(u, &empty, &r);
+	CHECK(t, r.n >= 1 && r.stop && strstr(r.stop, "--stack-bytes"));
+	if (!r.stop || !strstr(r.stop, "--stack-bytes"))
+		printf("  empty copy: %zu frames, stop: %s\n", r.n, r.stop);
+	/* Garbage registers and stack. */
+	for (int i = 0; i < 17; i++)
+		garbage[i] = 0xdeadbeefcafe0000ULL + (uint64_t)i * 4096;
+	memset(s.stack, 0xa5, sizeof(s.stack));
+	struct stk_unwind_input junk = { getpid(), getpid(), garbage, 17, garbage[7], s.stack, sizeof(s.stack) };
+	stk_unwind(u, &junk, &r);
+	CHECK(t, r.n <= 64 && r.stop != NULL);
+	/* A process never seen (pid beyond pid_max). */
+	struct stk_unwind_input gone = { 0x3ffffff0, 0x3ffffff0, s.regs, 17, s.regs[7], s.stack, s.len };
+	stk_unwind(u, &gone, &r);
+	CHECK(t, r.n == 1 && r.stop && strstr(r.stop, "unknown"));
+	stk_unwinder_free(u);
+	stk_symbolizer_free(sym);
+}
+
+/* Our own executable mapping with our ELF image, .eh_frame overwritten by pattern. */
+struct corrupt_source {
+	Elf *elf;
+	char *image;
+	uint64_t start, end, offset;
+};
+
+static int corrupt_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+{
+	struct corrupt_source *c = source;
+	struct stk_unwind_module m = { c->start, c->end, c->offset, "self", c->elf };
+
+	(void)pid;
+	fn(ctx, &m);
+	return 0;
+}
+
+static int load_corrupted_self(struct corrupt_source *c, unsigned seed)
+{
+	char line[4300], exe[4096];
+	struct stk_map_entry e;
+	uint64_t here = (uint64_t)(uintptr_t)unwind_test_snapshot;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "re");
+	size_t size = 0, shstrndx;
+	Elf_Scn *scn = NULL;
+	int fd;
+
+	if (!f || n <= 0)
+		return f ? (fclose(f), -1) : -1;
+	exe[n] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (stk_maps_parse_line(line, &e) == 0 && here >= e.start && here < e.end) {
+			c->start = e.start, c->end = e.end, c->offset = e.offset;
+			break;
+		}
+	fclose(f);
+	if ((fd = open(exe, O_RDONLY)) < 0)
+		return -1;
+	size = (size_t)lseek(fd, 0, SEEK_END);
+	c->image = malloc(size);
+	if (!c->image || pread(fd, c->image, size, 0) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	/* Find .eh_frame and .eh_frame_hdr through a first, clean view. */
+	Elf *view = elf_memory(c->image, size);
+	if (!view || elf_getshdrstrndx(view, &shstrndx))
+		return -1;
+	while ((scn = elf_nextscn(view, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(view, shstrndx, sh.sh_name)))
+			continue;
+		if ((strcmp(name, ".eh_frame") == 0 || strcmp(name, ".eh_frame_hdr") == 0) &&
+		    sh.sh_type != SHT_NOBITS && sh.sh_offset + sh.sh_size <= size) {
+			/* Keep the first 4 bytes of every 16 (lengths stay plausible), scramble the rest. */
+			for (uint64_t i = 0; i < sh.sh_size; i++) {
+				seed = seed * 1103515245u + 12345u;
+				if (i % 16 >= 4 && (seed >> 16) % 3 == 0)
+					c->image[sh.sh_offset + i] ^= (char)(seed >> 24);
+			}
+		}
+	}
+	elf_end(view);
+	c->elf = elf_memory(c->image, size);
+	return c->elf ? 0 : -1;
+}
+
+static void corrupt_cfi_never_crashes(struct test_ctx *t)
+{
+	static struct snapshot s;
+
+	CHECK(t, unwind_test_outer(&s) == 2);
+	for (unsigned seed = 1; seed <= 8; seed++) {
+		struct corrupt_source c = { 0 };
+		struct stk_unwinder *u;
+		uint64_t ips[128];
+		struct stk_unwind_result r = { .ips = ips, .max = 128 };
+
+		elf_version(EV_CURRENT);
+		if (load_corrupted_self(&c, seed)) {
+			CHECK(t, !"cannot load our own ELF image");
+			free(c.image);
+			return;
+		}
+		u = stk_unwinder_new(corrupt_modules, &c);
+		struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+		stk_unwind(u, &in, &r);
+		CHECK(t, r.n <= 128 && r.stop != NULL);
+		stk_unwinder_free(u);
+		elf_end(c.elf);
+		free(c.image);
+	}
+}
+
+#endif
+
+static void table_keeps_distinct_stacks_apart(struct test_ctx *t)
+{
+	struct stk_stack_table *tab = stk_stack_table_new();
+	uint64_t a[] = { 1, 2, 3 }, b[] = { 1, 2, 4 }, k[] = { 0xffffffff81000000ULL };
+	uint8_t how_a[] = { 0, 1, 1 }, how_b[] = { 0, 1, 2 };
+	static const char stop1[] = "one", stop2[] = "two";
+	struct stk_raw_stack s = { .tgid = 7, .comm = "x", .user = a, .n_user = 3, .value = 1 };
+
+	CHECK(t, tab != NULL);
+	CHECK(t, stk_stack_table_add(tab, &s) == 0);
+	CHECK(t, stk_stack_table_add(tab, &s) == 0);
+	CHECK(t, stk_stack_table_size(tab) == 1 && stk_stack_table_at(tab, 0)->value == 2);
+	s.user = b;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0); /* other leaf */
+	s.n_user = 2;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0); /* a prefix */
+	s.n_user = 3, s.kernel = k, s.n_kernel = 1;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0); /* with a kernel frame */
+	s.tid = 8;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0); /* other thread */
+	s.user_how = how_a;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0);
+	s.user_how = how_b;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0); /* found another way */
+	s.stop = stop1;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0);
+	s.stop = stop2;
+	CHECK(t, stk_stack_table_add(tab, &s) == 0); /* stopped for another reason */
+	CHECK(t, stk_stack_table_size(tab) == 9);
+	/* Many distinct stacks: all kept, each counted once, across rehashes. */
+	for (uint64_t i = 0; i < 5000; i++) {
+		uint64_t u[2] = { i, i * 7 };
+		struct stk_raw_stack m = { .tgid = 9, .comm = "many", .user = u, .n_user = 2, .value = 1 };
+
+		CHECK(t, stk_stack_table_add(tab, &m) == 0);
+		CHECK(t, stk_stack_table_add(tab, &m) == 0);
+	}
+	CHECK(t, stk_stack_table_size(tab) == 5009);
+	uint64_t total = 0;
+	for (size_t i = 9; i < stk_stack_table_size(tab); i++)
+		total += stk_stack_table_at(tab, i)->value;
+	CHECK(t, total == 10000);
+	stk_stack_table_free(tab);
+}
+
+const struct test_case unwind_dwarf_tests[] = {
+#if defined(__x86_64__)
+	{ "unwinds_own_stack_in_order", unwinds_own_stack_in_order },
+	{ "bad_input_stops_with_reason", bad_input_stops_with_reason },
+	{ "corrupt_cfi_never_crashes", corrupt_cfi_never_crashes },
+#endif
+	{ "table_keeps_distinct_stacks_apart", table_keeps_distinct_stacks_apart },
+	{ NULL, NULL },
+};

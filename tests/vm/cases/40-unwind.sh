@@ -1,0 +1,17 @@
+# Guest case: --unwind dwarf (the default) on code without frame pointers
+# (tests/workloads/nofp.c, static glibc): a CPU chain for profile, threads in
+# nanosleep and pthread_cond_timedwait for offcputime, and a uprobe at a
+# function's entry for stackcount, each with its whole caller chain.
+/nofp_static all 120 > /tmp/nofp.out &
+sleep 0.5
+npid=$(sed -n 's/^ready //p' /tmp/nofp.out)
+echo "@@CASE unwind_profile"
+/stk profile -U -v -p "$npid" -f 2 2>&1
+echo "@@RC $?"
+echo "@@CASE unwind_offcputime"
+/stk offcputime -v -p "$npid" -f 2 2>&1
+echo "@@RC $?"
+echo "@@CASE unwind_uprobe"
+/stk stackcount -U -v -f -p "$npid" -D 2 /nofp_static:stage_two 2>&1
+echo "@@RC $?"
+kill "$npid"
