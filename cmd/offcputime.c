@@ -190,15 +190,10 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 	const struct stk_stack_maps maps = {
 		.stacks = s->maps.offcpu_stacks, .counts = s->maps.offcpu_counts, .pids = s->maps.offcpu_pids,
 		.tids = s->maps.offcpu_tids, .counts_size = DEFAULT_COUNTS_SIZE,
+		.scratch = s->maps.offcpu_scratch,
 	};
 
-	const struct stk_stack_opts *o = &((struct offcpu_run *)ctx)->cfg.common;
-	int ncpu = libbpf_num_possible_cpus();
-
-	if (o->unwind == STK_UNWIND_MODE_DWARF &&
-	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.offcpu_scratch, (uint32_t)ncpu)))
-		return -1;
-	return stk_stack_maps_size(&maps, o);
+	return stk_stack_maps_size(&maps, &((struct offcpu_run *)ctx)->cfg.common);
 }
 
 static int write_filters(struct stk_bpf *s, void *ctx)
@@ -393,12 +388,8 @@ static int setup(void *arg)
 	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 
-	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), true, err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
+	if (stk_session_settle_unwind(session, &cfg->common, true))
 		return -1;
-	}
-	if (cfg->common.verbose && err[0])
-		fprintf(stderr, "offcputime: %s\n", err);
 	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_sched_request req = {
 		.programs = {

@@ -325,12 +325,8 @@ static int setup(void *arg)
 			return -1;
 		}
 	}
-	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), false, err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
+	if (stk_session_settle_unwind(session, &cfg->common, false))
 		return -1;
-	}
-	if (cfg->common.verbose && err[0])
-		fprintf(stderr, "profile: %s\n", err);
 	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
 	struct stk_bpf_selection sel = {
 		.programs = dwarf ? profile_dwarf_programs : profile_programs,

@@ -452,15 +452,10 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 {
 	const struct stk_stack_maps maps = {
 		.stacks = s->maps.sc_stacks, .counts = s->maps.sc_counts, .counts_size = DEFAULT_COUNTS_SIZE,
+		.scratch = s->maps.sc_scratch,
 	};
 
-	const struct stk_stack_opts *o = &((struct sc_run *)ctx)->cfg.common;
-	int ncpu = libbpf_num_possible_cpus();
-
-	if (o->unwind == STK_UNWIND_MODE_DWARF &&
-	    (ncpu < 1 || bpf_map__set_max_entries(s->maps.sc_scratch, (uint32_t)ncpu)))
-		return -1;
-	return stk_stack_maps_size(&maps, o);
+	return stk_stack_maps_size(&maps, &((struct sc_run *)ctx)->cfg.common);
 }
 
 static int write_config(struct stk_bpf *s, void *ctx)
@@ -716,13 +711,8 @@ static int setup(void *arg)
 		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
 			run->untraceable.n, names);
 	}
-	char why[256];
-	if (stk_unwind_settle(&cfg->common, stk_session_has_btf(session), true, why, sizeof(why))) {
-		stk_error(APPLET, "%s", why);
+	if (stk_session_settle_unwind(session, &cfg->common, true))
 		return -1;
-	}
-	if (cfg->common.verbose && why[0])
-		fprintf(stderr, "stackcount: %s\n", why);
 	int64_t attach_start = stk_now_ns(CLOCK_MONOTONIC);
 	if (attach(run))
 		return -1;

@@ -83,6 +83,19 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 	return 0;
 }
 
+int stk_session_settle_unwind(struct stk_session *s, struct stk_stack_opts *o, bool hashes)
+{
+	char why[256];
+
+	if (stk_unwind_settle(o, stk_session_has_btf(s), hashes, why, sizeof(why))) {
+		stk_error(s->applet, "%s", why);
+		return -1;
+	}
+	if (o->verbose && why[0])
+		fprintf(stderr, "%s: %s\n", s->applet, why);
+	return 0;
+}
+
 bool stk_session_has_btf(const struct stk_session *s)
 {
 	return s->btf.kind != STK_BTF_NONE;

@@ -88,6 +88,12 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
 /* The BTF file libbpf should use for CO-RE (NULL: its own default), an empty
  * one on kernels that have none, so that programs without CO-RE still load. */
 const char *stk_session_btf_path(struct stk_session *s);
+/*
+ * --unwind for this kernel (stk_unwind_settle): a default of dwarf falls back
+ * to fp where the kernel cannot take it (-v says why), an explicit one fails.
+ * hashes: the applet hashes stack copies in the kernel. 0, or -1 after an error.
+ */
+int stk_session_settle_unwind(struct stk_session *s, struct stk_stack_opts *o, bool hashes);
 /* Whether CO-RE relocations can be resolved (some BTF for this kernel exists). */
 bool stk_session_has_btf(const struct stk_session *s);
 /*
