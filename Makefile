@@ -305,7 +305,7 @@ FIX_SRC   := tests/fixtures/sym_fixture.c
 FIX_FLAGS := -std=c11 -O1 -g $(WARN)
 FIXTURES  := $(FIX)/sym_nopie $(FIX)/sym_pie $(FIX)/libstkfix.so $(FIX)/sym_uselib \
 	     $(FIX)/sym_stripped $(FIX)/sym_stripped.debug $(FIX)/sym_dynsym_only \
-	     $(FIX)/sym_cxx $(FIX)/sym_lld
+	     $(FIX)/sym_cxx $(FIX)/sym_lld $(FIX)/libstkweak.so
 
 $(FIX)/sym_nopie: $(FIX_SRC)
 	@mkdir -p $(@D)
@@ -345,6 +345,11 @@ $(FIX)/sym_lld: $(FIX_SRC)
 	@mkdir -p $(@D)
 	@echo "  FIXTURE  $@"
 	@gcc $(FIX_FLAGS) -fPIE -pie -fuse-ld=lld -o $@ $<
+# Weak aliases and versioned names (glibc's nanosleep shape), stripped: .dynsym + .gnu.version only.
+$(FIX)/libstkweak.so: tests/fixtures/sym_weak_lib.c tests/fixtures/sym_weak_lib.map
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fPIC -shared -s -Wl,--version-script=tests/fixtures/sym_weak_lib.map -o $@ $<
 $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # --- symbolizer fixtures (end) ---
 

@@ -7,6 +7,7 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,17 +107,77 @@ static int sym_order(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
+/*
+ * Version names by version index (.gnu.version_d), for "name@@GLIBC_2.2.5"
+ * names in .dynsym. Pointers into libelf's string table: valid while e is open.
+ */
+struct sym_versions {
+	Elf_Data *versym;
+	const char *names[64];
+};
+
+static void read_versions(Elf *e, struct sym_versions *v)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	memset(v, 0, sizeof(*v));
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t off = 0;
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_GNU_versym) {
+			v->versym = elf_getdata(scn, NULL);
+			continue;
+		}
+		if (sh.sh_type != SHT_GNU_verdef || !(d = elf_getdata(scn, NULL)))
+			continue;
+		/* A bounded walk: a corrupt vd_next cannot loop. */
+		for (size_t n = 0; n < sh.sh_info && n < 4096; n++) {
+			if (!gelf_getverdef(d, (int)off, &vd) || !gelf_getverdaux(d, (int)(off + vd.vd_aux), &va))
+				break;
+			if (vd.vd_ndx < sizeof(v->names) / sizeof(v->names[0]) && !(vd.vd_flags & VER_FLG_BASE))
+				v->names[vd.vd_ndx] = elf_strptr(e, sh.sh_link, va.vda_name);
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+}
+
+/* "@@GLIBC_2.2.5" (default version), "@GLIBC_2.2.5" (hidden) or "" for symbol i. */
+static void version_suffix(const struct sym_versions *v, size_t i, char *out, size_t len)
+{
+	GElf_Versym vs;
+	unsigned idx;
+
+	out[0] = '\0';
+	if (!v || !v->versym || !gelf_getversym(v->versym, (int)i, &vs))
+		return;
+	idx = vs & 0x7fff;
+	if (idx < sizeof(v->names) / sizeof(v->names[0]) && v->names[idx])
+		snprintf(out, len, "%s%s", (vs & 0x8000) ? "@" : "@@", v->names[idx]);
+}
+
+static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f, unsigned flags)
 {
 	GElf_Shdr sh;
 	Elf_Data *d;
 	size_t count, kept = 0, arena = 0;
+	bool all_names = flags & STK_ELF_ALL_NAMES;
+	struct sym_versions versions;
 
 	if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize || sh.sh_type == SHT_NOBITS)
 		return -1;
 	d = elf_getdata(scn, NULL);
 	if (!d)
 		return -1;
+	if (all_names && sh.sh_type == SHT_DYNSYM)
+		read_versions(e, &versions);
 	count = sh.sh_size / sh.sh_entsize;
 	f->syms = calloc(count ? count : 1, sizeof(*f->syms));
 	if (!f->syms)
@@ -127,6 +188,7 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 		for (size_t i = 0; i < count; i++) {
 			GElf_Sym sym;
 			const char *name;
+			char version[128] = "";
 			int type;
 			size_t nl;
 
@@ -137,12 +199,17 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 			    !sym.st_size || !sym.st_value)
 				continue;
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name || !*name)
+			if (!name || !*name || *name == '@')
 				continue;
-			/* "clock_nanosleep@GLIBC_2.2.5" (versioned .symtab names): the version is noise. */
-			nl = strcspn(name, "@") + 1;
-			if (nl == 1)
-				continue;
+			if (all_names) {
+				/* Keep "name@@GLIBC_2.2.5" whole; .dynsym names get theirs from .gnu.version. */
+				if (sh.sh_type == SHT_DYNSYM && !strchr(name, '@'))
+					version_suffix(&versions, i, version, sizeof(version));
+				nl = strlen(name) + strlen(version) + 1;
+			} else {
+				/* "clock_nanosleep@GLIBC_2.2.5" (versioned .symtab names): the version is noise. */
+				nl = strcspn(name, "@") + 1;
+			}
 			if (pass == 0) {
 				arena += nl;
 				continue;
@@ -151,8 +218,7 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 			f->syms[kept].size = sym.st_size;
 			f->syms[kept].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
 			f->syms[kept].name = (uint32_t)f->names_len;
-			memcpy(f->names + f->names_len, name, nl - 1);
-			f->names[f->names_len + nl - 1] = '\0';
+			snprintf(f->names + f->names_len, nl, "%s%s", name, version);
 			f->names_len += nl;
 			kept++;
 		}
@@ -163,6 +229,9 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 		}
 	}
 	qsort(f->syms, kept, sizeof(*f->syms), sym_order);
+	f->n_syms = kept;
+	if (all_names)
+		return 0;
 	/* Keep one symbol per address: the best-ranked alias sorts first. */
 	f->n_syms = 0;
 	for (size_t i = 0; i < kept; i++)
@@ -212,7 +281,7 @@ static void read_debuglink(Elf_Scn *scn, struct stk_elf_file *f)
 	f->debuglink_crc = crc;
 }
 
-static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
+static int from_elf(Elf *e, struct stk_elf_file *f, unsigned flags, char *why, size_t len)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	size_t shstrndx = 0;
@@ -241,7 +310,7 @@ static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
 			 strcmp(name, ".gnu_debuglink") == 0)
 			read_debuglink(scn, f);
 	}
-	if (symtab && read_symbols(e, symtab, f) == 0 && f->n_syms) {
+	if (symtab && read_symbols(e, symtab, f, flags) == 0 && f->n_syms) {
 		f->has_symtab = 1;
 		return 0;
 	}
@@ -250,7 +319,7 @@ static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
 	f->syms = NULL;
 	f->names = NULL;
 	f->n_syms = f->names_len = 0;
-	if (dynsym && read_symbols(e, dynsym, f))
+	if (dynsym && read_symbols(e, dynsym, f, flags))
 		goto nomem;
 	return 0;
 nomem:
@@ -261,8 +330,13 @@ nomem:
 
 int stk_elf_file_from_fd(int fd, struct stk_elf_file *f, char *why, size_t len)
 {
+	return stk_elf_file_from_fd_flags(fd, f, 0, why, len);
+}
+
+int stk_elf_file_from_fd_flags(int fd, struct stk_elf_file *f, unsigned flags, char *why, size_t len)
+{
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int ret = from_elf(e, f, why, len);
+	int ret = from_elf(e, f, flags, why, len);
 
 	elf_end(e);
 	return ret;
@@ -273,7 +347,7 @@ int stk_elf_file_from_memory(const void *image, size_t size, struct stk_elf_file
 {
 	/* libelf only reads the image here; it wants a non-const pointer. */
 	Elf *e = elf_memory((char *)(uintptr_t)image, size);
-	int ret = from_elf(e, f, why, len);
+	int ret = from_elf(e, f, 0, why, len);
 
 	elf_end(e);
 	return ret;

@@ -34,6 +34,13 @@ struct stk_elf_file {
 
 /* Parse from an fd (not closed) or an in-memory image. 0 or -1 with why. */
 int stk_elf_file_from_fd(int fd, struct stk_elf_file *f, char *why, size_t len);
+/*
+ * STK_ELF_ALL_NAMES: every alias at an address (nanosleep beside __nanosleep),
+ * names with their symbol version ("nanosleep@@GLIBC_2.2.5", also for .dynsym
+ * through .gnu.version); for matching probe patterns, not for stk_elf_lookup.
+ */
+#define STK_ELF_ALL_NAMES 1u
+int stk_elf_file_from_fd_flags(int fd, struct stk_elf_file *f, unsigned flags, char *why, size_t len);
 int stk_elf_file_from_memory(const void *image, size_t size, struct stk_elf_file *f, char *why,
 			     size_t len);
 /* Just the build ID (hex into buf, "" when none): cheap check before a full parse. */
