@@ -4,7 +4,10 @@
 set -euo pipefail
 
 # Build: compilers, BPF tools, musl, headers. Tests: g++ for C++ workloads,
-# protoc + pprof's profile.proto schema to decode pprof output, xmllint for SVG.
+# protoc + pprof's profile.proto schema to decode pprof output, xmllint for SVG;
+# golang-go builds the real pprof tool from golang-github-google-pprof-dev's
+# source (tests/integration/test_symbols.sh re-symbolizes stk's pprof output,
+# with eu-unstrip from elfutils joining a stripped binary and its debug file).
 # Packaging (make deb/rpm, tests/integration/test_packaging.sh): rpm provides
 # rpmbuild, lintian and rpmlint check the packages, groff-base and man-db
 # render the man page. The kernel matrix (tests/vm) boots kernels with qemu
@@ -13,7 +16,7 @@ set -euo pipefail
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
           linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev
           xz-utils zstd lz4 bzip2 python3 util-linux procps file binutils
-          protobuf-compiler golang-github-google-pprof-dev libxml2-utils
+          protobuf-compiler golang-github-google-pprof-dev golang-go elfutils libxml2-utils
           rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio)
 
 missing=()

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
 #include "core/output/output_internal.h"
 
 /* profile.proto field numbers */
@@ -47,7 +48,11 @@ struct pprof {
 	struct keytab mappings, functions, locations;
 	struct stk_pb mapping_msgs, function_msgs, location_msgs, sample_msgs;
 	struct stk_pb msg, sub, ids; /* scratch */
-	uint64_t kernel_mapping;
+	uint64_t kernel_mapping, kernel_lo, kernel_hi;
+	/* per mapping id - 1: some location in it has no name from a symbol table, so
+	 * HasFunctions stays false and pprof re-symbolizes it (PPROF_BINARY_PATH) */
+	bool *unnamed;
+	size_t unnamed_cap;
 	bool oom;
 };
 
@@ -172,20 +177,52 @@ static uint64_t mapping_id(struct pprof *pp, const struct stk_frame *f)
 	bool added;
 	uint64_t id = keytab_id(&pp->mappings, &k, &added);
 
-	if (!id)
+	if (!id || stk_grow((void **)&pp->unnamed, &pp->unnamed_cap, id, sizeof(*pp->unnamed))) {
 		pp->oom = true;
-	if (!added)
-		return id;
-	pp->msg.len = 0;
-	stk_pb_uint(&pp->msg, MAPPING_ID, id);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, f->map_start);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, f->map_end);
-	stk_pb_uint(&pp->msg, MAPPING_FILE_OFFSET, f->map_offset);
-	stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k.k[0]);
-	stk_pb_int(&pp->msg, MAPPING_BUILD_ID, (int64_t)k.k[4]);
-	stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
-	stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+		return 0;
+	}
+	if (added)
+		pp->unnamed[id - 1] = false;
+	if (!f->symbol || f->synthetic)
+		pp->unnamed[id - 1] = true;
 	return id;
+}
+
+/* The mapping of the executable with the most weight: pprof calls mapping 1 the main binary. */
+static void add_main_mapping(struct pprof *pp, const struct stk_report *r)
+{
+	/* a few candidates are plenty: -p names one process, a whole-host capture has its heavy ones */
+	enum { MAX_EXES = 32 };
+	const struct stk_frame *exes[MAX_EXES];
+	uint64_t weight[MAX_EXES];
+	size_t n = 0, best = 0;
+
+	for (size_t i = 0; i < r->n_stacks; i++) {
+		const struct stk_stack *s = &r->stacks[i];
+		size_t e;
+
+		for (size_t j = 0; j < s->n_user; j++) {
+			const struct stk_frame *f = &s->user[j];
+
+			if (!f->main_exe || !f->module)
+				continue;
+			for (e = 0; e < n && strcmp(exes[e]->module, f->module); e++)
+				;
+			if (e == n && n < MAX_EXES) {
+				exes[n] = f;
+				weight[n++] = 0;
+			}
+			if (e < n)
+				weight[e] += s->value;
+			break;
+		}
+	}
+	if (!n)
+		return;
+	for (size_t e = 1; e < n; e++)
+		if (weight[e] > weight[best])
+			best = e;
+	mapping_id(pp, exes[best]);
 }
 
 /* The one mapping every kernel frame (vmlinux and modules) points at. */
@@ -207,15 +244,41 @@ static void add_kernel_mapping(struct pprof *pp, const struct stk_report *r)
 		return; /* no kernel frames */
 	k.k[0] = (uint64_t)str_id(pp, KERNEL_FILENAME);
 	pp->kernel_mapping = keytab_id(&pp->mappings, &k, &added);
-	if (!pp->kernel_mapping)
+	if (!pp->kernel_mapping ||
+	    stk_grow((void **)&pp->unnamed, &pp->unnamed_cap, pp->kernel_mapping, sizeof(*pp->unnamed))) {
 		pp->oom = true;
-	pp->msg.len = 0;
-	stk_pb_uint(&pp->msg, MAPPING_ID, pp->kernel_mapping);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, lo);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, hi == UINT64_MAX ? hi : hi + 1);
-	stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k.k[0]);
-	stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
-	stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+		pp->kernel_mapping = 0;
+		return;
+	}
+	pp->unnamed[pp->kernel_mapping - 1] = false;
+	pp->kernel_lo = lo;
+	pp->kernel_hi = hi == UINT64_MAX ? hi : hi + 1;
+}
+
+/* Every mapping's message, in id order, once all locations are known. */
+static void emit_mappings(struct pprof *pp)
+{
+	for (size_t i = 0; i < pp->mappings.n; i++) {
+		const struct key *k = &pp->mappings.keys[i];
+		uint64_t id = i + 1;
+
+		pp->msg.len = 0;
+		stk_pb_uint(&pp->msg, MAPPING_ID, id);
+		if (id == pp->kernel_mapping) {
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, pp->kernel_lo);
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, pp->kernel_hi);
+			stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k->k[0]);
+		} else {
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, k->k[1]);
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, k->k[2]);
+			stk_pb_uint(&pp->msg, MAPPING_FILE_OFFSET, k->k[3]);
+			stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k->k[0]);
+			stk_pb_int(&pp->msg, MAPPING_BUILD_ID, (int64_t)k->k[4]);
+		}
+		if (!pp->unnamed[i])
+			stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
+		stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+	}
 }
 
 static uint64_t function_id(struct pprof *pp, const char *name, const char *filename)
@@ -333,6 +396,7 @@ static void pprof_free(struct pprof *pp)
 		free(pp->strings.s[i]);
 	free(pp->strings.s);
 	free(pp->strings.slots);
+	free(pp->unnamed);
 	struct keytab *tabs[] = { &pp->mappings, &pp->functions, &pp->locations };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
 		free(tabs[i]->keys);
@@ -360,9 +424,11 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 	str_id(&pp, ""); /* string_table[0] must be "" */
 	add_value_type(&pp, &profile, PROFILE_SAMPLE_TYPE, r->value_type ? r->value_type : "samples",
 		       r->value_unit ? r->value_unit : "count");
+	add_main_mapping(&pp, r);
 	add_kernel_mapping(&pp, r);
 	for (size_t i = 0; i < r->n_stacks; i++)
 		add_sample(&pp, &r->stacks[i]);
+	emit_mappings(&pp);
 	if (r->period_type) {
 		add_value_type(&pp, &profile, PROFILE_PERIOD_TYPE, r->period_type,
 			       r->period_unit ? r->period_unit : "");

@@ -22,6 +22,8 @@ struct stk_frame {
 	uint64_t map_end;
 	uint64_t map_offset;    /* file offset of map_start */
 	bool kernel;
+	bool main_exe;          /* user: module is the process's executable (pprof's first mapping) */
+	bool synthetic;         /* symbol is "module+0xSTART" made from CFI, not a symbol table's */
 };
 
 /* One unique stack with its weight. Frame arrays are leaf first. */

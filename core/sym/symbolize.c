@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,7 @@ struct sym_map {
 	uint64_t start, end, offset;
 	char *path; /* as /proc/PID/maps shows it */
 	enum map_kind kind;
+	bool exe; /* the process's executable (/proc/PID/exe) */
 	struct sym_file *file;
 };
 
@@ -472,8 +474,9 @@ static int map_order(const void *a, const void *b)
 /* Reads /proc/PID/maps and learns every executable mapping's file now. */
 static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 {
-	char path[64], line[4300];
+	char path[64], line[4300], exe[4096];
 	struct stk_map_entry *e = malloc(sizeof(*e));
+	ssize_t exe_len;
 	struct sym_map *maps = NULL;
 	size_t n = 0, cap = 0;
 	int has_anon = 0, err = 0;
@@ -481,6 +484,10 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 
 	if (!e)
 		return -ENOMEM;
+	/* The executable's mappings carry its path as the process sees it, as exe does. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	exe_len = readlink(path, exe, sizeof(exe) - 1);
+	exe[exe_len > 0 ? exe_len : 0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	if (!(f = fopen(path, "re"))) {
 		err = -errno;
@@ -501,6 +508,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 		m->end = e->end;
 		m->offset = e->offset;
 		m->file = NULL;
+		m->exe = exe[0] && strcmp(e->path, exe) == 0;
 		if (!e->path[0]) {
 			m->kind = MAP_ANON;
 			has_anon = 1;
@@ -663,6 +671,7 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	frame->map_start = m->start;
 	frame->map_end = m->end;
 	frame->map_offset = m->offset;
+	frame->main_exe = m->exe;
 	switch (m->kind) {
 	case MAP_FILE:
 		resolve_in_file(s, m->file, m, addr, frame);
