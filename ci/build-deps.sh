@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the static musl libraries stk links against (zlib, libelf, libbpf,
+# Builds the static musl libraries stk links against (zlib, libelf, libdw, libbpf,
 # libiberty) from Debian *source* packages into $DEPS (default build/deps).
 # Sources come from `apt-get source` through a private apt list dir, so the
 # host's apt configuration is never touched. A stamp file makes reruns free.
@@ -15,7 +15,9 @@ stamp=$deps/.stamp
 # Which suite each source package comes from. libbpf is taken from trixie:
 # 1.5 has the kprobe attach modes (PMU vs legacy tracefs) stk forces per probe.
 sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie")
-want="$(printf '%s\n' "${sources[@]}")"
+# What is built from them: a change here rebuilds (the stamp holds both lists).
+parts="zlib libelf libdw libbpf libiberty"
+want="$(printf '%s\n' "${sources[@]}" "parts: $parts")"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     exit 0
@@ -90,6 +92,29 @@ Libs: -L\${libdir} -lelf
 Requires.private: zlib
 Cflags: -I\${includedir}
 PC
+
+# --- libdw (begin): CFI unwinding (core/stack/unwind_dwarf.c) ---
+# From the same configured tree: libdw, libdwfl, libebl, the arch backends and
+# libdwelf, merged into one libdw.a with elfutils' own error() (musl has none).
+# libdwfl without argp-std.c (argp) and the bzip2/lzma/zstd readers (disabled);
+# the backends' disassembler hooks are stubbed (libcpu needs obstack).
+echo "  DEPS     libdw" >&2
+ew=$work/elfutils
+dwfl_objs=$(sed -n '/^libdwfl_a_SOURCES = /,/[^\\]$/p' "$ew/libdwfl/Makefile.am" | tr -d '\\' |
+    sed 's/libdwfl_a_SOURCES =//' | tr ' \t' '\n\n' | grep '\.c$' | grep -v '^argp-std\.c$' | sed 's/\.c$/.o/')
+(make -C "$ew/libdw" libdw.a && make -C "$ew/libebl" libebl.a && make -C "$ew/libdwelf" libdwelf.a &&
+    make -j2 -C "$ew/backends" libebl_backends.a && make -j2 -C "$ew/libdwfl" $dwfl_objs &&
+    (cd "$ew/libdwfl" && ar rcs libdwfl.a $dwfl_objs) && make -C "$ew/lib" error.o &&
+    musl-gcc $cflags -c -o "$ew/disasm_stubs.o" "$root/ci/libdw-disasm-stubs.c" &&
+    printf '%s\n' "create $deps/lib/libdw.a" "addlib $ew/libdwfl/libdwfl.a" "addlib $ew/libdw/libdw.a" \
+        "addlib $ew/libebl/libebl.a" "addlib $ew/backends/libebl_backends.a" "addlib $ew/libdwelf/libdwelf.a" \
+        "addmod $ew/lib/error.o" "addmod $ew/disasm_stubs.o" save end | ar -M) >>"$log" 2>&1 ||
+    { tail -30 "$log" >&2; exit 1; }
+mkdir -p "$deps/include/elfutils"
+cp "$ew/libdw/libdw.h" "$ew/libdwfl/libdwfl.h" "$ew/libdwelf/libdwelf.h" "$ew/libdw/known-dwarf.h" \
+   "$ew/version.h" "$deps/include/elfutils/"
+cp "$ew/libdw/dwarf.h" "$deps/include/"
+# --- libdw (end) ---
 
 echo "  DEPS     libbpf" >&2
 cp -a "$(cat "$src/libbpf.dir")" "$work/libbpf"

@@ -14,7 +14,7 @@ set -euo pipefail
 # from a cpio initramfs. btf/extract-vmlinux-btf.sh unpacks vmlinuz payloads
 # with the compressors' CLIs (Debian: lz4 for 5.10/6.1, zstd from 6.12).
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
-          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev zlib1g-dev
+          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev zlib1g-dev
           xz-utils zstd lz4 bzip2 python3 util-linux procps file binutils
           protobuf-compiler golang-github-google-pprof-dev golang-go elfutils libxml2-utils
           rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio)
