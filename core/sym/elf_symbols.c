@@ -321,6 +321,9 @@ static int from_elf(Elf *e, struct stk_elf_file *f, unsigned flags, char *why, s
 	f->n_syms = f->names_len = 0;
 	if (dynsym && read_symbols(e, dynsym, f, flags))
 		goto nomem;
+	/* Stripped: the functions .dynsym does not name still have their CFI. */
+	if (!(flags & STK_ELF_ALL_NAMES) && stk_cfi_ranges_read(e, &f->cfi))
+		goto nomem;
 	return 0;
 nomem:
 	snprintf(why, len, "out of memory reading symbols");
@@ -378,6 +381,7 @@ void stk_elf_file_release(struct stk_elf_file *f)
 	free(f->syms);
 	free(f->names);
 	free(f->loads);
+	stk_cfi_ranges_free(&f->cfi);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/sym/cfi_ranges.h"
+
 struct stk_elf_sym {
 	uint64_t addr, size;
 	uint32_t name; /* offset into the table's name arena */
@@ -30,6 +32,7 @@ struct stk_elf_file {
 	char debuglink[256];  /* .gnu_debuglink file name, "" when absent */
 	uint32_t debuglink_crc;
 	int has_symtab;       /* symbols came from .symtab (not just .dynsym) */
+	struct stk_cfi_ranges cfi; /* function ranges from CFI, read when there is no .symtab */
 };
 
 /* Parse from an fd (not closed) or an in-memory image. 0 or -1 with why. */

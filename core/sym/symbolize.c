@@ -35,6 +35,7 @@ enum map_kind { MAP_FILE, MAP_VDSO, MAP_ANON, MAP_SPECIAL };
 struct sym_file {
 	struct stk_elf_file elf;
 	int ok; /* 0: parse failed, kept so the file is not retried */
+	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */
 };
 
 struct file_key {
@@ -112,6 +113,10 @@ static void free_sym_file(struct sym_file *f)
 {
 	if (!f)
 		return;
+	if (f->cfi_names)
+		for (size_t i = 0; i < f->elf.cfi.n; i++)
+			free(f->cfi_names[i]);
+	free(f->cfi_names);
 	stk_elf_file_release(&f->elf);
 	free(f);
 }
@@ -627,6 +632,38 @@ static const char *display_name(struct stk_symbolizer *s, struct stk_elf_file *f
 	return f->display[i];
 }
 
+/*
+ * No symbol covers vaddr: name it after its function's start from CFI,
+ * "module+0xSTART" (an ELF address, the same in every run and process), so
+ * distinct unnamed functions stay distinct.
+ */
+static void name_from_cfi(struct sym_file *f, const struct sym_map *m, uint64_t vaddr, struct stk_frame *frame)
+{
+	long i = stk_cfi_ranges_lookup(&f->elf.cfi, vaddr);
+	char path[4096], *name;
+	const char *base;
+	size_t len;
+	int deleted;
+
+	if (i < 0)
+		return;
+	if (!f->cfi_names && !(f->cfi_names = calloc(f->elf.cfi.n, sizeof(*f->cfi_names))))
+		return;
+	if (!f->cfi_names[i]) {
+		strip_deleted(m->path, path, sizeof(path), &deleted);
+		base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		len = strlen(base) + 24;
+		if (!(name = malloc(len)))
+			return;
+		snprintf(name, len, "%s+0x%" PRIx64, base, f->elf.cfi.ranges[i].start);
+		f->cfi_names[i] = name;
+	}
+	frame->symbol = f->cfi_names[i];
+	frame->symbol_offset = vaddr - f->elf.cfi.ranges[i].start;
+	frame->synthetic = true;
+}
+
 static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const struct sym_map *m,
 			    uint64_t addr, struct stk_frame *frame)
 {
@@ -640,8 +677,10 @@ static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const 
 	if (stk_elf_offset_to_vaddr(&f->elf, addr - m->start + m->offset, &vaddr))
 		return;
 	i = stk_elf_lookup(&f->elf, vaddr);
-	if (i < 0)
+	if (i < 0) {
+		name_from_cfi(f, m, vaddr, frame);
 		return;
+	}
 	frame->symbol = display_name(s, &f->elf, (size_t)i);
 	frame->symbol_offset = vaddr - f->elf.syms[i].addr;
 }

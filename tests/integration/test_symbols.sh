@@ -61,3 +61,60 @@ traces=$(PPROF_BINARY_PATH=$tmp/wrong "$PPROF" -traces "$tmp/nd.pb.gz" 2>&1)
 expect_contains pprof_other_build_refused "$traces" "build-id mismatch"
 if printf '%s' "$traces" | grep -q known_leaf; then fail pprof_other_build_not_used "$(printf '%s' "$traces" | head -c 300)"
 else pass pprof_other_build_not_used; fi
+
+# --- stripped functions keep distinct, stable names: module+0xSTART from CFI ---
+# The pprof capture above: known_leaf/known_mid/main by their ELF start addresses.
+start_of() { echo "0x$(nm "$1" | awk -v f="$2" '$3 == f { sub(/^0+/, "", $1); print $1 }')"; }
+leaf_start=$(start_of "$W/burn_pie" known_leaf)
+mid_start=$(start_of "$W/burn_pie" known_mid)
+main_start=$(start_of "$W/burn_pie" main)
+expect_contains cfi_names_folded "$(cat "$tmp/nd.folded")" \
+    ";burn_nodebug+$main_start;burn_nodebug+$mid_start;burn_nodebug+$leaf_start "
+# every format: text (and -v), pmp, svg, pprof function names
+start_workload "$W/burn_nodebug" 30
+run_capture "$STK" profile -p "$WPID" -o "$tmp/nd.txt" -o "$tmp/nd.pmp" -o "$tmp/nd.svg" -o "$tmp/nd2.pb.gz" 2
+expect_contains cfi_names_text "$(cat "$tmp/nd.txt")" "    burn_nodebug+$leaf_start
+    burn_nodebug+$mid_start
+    burn_nodebug+$main_start"
+expect_contains cfi_names_pmp "$(cat "$tmp/nd.pmp")" " burn_nodebug+$leaf_start,burn_nodebug+$mid_start,burn_nodebug+$main_start"
+expect_contains cfi_names_svg "$(cat "$tmp/nd.svg")" "burn_nodebug+$leaf_start"
+expect_contains cfi_names_pprof "$("$PPROF" -top "$tmp/nd2.pb.gz" 2>&1)" "burn_nodebug+$leaf_start"
+run_capture "$STK" profile -p "$WPID" -v 1
+if printf '%s\n' "$OUT" | grep -Eq "^    burn_nodebug\+$leaf_start\+0x[0-9a-f]+ \(0x[0-9a-f]+ .*/burn_nodebug\)$"
+then pass cfi_names_verbose_offsets; else fail cfi_names_verbose_offsets "$(printf '%s' "$OUT" | head -c 400)"; fi
+kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
+
+# --- ~4,000 distinct stacks through static functions, stripped: they stay distinct ---
+"$W/manystacks_stripped" 20 >/dev/null &
+pids+=($!)
+mpid=$!
+run_capture "$STK" profile -p "$mpid" -F 499 -f 4
+kill -9 "$mpid" 2>/dev/null; wait "$mpid" 2>/dev/null
+printf '%s\n' "$OUT" > "$tmp/ms.folded"
+nm "$W/manystacks" | awk 'toupper($2) == "T" { sub(/^0+/, "", $1); print "0x" $1, $3 }' > "$tmp/ms.syms"
+# Each synthetic frame must be the exact start of one real function of the unstripped twin.
+awk -v syms="$tmp/ms.syms" '
+    BEGIN { while ((getline l < syms) > 0) { split(l, f, " "); name[f[1]] = f[2] } }
+    {
+        samples += $NF; line = $0; sub(/ [0-9]+$/, "", line); n = split(line, fr, ";"); real = ""
+        for (i = 1; i <= n; i++) {
+            if (fr[i] ~ /^manystacks_stripped\+0x/) {
+                a = substr(fr[i], 21); synth++
+                if (!(a in name)) { bad++; print "not a function start: " fr[i] > "/dev/stderr" } else fr[i] = name[a]
+            } else if (fr[i] == "[unknown]") unknown++
+            real = real ";" fr[i]
+        }
+        if (line ~ /manystacks_stripped\+0x/) distinct[real]++
+    }
+    END {
+        printf "samples %d synthetic %d bad %d unknown %d distinct %d\n", samples, synth, bad, unknown, length(distinct)
+    }' "$tmp/ms.folded" > "$tmp/ms.summary" 2>"$tmp/ms.bad"
+read -r _ samples _ synth _ bad _ unknown _ distinct < "$tmp/ms.summary"
+echo "manystacks: $(cat "$tmp/ms.summary")"
+expect_eq manystacks_frames_are_function_starts "bad $bad, any $((synth > 0))" "bad 0, any 1"
+expect_eq manystacks_no_unknown_frames "$unknown" 0
+# 4,096 stacks recur evenly: N samples draw about 4096 (1 - e^(-N/4096)) distinct ones (N=1000: 890);
+# merged names would leave a handful. At least a third of that, from at least 300 samples.
+want=$(awk -v n="$samples" 'BEGIN { printf "%d", 4096 * (1 - exp(-n / 4096)) / 3 }')
+if [ "$samples" -ge 300 ] && [ "$distinct" -ge "$want" ]; then pass manystacks_distinct_stacks
+else fail manystacks_distinct_stacks "$(cat "$tmp/ms.summary"), want >= 300 samples and >= $want distinct; $(head -c 300 "$tmp/ms.bad")"; fi

@@ -261,11 +261,56 @@ static void elf_weak_and_versioned(struct test_ctx *t)
 	CHECK(t, probe_matches(t, lib, "wk_old@*") == 2);
 }
 
+/* A stripped file's CFI: every function of its debug file's .symtab starts an FDE range of its size. */
+static void elf_cfi_ranges(struct test_ctx *t)
+{
+	char bin[PATH_MAX], dbg[PATH_MAX], why[128];
+	struct stk_elf_file f, d;
+	size_t matched = 0, text_funcs = 0;
+	int fd;
+
+	CHECK(t, fixture("sym_stripped", bin, sizeof(bin)) == 0);
+	CHECK(t, fixture("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
+	fd = open(bin, O_RDONLY);
+	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &f, why, sizeof(why)) == 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	fd = open(dbg, O_RDONLY);
+	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &d, why, sizeof(why)) == 0);
+	if (fd < 0) {
+		stk_elf_file_release(&f);
+		return;
+	}
+	close(fd);
+	CHECK(t, !f.has_symtab && f.cfi.n >= 4);
+	CHECK(t, d.has_symtab && d.cfi.n == 0); /* with a .symtab, CFI is not read */
+	for (size_t i = 0; i < d.n_syms; i++) {
+		const char *name = d.names + d.syms[i].name;
+		long r;
+
+		if (strncmp(name, "stk_fixture_", 12) != 0)
+			continue;
+		text_funcs++;
+		r = stk_cfi_ranges_lookup(&f.cfi, d.syms[i].addr + d.syms[i].size - 1);
+		if (r >= 0 && f.cfi.ranges[r].start == d.syms[i].addr && f.cfi.ranges[r].size == d.syms[i].size)
+			matched++;
+		else
+			printf("  %s at 0x%llx size %llu: no FDE of that range\n", name,
+			       (unsigned long long)d.syms[i].addr, (unsigned long long)d.syms[i].size);
+	}
+	CHECK(t, text_funcs >= 3 && matched == text_funcs);
+	CHECK(t, stk_cfi_ranges_lookup(&f.cfi, 0) == -1);
+	stk_elf_file_release(&f);
+	stk_elf_file_release(&d);
+}
+
 const struct test_case symbolize_parsers_tests[] = {
 	{ "symbolize_kallsyms", kallsyms },
 	{ "symbolize_perf_map_parse", perf_map },
 	{ "symbolize_demangle", demangle },
 	{ "symbolize_elf_debuglink_crc", elf_debuglink_and_crc },
 	{ "symbolize_elf_weak_versioned", elf_weak_and_versioned },
+	{ "symbolize_elf_cfi_ranges", elf_cfi_ranges },
 	{ NULL, NULL },
 };
