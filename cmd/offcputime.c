@@ -75,6 +75,7 @@ static void print_help(void)
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
 	       "      --no-args               C++ names without parameter lists\n"
+	       STK_SYMBOL_HELP
 	       "      --mechanism M           tp_btf, raw_tp, tracepoint or kprobe instead of the first that works\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
@@ -418,7 +419,7 @@ static int setup(struct offcpu_run *run)
 		return -1;
 	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, cfg->common.pids, cfg->common.n_pids);
+	run->sym = stk_symbolizer_for(APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids);
 	if (!run->sym)
 		return -1;
 

@@ -71,6 +71,7 @@ static void print_help(void)
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
 	       "      --no-args               C++ names without parameter lists\n"
+	       STK_SYMBOL_HELP
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
@@ -373,7 +374,7 @@ static int setup(struct profile_run *run)
 	}
 	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, cfg->common.pids, cfg->common.n_pids);
+	run->sym = stk_symbolizer_for(APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids);
 	if (!run->sym)
 		return -1;
 

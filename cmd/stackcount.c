@@ -93,6 +93,7 @@ static void print_help(void)
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
 	       "      --no-args               C++ names without parameter lists\n"
+	       STK_SYMBOL_HELP
 	       "      --mechanism M           kernel functions: fentry, kprobe.multi, kprobe or kprobe_legacy;\n"
 	       "                              tracepoints: raw_tp or tracepoint;\n"
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
@@ -173,6 +174,7 @@ static int parse_args(int argc, char **argv, struct sc_config *cfg)
 		{ "format", required_argument, NULL, STK_OPT_FORMAT },
 		{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },
 		{ "btf", required_argument, NULL, STK_OPT_BTF },
+		STK_SYMBOL_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "cpu", required_argument, NULL, 'c' },
@@ -724,7 +726,7 @@ static int setup(struct sc_run *run)
 	}
 	if (stk_open_outputs(APPLET, cfg->common.output_paths, cfg->common.n_outputs, run->outs))
 		return -1;
-	run->sym = stk_symbolizer_for(APPLET, cfg->common.no_args, &cfg->pid, cfg->pid ? 1 : 0);
+	run->sym = stk_symbolizer_for(APPLET, &cfg->common, &cfg->pid, cfg->pid ? 1 : 0);
 	if (!run->sym)
 		return -1;
 	run->kernel_btf = btf.kind != STK_BTF_NONE;

@@ -47,9 +47,11 @@ int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FIL
 	return 0;
 }
 
-struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids)
+struct stk_symbolizer *stk_symbolizer_for(const char *applet, const struct stk_stack_opts *o, const uint32_t *pids,
+					  size_t n_pids)
 {
-	struct stk_symbolizer_opts so = { .demangle = no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL };
+	struct stk_symbolizer_opts so = { .demangle = o->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
+					  .debuginfod = !o->no_debuginfod, .verbose = o->verbose };
 	struct stk_symbolizer *sym = stk_symbolizer_new(&so);
 
 	if (!sym) {

@@ -14,6 +14,7 @@
 
 #include "core/output/output.h"
 #include "core/stack/stack.h"
+#include "core/stack/stack_opts.h"
 
 struct bpf_map;
 struct stk_symbolizer;
@@ -29,7 +30,8 @@ int stk_capture_prepare(const char *applet, int verbose, const char *btf_file, s
 /* Opens each -o path for writing. 0, or -1 after printing which one failed. */
 int stk_open_outputs(const char *applet, const char *const *paths, size_t n, FILE **files);
 /* A symbolizer that already knows the given processes (so even a quick exit resolves). */
-struct stk_symbolizer *stk_symbolizer_for(const char *applet, int no_args, const uint32_t *pids, size_t n_pids);
+struct stk_symbolizer *stk_symbolizer_for(const char *applet, const struct stk_stack_opts *o, const uint32_t *pids,
+					  size_t n_pids);
 
 /* fn's view of one key of a per-CPU count map; non-zero ends the walk. */
 typedef int (*stk_percpu_count_fn)(void *ctx, const void *key, uint64_t total);

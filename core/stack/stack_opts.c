@@ -72,6 +72,8 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 		return -1;
 	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
 	case STK_OPT_BTF: o->btf_file = arg; return 1;
+	case STK_OPT_NO_DEBUGINFOD: o->no_debuginfod = true; return 1;
+	case STK_OPT_LINES: o->lines = true; return 1;
 	default: return 0;
 	}
 }

@@ -356,8 +356,20 @@ int stk_elf_file_from_memory(const void *image, size_t size, struct stk_elf_file
 	return ret;
 }
 
+static void release_display(struct stk_elf_file *f)
+{
+	if (!f->display)
+		return;
+	for (size_t i = 0; i < f->n_syms; i++)
+		if (f->display[i] && f->display[i] != f->names + f->syms[i].name)
+			free((void *)(uintptr_t)f->display[i]);
+	free(f->display);
+	f->display = NULL;
+}
+
 void stk_elf_file_take_symbols(struct stk_elf_file *f, struct stk_elf_file *other)
 {
+	release_display(f); /* names made for the old table */
 	free(f->syms);
 	free(f->names);
 	f->syms = other->syms;
@@ -372,12 +384,7 @@ void stk_elf_file_take_symbols(struct stk_elf_file *f, struct stk_elf_file *othe
 
 void stk_elf_file_release(struct stk_elf_file *f)
 {
-	if (f->display) {
-		for (size_t i = 0; i < f->n_syms; i++)
-			if (f->display[i] && f->display[i] != f->names + f->syms[i].name)
-				free((void *)(uintptr_t)f->display[i]);
-		free(f->display);
-	}
+	release_display(f);
 	free(f->syms);
 	free(f->names);
 	free(f->loads);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/sym/debuginfo.h"
+#include "core/sym/debuginfod.h"
 #include "core/sym/elf_symbols.h"
 #include "core/sym/kallsyms.h"
 #include "core/sym/perf_map.h"
@@ -36,6 +37,7 @@ struct sym_file {
 	struct stk_elf_file elf;
 	int ok; /* 0: parse failed, kept so the file is not retried */
 	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */
+	char *remote_name; /* set: no local debug file; ask debuginfod by build ID when first resolved */
 };
 
 struct file_key {
@@ -79,6 +81,9 @@ struct stk_symbolizer {
 	struct sym_file *vdso;
 	int vdso_tried;
 
+	struct stk_debuginfod *debuginfod; /* made on first need */
+	int debuginfod_tried;
+
 	struct stk_symbolizer_stats stats;
 };
 
@@ -117,6 +122,7 @@ static void free_sym_file(struct sym_file *f)
 		for (size_t i = 0; i < f->elf.cfi.n; i++)
 			free(f->cfi_names[i]);
 	free(f->cfi_names);
+	free(f->remote_name);
 	stk_elf_file_release(&f->elf);
 	free(f);
 }
@@ -143,6 +149,7 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 	free(s->files);
 	free(s->keys);
 	free_sym_file(s->vdso);
+	stk_debuginfod_free(s->debuginfod);
 	stk_kallsyms_free(s->ksyms);
 	free(s->kallsyms_path);
 	free(s);
@@ -306,8 +313,15 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	fd = stk_debuginfo_open(root, path, f->elf.build_id, f->elf.debuglink, f->elf.debuglink_crc,
 				(uint64_t)st->st_dev, (uint64_t)st->st_ino);
-	if (fd < 0)
+	if (fd < 0) {
+		/* Not here: a debuginfod server may have it, asked once the capture is over. */
+		if (s->opts.debuginfod && f->elf.build_id[0] && !f->remote_name) {
+			const char *base = strrchr(path, '/');
+
+			f->remote_name = strdup(base ? base + 1 : path);
+		}
 		return;
+	}
 	if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
 		if (dbg.has_symtab)
 			stk_elf_file_take_symbols(&f->elf, &dbg);
@@ -316,6 +330,39 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 		note_failure(s, "debug file of %s: %s", path, why);
 	}
 	close(fd);
+}
+
+/* The debug file of f from debuginfod, now (the first time one of its addresses is resolved). */
+static void fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f)
+{
+	struct stk_debuginfod_stats ds;
+	struct stk_elf_file dbg;
+	char why[128], *name = f->remote_name;
+	int fd;
+
+	f->remote_name = NULL;
+	if (!s->debuginfod_tried) {
+		struct stk_debuginfod_opts o = { .progress = stderr, .verbose = s->opts.verbose };
+
+		s->debuginfod_tried = 1;
+		s->debuginfod = stk_debuginfod_new(&o);
+	}
+	fd = s->debuginfod ? stk_debuginfod_debuginfo(s->debuginfod, f->elf.build_id, name) : -1;
+	if (fd >= 0) {
+		if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
+			if (dbg.has_symtab)
+				stk_elf_file_take_symbols(&f->elf, &dbg);
+			stk_elf_file_release(&dbg);
+		} else {
+			note_failure(s, "debug file of %s from debuginfod: %s", name, why);
+		}
+		close(fd);
+	}
+	stk_debuginfod_get_stats(s->debuginfod, &ds);
+	s->stats.debuginfod_fetched = ds.fetched;
+	s->stats.debuginfod_cached = ds.cache_hits;
+	s->stats.debuginfod_failed = ds.failed;
+	free(name);
 }
 
 static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e)
@@ -672,6 +719,8 @@ static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const 
 
 	if (!f)
 		return;
+	if (f->remote_name)
+		fetch_remote_debuginfo(s, f);
 	frame->build_id = f->elf.build_id[0] ? f->elf.build_id : NULL;
 	/* mapping -> file offset -> ELF vaddr through the PT_LOAD holding that offset. */
 	if (stk_elf_offset_to_vaddr(&f->elf, addr - m->start + m->offset, &vaddr))

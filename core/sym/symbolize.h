@@ -25,6 +25,8 @@ struct stk_symbolizer_opts {
 	enum stk_demangle demangle;
 	const char *kallsyms_path; /* NULL: /proc/kallsyms (tests pass a fixture) */
 	bool skip_map_files;       /* open files via /proc/PID/root only (tests the non-root path) */
+	bool debuginfod;           /* fetch missing debug files from $DEBUGINFOD_URLS (after the capture) */
+	bool verbose;              /* debuginfod: say where each debug file came from */
 };
 
 struct stk_symbolizer;
@@ -66,6 +68,7 @@ struct stk_symbolizer_stats {
 	unsigned files_failed;
 	unsigned kernel_symbols;
 	char last_failure[256];    /* "" when nothing failed */
+	unsigned debuginfod_fetched, debuginfod_cached, debuginfod_failed;
 };
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st);
 

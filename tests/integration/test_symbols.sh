@@ -118,3 +118,98 @@ expect_eq manystacks_no_unknown_frames "$unknown" 0
 want=$(awk -v n="$samples" 'BEGIN { printf "%d", 4096 * (1 - exp(-n / 4096)) / 3 }')
 if [ "$samples" -ge 300 ] && [ "$distinct" -ge "$want" ]; then pass manystacks_distinct_stacks
 else fail manystacks_distinct_stacks "$(cat "$tmp/ms.summary"), want >= 300 samples and >= $want distinct; $(head -c 300 "$tmp/ms.bad")"; fi
+
+# --- debuginfod: a real server (Debian's debuginfod) holding the only copy of the debug file ---
+# Everything network runs in a private network namespace with just loopback: the servers
+# are reachable on 127.0.0.1 only, and nothing outside can answer.
+unshare -n sleep 600 &
+netns_holder=$!
+pids+=($netns_holder)
+sleep 0.1
+innet() { nsenter --net=/proc/$netns_holder/ns/net "$@"; }
+innet ip link set lo up
+innet debuginfod -F -p 8002 -d "$tmp/debuginfod.sqlite" -t 0 -g 0 -c 1 "$STORE" >"$tmp/debuginfod.log" 2>&1 &
+pids+=($!)
+served=0
+for _ in $(seq 200); do
+    if innet curl -sf -o /dev/null "http://127.0.0.1:8002/buildid/$nodebug_id/debuginfo"; then served=1; break; fi
+    sleep 0.1
+done
+expect_eq debuginfod_server_serves "$served" 1
+start_workload "$W/burn_nodebug" 60
+dpid=$WPID
+# dstk CACHE URLS ARGS...: stk profile of the workload with that cache and server list
+dstk() {
+    local cache=$1 urls=$2; shift 2
+    run_capture innet env DEBUGINFOD_URLS="$urls" DEBUGINFOD_CACHE_PATH="$cache" DEBUGINFOD_TIMEOUT=2 \
+        "$STK" profile -p "$dpid" -f "$@" 1
+}
+chain=";main;known_mid;known_leaf "
+dstk "$tmp/cache" "http://127.0.0.1:8002"
+expect_eq debuginfod_rc "$RC" 0
+expect_contains debuginfod_names_resolve "$OUT" "burn_nodebug;__libc_start_call_main$chain"
+expect_contains debuginfod_progress_line "$ERR" "debuginfod: fetching debug info for burn_nodebug ($nodebug_id) from http://127.0.0.1:8002"
+[ -f "$tmp/cache/$nodebug_id/debuginfo" ] && pass debuginfod_cached_file || fail debuginfod_cached_file "$(ls -R "$tmp/cache" 2>&1 | head -5)"
+expect_eq debuginfod_cached_file_mode "$(stat -c %a "$tmp/cache/$nodebug_id/debuginfo" 2>/dev/null)" 600
+expect_eq debuginfod_no_temp_left "$(find "$tmp/cache" -name '.stk-*' | wc -l)" 0
+# second run: from the cache, with no server at all
+dstk "$tmp/cache" "http://127.0.0.1:8002" -v
+expect_contains debuginfod_second_run_cached "$ERR" "debug info for burn_nodebug ($nodebug_id) from the cache $tmp/cache"
+if printf '%s' "$ERR" | grep -q "fetching debug info"; then fail debuginfod_second_run_no_fetch "$ERR"
+else pass debuginfod_second_run_no_fetch; fi
+expect_contains debuginfod_second_run_names "$OUT" "$chain"
+# --no-debuginfod: nothing fetched, functions keep their CFI names
+dstk "$tmp/cache-off" "http://127.0.0.1:8002" --no-debuginfod
+expect_contains no_debuginfod_cfi_names "$OUT" "burn_nodebug+$leaf_start "
+[ -e "$tmp/cache-off" ] && fail no_debuginfod_nothing_cached "$(ls -R "$tmp/cache-off")" || pass no_debuginfod_nothing_cached
+# elfutils' default cache: $XDG_CACHE_HOME/debuginfod_client when DEBUGINFOD_CACHE_PATH is unset
+run_capture innet env -u DEBUGINFOD_CACHE_PATH DEBUGINFOD_URLS=http://127.0.0.1:8002 XDG_CACHE_HOME="$tmp/xdg" \
+    HOME="$tmp/home" "$STK" profile -p "$dpid" -f 1
+expect_contains debuginfod_default_cache_names "$OUT" "$chain"
+[ -f "$tmp/xdg/debuginfod_client/$nodebug_id/debuginfo" ] && pass debuginfod_default_cache_xdg ||
+    fail debuginfod_default_cache_xdg "$(find "$tmp/xdg" 2>&1 | head -5)"
+# a symlink in the cache is never followed: the fetch is refused, nothing lands at its target
+mkdir -p "$tmp/cache-link" "$tmp/elsewhere"
+ln -s "$tmp/elsewhere" "$tmp/cache-link/$nodebug_id"
+dstk "$tmp/cache-link" "http://127.0.0.1:8002"
+expect_eq cache_symlink_rc "$RC" 0
+expect_eq cache_symlink_not_followed "$(ls -A "$tmp/elsewhere" | wc -l)" 0
+expect_contains cache_symlink_results_printed "$OUT" "burn_nodebug+$leaf_start "
+
+# --- bad servers: results are still printed, with the reason on stderr ---
+fake() { # MODE PORT [FILE]
+    innet python3 "$(dirname "$0")/fake_debuginfod.py" "$2" "$1" ${3:+"$3"} >"$tmp/fake.$1" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do grep -qs ready "$tmp/fake.$1" && return; sleep 0.05; done
+}
+bad_case() { # NAME PORT WANT-IN-STDERR [ENV...]
+    local name=$1 port=$2 want=$3; shift 3
+    run_capture innet env DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$tmp/cache-$name" \
+        DEBUGINFOD_TIMEOUT=2 "$@" timeout 120 "$STK" profile -p "$dpid" -f 1
+    expect_eq "bad_${name}_rc" "$RC" 0
+    expect_contains "bad_${name}_results" "$OUT" "burn_nodebug+$leaf_start "
+    expect_contains "bad_${name}_reason" "$ERR" "$want"
+    expect_eq "bad_${name}_nothing_cached" "$(find "$tmp/cache-$name" -type f 2>/dev/null | wc -l)" 0
+}
+fake hang 8101
+bad_case hanging_server 8101 "debuginfod: burn_nodebug: http://127.0.0.1:8101/buildid/$nodebug_id/debuginfo: "
+fake garbage 8102
+bad_case garbage 8102 "not an ELF file with build ID $nodebug_id, refused"
+fake huge 8103
+bad_case huge_file 8103 "larger than 1000000 bytes, refused" DEBUGINFOD_MAXSIZE=1000000
+fake announced 8104
+bad_case announced_huge_file 8104 "announced more than 1000000 bytes, refused" DEBUGINFOD_MAXSIZE=1000000
+fake file 8105 "$W/burn_nopie"
+bad_case build_id_mismatch 8105 "not an ELF file with build ID $nodebug_id, refused"
+bad_case unreachable 8199 "debuginfod: burn_nodebug: http://127.0.0.1:8199/buildid/"
+# the total budget across servers: a hanging one first, the real one after it is not reached in time
+run_capture innet env DEBUGINFOD_URLS="http://127.0.0.1:8101 http://127.0.0.1:8002" \
+    DEBUGINFOD_CACHE_PATH="$tmp/cache-budget" DEBUGINFOD_TIMEOUT=2 DEBUGINFOD_MAXTIME=1 \
+    "$STK" profile -p "$dpid" -f 1
+expect_eq total_budget_rc "$RC" 0
+expect_contains total_budget_results "$OUT" "burn_nodebug+$leaf_start "
+expect_contains total_budget_reason "$ERR" "the total time for fetches (1 s) is spent"
+# several servers (space-separated): an unreachable one, then the real one
+run_capture innet env DEBUGINFOD_URLS="http://127.0.0.1:8199  http://127.0.0.1:8002/" \
+    DEBUGINFOD_CACHE_PATH="$tmp/cache-two" "$STK" profile -p "$dpid" -f 1
+expect_contains debuginfod_second_server_used "$OUT" "$chain"
