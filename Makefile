@@ -223,7 +223,8 @@ WL_CFLAGS := -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
-	     $(W)/threads $(W)/threads_static $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped
+	     $(W)/threads $(W)/threads_static $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped \
+	     $(W)/inline_chain
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -251,6 +252,10 @@ $(W)/manystacks: bench/manystacks.c
 	@gcc -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 $(W)/manystacks_stripped: $(W)/manystacks
 	@strip --strip-all -o $@ $<
+# outer -> two always_inline functions: only DWARF names them (-O2, frame pointers kept).
+$(W)/inline_chain: tests/workloads/inline_chain.c
+	@mkdir -p $(@D)
+	@gcc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 $(W)/burn_cxx: tests/workloads/burn_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<

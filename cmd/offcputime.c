@@ -381,6 +381,7 @@ static int print_results(struct offcpu_run *run, int64_t start_wall, int64_t sta
 		.format = cfg->common.format,
 		.delimiter = cfg->common.delimiter,
 		.verbose = cfg->common.verbose,
+		.lines = cfg->common.lines,
 		.show_tid = cfg->common.n_tids > 0,
 	};
 	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs,

@@ -326,6 +326,7 @@ static int print_results(struct profile_run *run, int64_t start_wall, int64_t st
 		.delimiter = cfg->common.delimiter,
 		.annotate = cfg->annotate,
 		.verbose = cfg->common.verbose,
+		.lines = cfg->common.lines,
 		.show_tid = cfg->common.n_tids > 0,
 	};
 	ret = stk_write_outputs(APPLET, run->outs, cfg->common.output_paths, cfg->common.output_formats, cfg->common.n_outputs,

@@ -607,6 +607,7 @@ static int print_results(struct sc_run *run, int64_t start_wall, int64_t start_m
 		.format = cfg->common.format,
 		.delimiter = cfg->common.delimiter,
 		.verbose = cfg->common.verbose,
+		.lines = cfg->common.lines,
 		.symbol_offsets = cfg->offsets,
 		.no_task = !cfg->per_process,
 	};

@@ -18,7 +18,7 @@ enum {
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILE_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
@@ -300,13 +300,23 @@ static uint64_t function_id(struct pprof *pp, const char *name, const char *file
 	return id;
 }
 
-/* A location for (mapping, address, function); function 0 means no Line. */
-static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address, uint64_t function)
+/* A location for (mapping, address, function); function 0 means no Line. Frames with
+ * inlined functions carry one Line each, innermost first, the function they were
+ * inlined into last (pprof's order). */
+static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address, uint64_t function,
+			    const struct stk_frame *f)
 {
-	struct key k = { { mapping, address, function, 0, 0 } };
+	struct key k = { { mapping, address, function, f ? f->n_inlined : 0, 0 } };
+	const char *module = f && f->module ? f->module : "";
+	uint64_t inline_ids[64];
+	size_t n_inline = f && f->n_inlined < 64 ? f->n_inlined : f ? 64 : 0;
 	bool added;
-	uint64_t id = keytab_id(&pp->locations, &k, &added);
+	uint64_t id;
 
+	/* function ids first: msg and sub are reused by the function table */
+	for (size_t i = 0; i < n_inline; i++)
+		inline_ids[i] = function_id(pp, f->inlined[i].symbol, f->inlined[i].file ? f->inlined[i].file : module);
+	id = keytab_id(&pp->locations, &k, &added);
 	if (!id)
 		pp->oom = true;
 	if (!added)
@@ -315,9 +325,17 @@ static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address
 	stk_pb_uint(&pp->msg, LOCATION_ID, id);
 	stk_pb_uint(&pp->msg, LOCATION_MAPPING_ID, mapping);
 	stk_pb_uint(&pp->msg, LOCATION_ADDRESS, address);
+	for (size_t i = 0; i < n_inline; i++) {
+		pp->sub.len = 0;
+		stk_pb_uint(&pp->sub, LINE_FUNCTION_ID, inline_ids[i]);
+		stk_pb_int(&pp->sub, LINE_LINE, f->inlined[i].line);
+		stk_pb_sub(&pp->msg, LOCATION_LINE, &pp->sub);
+	}
 	if (function) {
 		pp->sub.len = 0;
 		stk_pb_uint(&pp->sub, LINE_FUNCTION_ID, function);
+		if (f)
+			stk_pb_int(&pp->sub, LINE_LINE, f->line);
 		stk_pb_sub(&pp->msg, LOCATION_LINE, &pp->sub);
 	}
 	stk_pb_sub(&pp->location_msgs, PROFILE_LOCATION, &pp->msg);
@@ -328,14 +346,14 @@ static uint64_t frame_location(struct pprof *pp, const struct stk_frame *f)
 {
 	uint64_t mapping = f->kernel ? pp->kernel_mapping : mapping_id(pp, f);
 	const char *file = f->module ? f->module : f->kernel ? KERNEL_FILENAME : "";
-	uint64_t function = f->symbol ? function_id(pp, f->symbol, file) : 0;
+	uint64_t function = f->symbol ? function_id(pp, f->symbol, f->file ? f->file : file) : 0;
 
-	return location_id(pp, mapping, f->address, function);
+	return location_id(pp, mapping, f->address, function, f);
 }
 
 static uint64_t missed_location(struct pprof *pp, const char *what)
 {
-	return location_id(pp, 0, 0, function_id(pp, what, ""));
+	return location_id(pp, 0, 0, function_id(pp, what, ""), NULL);
 }
 
 static void add_label(struct pprof *pp, const char *key, const char *str, int64_t num)

@@ -298,7 +298,7 @@ static int from_elf(Elf *e, struct stk_elf_file *f, unsigned flags, char *why, s
 	if (elf_getshdrstrndx(e, &shstrndx))
 		shstrndx = 0;
 	while ((scn = elf_nextscn(e, scn))) {
-		const char *name;
+		const char *name = NULL;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -309,6 +309,8 @@ static int from_elf(Elf *e, struct stk_elf_file *f, unsigned flags, char *why, s
 		else if (shstrndx && (name = elf_strptr(e, shstrndx, sh.sh_name)) &&
 			 strcmp(name, ".gnu_debuglink") == 0)
 			read_debuglink(scn, f);
+		else if (name && sh.sh_type != SHT_NOBITS && sh.sh_size && strcmp(name, ".debug_info") == 0)
+			f->has_dwarf = 1;
 	}
 	if (symtab && read_symbols(e, symtab, f, flags) == 0 && f->n_syms) {
 		f->has_symtab = 1;

@@ -32,6 +32,7 @@ struct stk_elf_file {
 	char debuglink[256];  /* .gnu_debuglink file name, "" when absent */
 	uint32_t debuglink_crc;
 	int has_symtab;       /* symbols came from .symtab (not just .dynsym) */
+	int has_dwarf;        /* a .debug_info section with contents */
 	struct stk_cfi_ranges cfi; /* function ranges from CFI, read when there is no .symtab */
 };
 

@@ -22,6 +22,7 @@
 
 #include "core/sym/debuginfo.h"
 #include "core/sym/debuginfod.h"
+#include "core/sym/dwarf_lines.h"
 #include "core/sym/elf_symbols.h"
 #include "core/sym/kallsyms.h"
 #include "core/sym/perf_map.h"
@@ -30,6 +31,8 @@
 
 /* How often one process's maps are re-read when an address falls outside them (dlopen). */
 #define MAX_MAPS_REFRESH 8
+/* Files whose DWARF stays open for source lines and inline frames (one fd each). */
+#define MAX_DWARF_FILES 256
 
 enum map_kind { MAP_FILE, MAP_VDSO, MAP_ANON, MAP_SPECIAL };
 
@@ -38,6 +41,9 @@ struct sym_file {
 	int ok; /* 0: parse failed, kept so the file is not retried */
 	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */
 	char *remote_name; /* set: no local debug file; ask debuginfod by build ID when first resolved */
+	int dwarf_fd;      /* the file with this one's DWARF (itself or its debug file), while has_dwarf_fd */
+	bool has_dwarf_fd, dwarf_tried, dwarf_error_noted;
+	struct stk_dwarf_lines *dwarf; /* opened on first use */
 };
 
 struct file_key {
@@ -83,6 +89,7 @@ struct stk_symbolizer {
 
 	struct stk_debuginfod *debuginfod; /* made on first need */
 	int debuginfod_tried;
+	unsigned dwarf_fds; /* kept open for source lines, at most MAX_DWARF_FILES */
 
 	struct stk_symbolizer_stats stats;
 };
@@ -123,6 +130,10 @@ static void free_sym_file(struct sym_file *f)
 			free(f->cfi_names[i]);
 	free(f->cfi_names);
 	free(f->remote_name);
+	if (f->dwarf)
+		stk_dwarf_lines_close(f->dwarf); /* closes dwarf_fd */
+	else if (f->has_dwarf_fd)
+		close(f->dwarf_fd);
 	stk_elf_file_release(&f->elf);
 	free(f);
 }
@@ -300,6 +311,21 @@ static int open_mapping(struct stk_symbolizer *s, pid_t pid, const struct stk_ma
 	return fd;
 }
 
+/* Keeps fd (a file with DWARF) for f's source lines: a dup, owned by f. */
+static void keep_dwarf_fd(struct stk_symbolizer *s, struct sym_file *f, int fd)
+{
+	int dup_fd;
+
+	if (f->has_dwarf_fd || s->dwarf_fds >= MAX_DWARF_FILES)
+		return;
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return;
+	f->dwarf_fd = dup_fd;
+	f->has_dwarf_fd = true;
+	s->dwarf_fds++;
+}
+
 /* Symbols from the separate debug file when the binary itself has no .symtab. */
 static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *path,
 			     struct sym_file *f, const struct stat *st)
@@ -308,7 +334,7 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	struct stk_elf_file dbg;
 	int fd;
 
-	if (f->elf.has_symtab || (!f->elf.build_id[0] && !f->elf.debuglink[0]))
+	if (f->elf.has_symtab || f->elf.has_dwarf || (!f->elf.build_id[0] && !f->elf.debuglink[0]))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	fd = stk_debuginfo_open(root, path, f->elf.build_id, f->elf.debuglink, f->elf.debuglink_crc,
@@ -325,6 +351,8 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
 		if (dbg.has_symtab)
 			stk_elf_file_take_symbols(&f->elf, &dbg);
+		if (dbg.has_dwarf)
+			keep_dwarf_fd(s, f, fd);
 		stk_elf_file_release(&dbg);
 	} else {
 		note_failure(s, "debug file of %s: %s", path, why);
@@ -352,6 +380,8 @@ static void fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f)
 		if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
 			if (dbg.has_symtab)
 				stk_elf_file_take_symbols(&f->elf, &dbg);
+			if (dbg.has_dwarf)
+				keep_dwarf_fd(s, f, fd);
 			stk_elf_file_release(&dbg);
 		} else {
 			note_failure(s, "debug file of %s from debuginfod: %s", name, why);
@@ -401,6 +431,8 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 		s->files[s->n_files++] = f;
 		if (stk_elf_file_from_fd(fd, &f->elf, why, sizeof(why)) == 0) {
 			f->ok = 1;
+			if (f->elf.has_dwarf)
+				keep_dwarf_fd(s, f, fd);
 			attach_debuginfo(s, pid, path, f, &st);
 			s->stats.files_parsed++;
 		} else {
@@ -711,8 +743,53 @@ static void name_from_cfi(struct sym_file *f, const struct sym_map *m, uint64_t 
 	frame->synthetic = true;
 }
 
+/*
+ * Inlined functions and source lines at vaddr from f's DWARF. A return
+ * address points past its call: the line asked about is then vaddr - 1's, so
+ * a caller's frame shows the call (and the inlined functions around it), not
+ * the statement after it.
+ */
+static void add_source_lines(struct stk_symbolizer *s, struct sym_file *f, uint64_t vaddr, bool return_address,
+			     struct stk_frame *frame)
+{
+	struct stk_src_info info;
+	char why[160];
+
+	if (!f->has_dwarf_fd && !f->dwarf)
+		return;
+	if (!f->dwarf && !f->dwarf_tried) {
+		f->dwarf_tried = true;
+		f->has_dwarf_fd = false; /* handed over: closed by stk_dwarf_lines_* */
+		f->dwarf = stk_dwarf_lines_open(f->dwarf_fd, why, sizeof(why));
+		if (!f->dwarf) {
+			s->stats.dwarf_failed++;
+			note_failure(s, "%s: %s (no source lines or inlined frames from it)", frame->module, why);
+			if (s->opts.verbose)
+				fprintf(stderr, "stk: symbolizer: %s\n", s->stats.last_failure);
+		}
+	}
+	if (!f->dwarf)
+		return;
+	if (stk_dwarf_lines_lookup(f->dwarf, return_address && vaddr ? vaddr - 1 : vaddr, &info)) {
+		const char *err = stk_dwarf_lines_error(f->dwarf);
+
+		if (err && !f->dwarf_error_noted) {
+			f->dwarf_error_noted = true;
+			s->stats.dwarf_failed++;
+			note_failure(s, "%s: %s (no source lines or inlined frames from it)", frame->module, err);
+			if (s->opts.verbose) /* resolution runs after the capture's summary: say it now */
+				fprintf(stderr, "stk: symbolizer: %s\n", s->stats.last_failure);
+		}
+		return;
+	}
+	frame->inlined = info.inlined;
+	frame->n_inlined = info.n_inlined;
+	frame->file = info.file;
+	frame->line = info.line;
+}
+
 static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const struct sym_map *m,
-			    uint64_t addr, struct stk_frame *frame)
+			    uint64_t addr, bool return_address, struct stk_frame *frame)
 {
 	uint64_t vaddr;
 	long i;
@@ -732,9 +809,11 @@ static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const 
 	}
 	frame->symbol = display_name(s, &f->elf, (size_t)i);
 	frame->symbol_offset = vaddr - f->elf.syms[i].addr;
+	add_source_lines(s, f, vaddr, return_address, frame);
 }
 
-void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
+static void symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool return_address,
+			   struct stk_frame *frame)
 {
 	struct sym_proc *p;
 	const struct sym_map *m;
@@ -762,10 +841,10 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	frame->main_exe = m->exe;
 	switch (m->kind) {
 	case MAP_FILE:
-		resolve_in_file(s, m->file, m, addr, frame);
+		resolve_in_file(s, m->file, m, addr, return_address, frame);
 		break;
 	case MAP_VDSO:
-		resolve_in_file(s, vdso_file(s), m, addr, frame);
+		resolve_in_file(s, vdso_file(s), m, addr, return_address, frame);
 		break;
 	case MAP_ANON:
 		frame->module = "[anon]";
@@ -781,6 +860,16 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	case MAP_SPECIAL:
 		break;
 	}
+}
+
+void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
+{
+	symbolize_user(s, pid, addr, false, frame);
+}
+
+void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
+{
+	symbolize_user(s, pid, addr, true, frame);
 }
 
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st)

@@ -54,6 +54,9 @@ int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid);
  */
 void stk_symbolize_kernel(struct stk_symbolizer *s, uint64_t addr, struct stk_frame *frame);
 void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
+/* The same for a return address (every frame but a sample's leaf): source lines and
+ * inlined frames are those of the call before it. */
+void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
 
 /*
  * Kernel symbols usable? 1 when kallsyms is readable with real addresses;
@@ -69,6 +72,7 @@ struct stk_symbolizer_stats {
 	unsigned kernel_symbols;
 	char last_failure[256];    /* "" when nothing failed */
 	unsigned debuginfod_fetched, debuginfod_cached, debuginfod_failed;
+	unsigned dwarf_failed;     /* files whose DWARF libdw rejected (reason in last_failure) */
 };
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st);
 

@@ -213,3 +213,54 @@ expect_contains total_budget_reason "$ERR" "the total time for fetches (1 s) is 
 run_capture innet env DEBUGINFOD_URLS="http://127.0.0.1:8199  http://127.0.0.1:8002/" \
     DEBUGINFOD_CACHE_PATH="$tmp/cache-two" "$STK" profile -p "$dpid" -f 1
 expect_contains debuginfod_second_server_used "$OUT" "$chain"
+
+# --- inlined frames and source lines from DWARF: outer -> inlined_middle -> inlined_hot ---
+src=$(cd "$(dirname "$0")/../workloads" && pwd)/inline_chain.c
+line_of() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
+hot_first=$(line_of 'inlined_hot(unsigned long x)$')
+hot_last=$((hot_first + 7))
+middle_call=$(line_of 'r = inlined_hot(')
+outer_call=$(line_of 'r = inlined_middle(')
+start_workload "$W/inline_chain" 30
+run_capture "$STK" profile -p "$WPID" -o "$tmp/ic.folded" -o "$tmp/ic.txt" -o "$tmp/ic.pmp" -o "$tmp/ic.svg" \
+    -o "$tmp/ic.pb.gz" --lines 2
+expect_eq inline_capture_rc "$RC" 0
+in_outer=$(awk '/;outer(;|$| )/ { s += $NF } END { print s + 0 }' "$tmp/ic.folded")
+chained=$(awk '/;main;outer;inlined_middle;inlined_hot( |;)/ { s += $NF } END { print s + 0 }' "$tmp/ic.folded")
+# outer's few own instructions (prologue, the call to settle) are outside the inlined code
+if [ "$in_outer" -ge 20 ] && [ $((chained * 10)) -ge $((in_outer * 9)) ]; then pass inline_chain_folded
+else fail inline_chain_folded "$chained of $in_outer samples in outer have ;main;outer;inlined_middle;inlined_hot: $(head -c 300 "$tmp/ic.folded")"; fi
+expect_contains inline_chain_pmp "$(cat "$tmp/ic.pmp")" " inlined_hot,inlined_middle,outer,main"
+expect_contains inline_chain_svg "$(cat "$tmp/ic.svg")" "inlined_middle"
+if grep -Pzq "\n    inlined_hot \(inlined\) at [^\n]*inline_chain.c:($(seq -s '|' "$hot_first" "$hot_last"))\n    inlined_middle \(inlined\) at [^\n]*inline_chain.c:$middle_call\n    outer at [^\n]*inline_chain.c:$outer_call\n    main at [^\n]*inline_chain.c:[0-9]+\n" "$tmp/ic.txt"
+then pass inline_chain_text_lines; else fail inline_chain_text_lines "want lines $hot_first-$hot_last, $middle_call, $outer_call: $(head -c 500 "$tmp/ic.txt")"; fi
+traces=$("$PPROF" -traces "$tmp/ic.pb.gz" 2>&1)
+if printf '%s\n' "$traces" | awk '{ sub(/^ *[0-9]* */, ""); l[NR] = $0 }
+        END { for (i = 1; i <= NR; i++) if (l[i] == "inlined_hot (inline)" && l[i + 1] == "inlined_middle (inline)" &&
+                                           l[i + 2] == "outer" && l[i + 3] == "main") exit 0; exit 1 }'
+then pass inline_chain_pprof_lines; else fail inline_chain_pprof_lines "$(printf '%s' "$traces" | head -c 500)"; fi
+lines=$("$PPROF" -lines -top "$tmp/ic.pb.gz" 2>&1)
+expect_contains inline_chain_pprof_file_line "$lines" "inline_chain.c:$middle_call"
+run_capture "$STK" profile -p "$WPID" -v 1
+if printf '%s\n' "$OUT" | grep -Eq '^    inlined_hot \(inlined\)$' && printf '%s\n' "$OUT" | grep -Eq '^    outer\+0x[0-9a-f]+ \(0x'
+then pass inline_chain_verbose_marked; else fail inline_chain_verbose_marked "$(printf '%s' "$OUT" | head -c 400)"; fi
+kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
+# DWARF libdw rejects (a unit length no DWARF may have): skipped, symbols stay, the reason with -v
+cp "$W/inline_chain" "$tmp/inline_bad"
+python3 - "$tmp/inline_bad" <<'PY'
+import re, struct, subprocess, sys
+out = subprocess.check_output(["readelf", "-SW", sys.argv[1]]).decode()
+off = int(re.search(r"\.debug_info\s+\S+\s+\S+\s+(\S+)", out).group(1), 16)
+with open(sys.argv[1], "r+b") as f:
+    f.seek(off)
+    f.write(struct.pack("<I", 0xfffffff0))
+PY
+start_workload "$tmp/inline_bad" 30
+run_capture "$STK" profile -p "$WPID" -f -v 1
+expect_eq bad_dwarf_rc "$RC" 0
+expect_contains bad_dwarf_symbols_kept "$OUT" ";main;outer"
+if printf '%s' "$OUT" | grep -q inlined_; then fail bad_dwarf_no_inlines "$OUT"; else pass bad_dwarf_no_inlines; fi
+expect_contains bad_dwarf_reason_verbose "$ERR" "inline_bad: DWARF rejected by libdw: invalid DWARF"
+run_capture "$STK" profile -p "$WPID" -f 1
+if printf '%s' "$ERR" | grep -q "DWARF rejected"; then fail bad_dwarf_quiet_without_v "$ERR"; else pass bad_dwarf_quiet_without_v; fi
+kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
