@@ -308,6 +308,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/symbols.sh
 
 clean:
 	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf
