@@ -310,11 +310,15 @@ static int fetch_one(struct stk_debuginfod *d, const char *server, const char *b
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, low_speed > 0 ? low_speed : 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(1000 * remaining) > 0 ? (long)(1000 * remaining) : 1L);
-	for (size_t i = 0; ca_bundles[i]; i++)
-		if (access(ca_bundles[i], R_OK) == 0) {
-			curl_easy_setopt(c, CURLOPT_CAINFO, ca_bundles[i]);
-			break;
-		}
+	/* SSL_CERT_FILE names another bundle, as OpenSSL and gnutls-based tools read it */
+	if (getenv("SSL_CERT_FILE") && *getenv("SSL_CERT_FILE"))
+		curl_easy_setopt(c, CURLOPT_CAINFO, getenv("SSL_CERT_FILE"));
+	else
+		for (size_t i = 0; ca_bundles[i]; i++)
+			if (access(ca_bundles[i], R_OK) == 0) {
+				curl_easy_setopt(c, CURLOPT_CAINFO, ca_bundles[i]);
+				break;
+			}
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	d->stats.seconds += now_s() - t.started;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A misbehaving debuginfod server for the client's bad-input tests.
-Usage: fake_debuginfod.py PORT MODE [FILE]; binds 127.0.0.1 only.
+Usage: fake_debuginfod.py PORT MODE [FILE [CERT KEY]]; binds 127.0.0.1 only,
+with TLS when CERT and KEY are given.
   hang      accepts, reads the request, never answers
   garbage   200 with a few bytes that are not ELF
   huge      200 with 64 MiB of zeros, no Content-Length (cut by the size cap)
@@ -9,6 +10,7 @@ Usage: fake_debuginfod.py PORT MODE [FILE]; binds 127.0.0.1 only.
 Prints "ready" once it listens."""
 import http.server
 import socketserver
+import ssl
 import sys
 import time
 
@@ -58,5 +60,9 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 with Server(("127.0.0.1", port), Handler) as srv:
+    if len(sys.argv) > 5:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(sys.argv[4], sys.argv[5])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
     print("ready", flush=True)
     srv.serve_forever()

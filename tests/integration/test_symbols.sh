@@ -264,3 +264,24 @@ expect_contains bad_dwarf_reason_verbose "$ERR" "inline_bad: DWARF rejected by l
 run_capture "$STK" profile -p "$WPID" -f 1
 if printf '%s' "$ERR" | grep -q "DWARF rejected"; then fail bad_dwarf_quiet_without_v "$ERR"; else pass bad_dwarf_quiet_without_v; fi
 kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
+
+# --- https: a server with a certificate from a test CA, trusted through SSL_CERT_FILE ---
+# (named localhost: mbedtls 2.28 matches DNS names, not IP-address certificates)
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
+    -keyout "$tmp/tls.key" -out "$tmp/tls.crt" >/dev/null 2>&1
+innet python3 "$(dirname "$0")/fake_debuginfod.py" 8443 file "$STORE/burn_nodebug" "$tmp/tls.crt" "$tmp/tls.key" \
+    >"$tmp/fake.tls" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -qs ready "$tmp/fake.tls" && break; sleep 0.05; done
+start_workload "$W/burn_nodebug" 30
+dpid=$WPID
+run_capture innet env DEBUGINFOD_URLS=https://localhost:8443 DEBUGINFOD_CACHE_PATH="$tmp/cache-tls" \
+    SSL_CERT_FILE="$tmp/tls.crt" "$STK" profile -p "$dpid" -f 1
+expect_contains https_names_resolve "$OUT" "$chain"
+expect_contains https_progress_line "$ERR" "fetching debug info for burn_nodebug ($nodebug_id) from https://localhost:8443"
+# the same server without trusting its CA: refused by certificate verification, results printed
+run_capture innet env DEBUGINFOD_URLS=https://localhost:8443 DEBUGINFOD_CACHE_PATH="$tmp/cache-tls2" \
+    "$STK" profile -p "$dpid" -f 1
+expect_contains https_untrusted_results "$OUT" "burn_nodebug+$leaf_start "
+expect_contains https_untrusted_refused "$ERR" "debuginfod: burn_nodebug: https://localhost:8443/buildid/"
+expect_eq https_untrusted_nothing_cached "$(find "$tmp/cache-tls2" -type f 2>/dev/null | wc -l)" 0
