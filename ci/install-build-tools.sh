@@ -8,7 +8,8 @@ set -euo pipefail
 # golang-go builds the real pprof tool from golang-github-google-pprof-dev's
 # source (tests/integration/test_symbols.sh re-symbolizes stk's pprof output,
 # with eu-unstrip from elfutils joining a stripped binary and its debug file);
-# debuginfod serves debug files to the debuginfod client's test; the ASan unit
+# debuginfod serves debug files to the debuginfod client's test (iproute2 for its
+# private network namespace, curl to poll it, openssl for a test CA); the ASan unit
 # build links the host's libdw and libcurl (libdw-dev, libcurl4-openssl-dev).
 # Packaging (make deb/rpm, tests/integration/test_packaging.sh): rpm provides
 # rpmbuild, lintian and rpmlint check the packages, groff-base and man-db
@@ -17,7 +18,7 @@ set -euo pipefail
 # with the compressors' CLIs (Debian: lz4 for 5.10/6.1, zstd from 6.12).
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
           linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev libcurl4-openssl-dev zlib1g-dev
-          xz-utils zstd lz4 bzip2 python3 util-linux iproute2 curl procps file binutils
+          xz-utils zstd lz4 bzip2 python3 util-linux iproute2 curl openssl procps file binutils
           protobuf-compiler golang-github-google-pprof-dev golang-go elfutils debuginfod libxml2-utils
           rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio)
 
