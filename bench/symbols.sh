@@ -77,7 +77,7 @@ ns=$!
 sleep 0.1
 innet() { nsenter --net=/proc/$ns/ns/net "$@"; }
 innet ip link set lo up
-innet debuginfod -F -p 8002 -d "$tmp/db.sqlite" -t 0 -g 0 -c 1 "$tmp/store" >/dev/null 2>&1 &
+nsenter --net=/proc/$ns/ns/net debuginfod -F -p 8002 -d "$tmp/db.sqlite" -t 0 -g 0 -c 1 "$tmp/store" >/dev/null 2>&1 &
 id1=$(readelf -n "$tmp/stripped/ms1" | sed -n 's/.*Build ID: //p')
 for _ in $(seq 300); do innet curl -sf -o /dev/null "http://127.0.0.1:8002/buildid/$id1/debuginfo" && break; sleep 0.1; done
 cold=() warm=()

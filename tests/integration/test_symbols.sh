@@ -127,9 +127,14 @@ netns_holder=$!
 pids+=($netns_holder)
 sleep 0.1
 innet() { nsenter --net=/proc/$netns_holder/ns/net "$@"; }
+# innet_bg LOG CMD...: in the background, nsenter itself (it execs CMD) so cleanup's kill reaches CMD
+innet_bg() {
+    local log=$1; shift
+    nsenter --net=/proc/$netns_holder/ns/net "$@" >"$log" 2>&1 &
+    pids+=($!)
+}
 innet ip link set lo up
-innet debuginfod -F -p 8002 -d "$tmp/debuginfod.sqlite" -t 0 -g 0 -c 1 "$STORE" >"$tmp/debuginfod.log" 2>&1 &
-pids+=($!)
+innet_bg "$tmp/debuginfod.log" debuginfod -F -p 8002 -d "$tmp/debuginfod.sqlite" -t 0 -g 0 -c 1 "$STORE"
 served=0
 for _ in $(seq 200); do
     if innet curl -sf -o /dev/null "http://127.0.0.1:8002/buildid/$nodebug_id/debuginfo"; then served=1; break; fi
@@ -176,10 +181,20 @@ expect_eq cache_symlink_rc "$RC" 0
 expect_eq cache_symlink_not_followed "$(ls -A "$tmp/elsewhere" | wc -l)" 0
 expect_contains cache_symlink_results_printed "$OUT" "burn_nodebug+$leaf_start "
 
+# a process in its own mount namespace (a container's view): found by build ID all the same
+mkdir -p "$tmp/priv"
+start_workload unshare -m --propagation private sh -c \
+    "mount -t tmpfs none '$tmp/priv' && cp '$W/burn_nodebug' '$tmp/priv/burn_ns' && exec '$tmp/priv/burn_ns' 30"
+[ -e "$tmp/priv/burn_ns" ] && fail container_setup "binary visible outside the namespace"
+run_capture innet env DEBUGINFOD_URLS=http://127.0.0.1:8002 DEBUGINFOD_CACHE_PATH="$tmp/cache-ns" \
+    "$STK" profile -p "$WPID" -f 1
+expect_contains container_process_names "$OUT" "burn_ns;__libc_start_call_main$chain"
+expect_contains container_process_fetched "$ERR" "fetching debug info for burn_ns ($nodebug_id)"
+kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
+
 # --- bad servers: results are still printed, with the reason on stderr ---
 fake() { # MODE PORT [FILE]
-    innet python3 "$(dirname "$0")/fake_debuginfod.py" "$2" "$1" ${3:+"$3"} >"$tmp/fake.$1" 2>&1 &
-    pids+=($!)
+    innet_bg "$tmp/fake.$1" python3 "$(dirname "$0")/fake_debuginfod.py" "$2" "$1" ${3:+"$3"}
     for _ in $(seq 100); do grep -qs ready "$tmp/fake.$1" && return; sleep 0.05; done
 }
 bad_case() { # NAME PORT WANT-IN-STDERR [ENV...]
@@ -269,9 +284,8 @@ kill -9 "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
 # (named localhost: mbedtls 2.28 matches DNS names, not IP-address certificates)
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=localhost" -addext "subjectAltName=DNS:localhost" \
     -keyout "$tmp/tls.key" -out "$tmp/tls.crt" >/dev/null 2>&1
-innet python3 "$(dirname "$0")/fake_debuginfod.py" 8443 file "$STORE/burn_nodebug" "$tmp/tls.crt" "$tmp/tls.key" \
-    >"$tmp/fake.tls" 2>&1 &
-pids+=($!)
+innet_bg "$tmp/fake.tls" python3 "$(dirname "$0")/fake_debuginfod.py" 8443 file "$STORE/burn_nodebug" \
+    "$tmp/tls.crt" "$tmp/tls.key"
 for _ in $(seq 100); do grep -qs ready "$tmp/fake.tls" && break; sleep 0.05; done
 start_workload "$W/burn_nodebug" 30
 dpid=$WPID
