@@ -39,7 +39,7 @@ UNIT_CORE := $(filter-out $(addsuffix %,$(KERNEL_DIRS)),$(CORE_SRCS)) btf/btf_ar
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
-UNIT_LIBS_MUSL := -L$(DEPS)/lib -ldw -lelf -liberty -lcurl -lmbedtls -lmbedx509 -lmbedcrypto -lz -lm
+UNIT_LIBS_MUSL := -L$(DEPS)/lib -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
 UNIT_LIBS_ASAN := -ldw -lelf -liberty -lcurl -lz -lm
 ASAN_CC   ?= clang
 ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
@@ -115,7 +115,7 @@ $(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDT
 
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lmbedtls -lmbedx509 -lmbedcrypto -lz -lm
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
 	@strip -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
@@ -159,7 +159,7 @@ define stk_with_btf
 	    > $(2)/sizes.txt && \
 	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
 	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
-	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lmbedtls -lmbedx509 -lmbedcrypto -lz -lm && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm && \
 	strip -R .comment $(3)
 endef
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Builds the static musl libraries stk links against (zlib, libelf, libdw, libbpf,
-# libiberty, mbedtls + libcurl for debuginfod) from Debian *source* packages into $DEPS (default build/deps).
+# libiberty, BearSSL + libcurl for debuginfod) from Debian *source* packages into $DEPS (default build/deps).
 # Sources come from `apt-get source` through a private apt list dir, so the
 # host's apt configuration is never touched. A stamp file makes reruns free.
 set -euo pipefail
@@ -14,9 +14,9 @@ uapi=$build/uapi-include
 stamp=$deps/.stamp
 # Which suite each source package comes from. libbpf is taken from trixie:
 # 1.5 has the kprobe attach modes (PMU vs legacy tracefs) stk forces per probe.
-sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie" "mbedtls bookworm" "curl bookworm")
+sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie" "bearssl bookworm" "curl bookworm")
 # What is built from them: a change here rebuilds (the stamp holds both lists).
-parts="zlib libelf libdw libbpf libiberty mbedtls libcurl"
+parts="zlib libelf libdw libbpf libiberty bearssl libcurl"
 want="$(printf '%s\n' "${sources[@]}" "parts: $parts")"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
@@ -135,19 +135,19 @@ cp "$work/libiberty/include/demangle.h" "$work/libiberty/include/libiberty.h" \
    "$work/libiberty/include/ansidecl.h" "$deps/include/libiberty/"
 
 # --- libcurl (begin): debuginfod client (core/sym/debuginfod.c) ---
-# HTTP and HTTPS only, TLS from mbedtls (the smallest TLS library Debian ships
-# that builds with musl as is), the threaded resolver so DNS obeys timeouts.
-echo "  DEPS     mbedtls" >&2
-cp -a "$(cat "$src/mbedtls.dir")" "$work/mbedtls"
-(make -j2 -C "$work/mbedtls/library" CC=musl-gcc CFLAGS="$cflags" AR=ar static &&
-    cp "$work/mbedtls/library/"lib*.a "$deps/lib/" &&
-    cp -r "$work/mbedtls/include/mbedtls" "$work/mbedtls/include/psa" "$deps/include/") >>"$log" 2>&1 ||
-    { tail -30 "$log" >&2; exit 1; }
+# HTTP and HTTPS only, TLS from BearSSL (small, MIT-licensed so it may be linked
+# into GPL-2.0-only stk, builds with musl as is), the threaded resolver so DNS
+# obeys timeouts.
+echo "  DEPS     bearssl" >&2
+cp -a "$(cat "$src/bearssl.dir")" "$work/bearssl"
+(make -j2 -C "$work/bearssl" CC=musl-gcc CFLAGS="$cflags" lib &&
+    cp "$work/bearssl/build/libbearssl.a" "$deps/lib/" && cp "$work/bearssl/inc/"*.h "$deps/include/") \
+    >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 echo "  DEPS     libcurl" >&2
 cp -a "$(cat "$src/curl.dir")" "$work/curl"
 (cd "$work/curl" && ./configure CC=musl-gcc CFLAGS="$cflags" CPPFLAGS="-I$deps/include -isystem $uapi" \
     LDFLAGS="-L$deps/lib" PKG_CONFIG_LIBDIR="$deps/lib/pkgconfig" --disable-shared --enable-static \
-    --with-mbedtls="$deps" --enable-threaded-resolver --without-zlib --without-brotli --without-zstd \
+    --with-bearssl="$deps" --enable-threaded-resolver --without-zlib --without-brotli --without-zstd \
     --without-libpsl --without-libidn2 --without-nghttp2 --without-nghttp3 --without-ngtcp2 \
     --without-librtmp --without-libssh2 --without-libgsasl --without-ca-bundle --without-ca-path \
     --disable-ldap --disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp \

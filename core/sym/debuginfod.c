@@ -174,6 +174,11 @@ void stk_debuginfod_free(struct stk_debuginfod *d)
 	free(d);
 }
 
+const char *stk_debuginfod_library_version(void)
+{
+	return curl_version();
+}
+
 void stk_debuginfod_get_stats(const struct stk_debuginfod *d, struct stk_debuginfod_stats *st)
 {
 	if (d)

@@ -48,6 +48,9 @@ void stk_debuginfod_free(struct stk_debuginfod *d);
 int stk_debuginfod_debuginfo(struct stk_debuginfod *d, const char *build_id, const char *what);
 void stk_debuginfod_get_stats(const struct stk_debuginfod *d, struct stk_debuginfod_stats *st);
 
+/* "libcurl/7.88.1 BearSSL": what the client is built on (stk --version). */
+const char *stk_debuginfod_library_version(void);
+
 /* elfutils' default cache directory from these variables (NULL when unset); for tests. */
 int stk_debuginfod_default_cache(const char *cache_path, const char *xdg_cache_home, const char *home,
 				 char *out, size_t len);

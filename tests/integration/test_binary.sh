@@ -18,6 +18,7 @@ run_capture "$STK" --version
 expect_contains version_names_stk "$OUT" "stk $(cat "$(dirname "$0")/../../VERSION")"
 expect_contains version_names_libbpf "$OUT" "libbpf 1."
 expect_contains version_names_libelf "$OUT" "libelf 0."
+expect_contains version_names_libcurl "$OUT" "debuginfod client: libcurl/7."
 
 run_capture "$STK" --list
 expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime threadstate info"
