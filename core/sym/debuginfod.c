@@ -282,7 +282,7 @@ static int on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t u
 	return 0;
 }
 
-/* One server: the file lands in tmp_name under dir. 0, or -1 with the failure noted. */
+/* One server: the file is written to fd (a temp file in the cache). 0, or -1 with the failure noted. */
 static int fetch_one(struct stk_debuginfod *d, const char *server, const char *build_id, int fd,
 		     const char *what, double remaining)
 {

@@ -1,9 +1,13 @@
 /*
  * The shared symbolizer: kernel addresses through kallsyms, user addresses
  * through /proc/PID/maps + ELF symbol tables (separate debug files, vDSO,
- * /tmp/perf-PID.map for JITs), with C++ demangling. One instance per capture;
- * every string it hands out lives until stk_symbolizer_free().
- * Not thread-safe: use one symbolizer per thread.
+ * /tmp/perf-PID.map for JITs), with C++ demangling. Where no symbol covers
+ * an address, CFI names its function "module+0xSTART"; DWARF adds inlined
+ * functions and source lines; debug files missing here come from debuginfod
+ * (opts.debuginfod) when an address of their file is first resolved, which
+ * callers do after the capture. One instance per capture; every string it
+ * hands out lives until stk_symbolizer_free(). Not thread-safe: use one
+ * symbolizer per thread.
  */
 #ifndef STK_SYMBOLIZE_H
 #define STK_SYMBOLIZE_H
