@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/base/grow.h"
@@ -36,6 +37,7 @@ struct stk_dwarf_lines {
 struct stk_dwarf_lines *stk_dwarf_lines_open(int fd, char *why, size_t len)
 {
 	struct stk_dwarf_lines *d = calloc(1, sizeof(*d));
+	struct stat st;
 
 	if (!d) {
 		snprintf(why, len, "out of memory");
@@ -43,7 +45,11 @@ struct stk_dwarf_lines *stk_dwarf_lines_open(int fd, char *why, size_t len)
 		return NULL;
 	}
 	d->fd = fd;
-	d->elf = elf_begin(fd, ELF_C_READ, NULL);
+	/* Mapped only when no other user can truncate the file under us (a fault, not an
+	 * error): root's and not writable by others, like /usr/lib/debug; else read. */
+	d->elf = elf_begin(fd, fstat(fd, &st) == 0 && st.st_uid == 0 && !(st.st_mode & 022) ? ELF_C_READ_MMAP
+											     : ELF_C_READ,
+			   NULL);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
 		snprintf(why, len, "not an ELF file: %s", elf_errmsg(-1));
 		stk_dwarf_lines_close(d);

@@ -1,9 +1,10 @@
 /*
  * Source lines and inline chains from one ELF file's DWARF (libdw): for an
  * address, the functions inlined there (innermost first, each with its
- * line) and the line in the function they were inlined into. The file is
- * read with pread (not mapped: a file truncated under us cannot fault), and
- * answers are memoized per address; every string lives until close.
+ * line) and the line in the function they were inlined into. Files other
+ * users could truncate are read with pread (a mapped one would fault),
+ * root's own are mapped; answers are memoized per address; every string
+ * lives until close.
  */
 #ifndef STK_DWARF_LINES_H
 #define STK_DWARF_LINES_H
