@@ -142,6 +142,10 @@ static void call_site(Dwarf_Die *inl, Dwarf_Files *files, size_t n_files, const 
 static int compute(struct stk_dwarf_lines *d, uint64_t vaddr, struct stk_src_info *out)
 {
 	struct stk_inline_frame chain[MAX_INLINE_DEPTH];
+	Dwarf_Aranges *aranges;
+	Dwarf_Arange *arange;
+	Dwarf_Off cu_off;
+	size_t n_aranges;
 	Dwarf_Die cudie, *scopes = NULL;
 	Dwarf_Files *files = NULL;
 	Dwarf_Line *line;
@@ -150,13 +154,14 @@ static int compute(struct stk_dwarf_lines *d, uint64_t vaddr, struct stk_src_inf
 	int lineno = 0, n_scopes;
 
 	memset(out, 0, sizeof(*out));
-	if (!dwarf_addrdie(d->dw, vaddr, &cudie)) {
-		int err = dwarf_errno(); /* 0: simply no unit covers vaddr */
-
-		if (err && !d->error[0])
-			snprintf(d->error, sizeof(d->error), "DWARF rejected by libdw: %s", dwarf_errmsg(err));
+	/* dwarf_addrdie's steps, so that an address no unit covers (code built without -g,
+	 * a static libc) is told apart from DWARF libdw cannot read */
+	if (dwarf_getaranges(d->dw, &aranges, &n_aranges) != 0)
+		goto rejected;
+	if (!(arange = dwarf_getarange_addr(aranges, vaddr)))
 		return -1;
-	}
+	if (dwarf_getarangeinfo(arange, NULL, NULL, &cu_off) != 0 || !dwarf_offdie(d->dw, cu_off, &cudie))
+		goto rejected;
 	if ((line = dwarf_getsrc_die(&cudie, vaddr))) {
 		file = dwarf_linesrc(line, NULL, NULL);
 		dwarf_lineno(line, &lineno);
@@ -217,6 +222,10 @@ static int compute(struct stk_dwarf_lines *d, uint64_t vaddr, struct stk_src_inf
 	out->file = keep_copy(d, file);
 	out->line = lineno > 0 ? (uint32_t)lineno : 0;
 	return 0;
+rejected:
+	if (!d->error[0])
+		snprintf(d->error, sizeof(d->error), "DWARF rejected by libdw: %s", dwarf_errmsg(-1));
+	return -1;
 }
 
 static uint64_t mix(uint64_t x)
