@@ -54,8 +54,8 @@ UNIT_CORE := $(filter-out $(addsuffix %,$(KERNEL_DIRS)),$(CORE_SRCS)) btf/btf_ar
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
 UNIT_SUITES_H := $(GEN)/unit_suites.h
-UNIT_LIBS_MUSL := -L$(DEPS)/lib -ldw -lelf -liberty -lz -lm
-UNIT_LIBS_ASAN := -ldw -lelf -liberty -lz -lm
+UNIT_LIBS_MUSL := -L$(DEPS)/lib -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
+UNIT_LIBS_ASAN := -ldw -lelf -liberty -lcurl -lz -lm
 ASAN_CC   ?= clang
 ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 	      -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -131,7 +131,7 @@ $(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDT
 
 $(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lz -lm
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
 	@$(STRIP) -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
@@ -175,7 +175,7 @@ define stk_with_btf
 	    > $(2)/sizes.txt && \
 	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
 	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
-	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lz -lm && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm && \
 	$(STRIP) -R .comment $(3)
 endef
 
@@ -245,7 +245,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
-	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh
+	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh \
+	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -260,6 +261,23 @@ $(W)/burn_pie: tests/workloads/burn.c
 $(W)/burn_stripped: $(W)/burn_pie
 	@objcopy --only-keep-debug $< $@.debug
 	@objcopy --strip-all --add-gnu-debuglink=$@.debug $< $@
+# Stripped of every symbol, no debuglink: its debug file exists only in tests/debugstore
+# (for PPROF_BINARY_PATH and a test debuginfod server), nowhere the symbolizer looks.
+$(W)/burn_nodebug $(BUILD)/tests/debugstore/burn_nodebug &: $(W)/burn_pie
+	@mkdir -p $(BUILD)/tests/debugstore
+	@objcopy --only-keep-debug $< $(BUILD)/tests/debugstore/burn_nodebug
+	@objcopy --strip-all $< $(W)/burn_nodebug
+# 4,096 distinct stacks through static functions; stripped, only CFI knows where functions start
+# (the unstripped twin names them for the test).
+$(W)/manystacks: bench/manystacks.c
+	@mkdir -p $(@D)
+	@gcc -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
+$(W)/manystacks_stripped: $(W)/manystacks
+	@strip --strip-all -o $@ $<
+# outer -> two always_inline functions: only DWARF names them (-O2, frame pointers kept).
+$(W)/inline_chain: tests/workloads/inline_chain.c
+	@mkdir -p $(@D)
+	@gcc -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 $(W)/burn_cxx: tests/workloads/burn_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ -O0 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
@@ -350,6 +368,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/symbols.sh
 
 clean:
 	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf
@@ -365,7 +384,7 @@ FIX_SRC   := tests/fixtures/sym_fixture.c
 FIX_FLAGS := -std=c11 -O1 -g $(WARN)
 FIXTURES  := $(FIX)/sym_nopie $(FIX)/sym_pie $(FIX)/libstkfix.so $(FIX)/sym_uselib \
 	     $(FIX)/sym_stripped $(FIX)/sym_stripped.debug $(FIX)/sym_dynsym_only \
-	     $(FIX)/sym_cxx $(FIX)/sym_lld
+	     $(FIX)/sym_cxx $(FIX)/sym_lld $(FIX)/libstkweak.so
 
 $(FIX)/sym_nopie: $(FIX_SRC)
 	@mkdir -p $(@D)
@@ -405,6 +424,11 @@ $(FIX)/sym_lld: $(FIX_SRC)
 	@mkdir -p $(@D)
 	@echo "  FIXTURE  $@"
 	@gcc $(FIX_FLAGS) -fPIE -pie -fuse-ld=lld -o $@ $<
+# Weak aliases and versioned names (glibc's nanosleep shape), stripped: .dynsym + .gnu.version only.
+$(FIX)/libstkweak.so: tests/fixtures/sym_weak_lib.c tests/fixtures/sym_weak_lib.map
+	@mkdir -p $(@D)
+	@echo "  FIXTURE  $@"
+	@gcc $(FIX_FLAGS) -fPIC -shared -s -Wl,--version-script=tests/fixtures/sym_weak_lib.map -o $@ $<
 $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # --- symbolizer fixtures (end) ---
 

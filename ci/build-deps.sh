@@ -1,6 +1,6 @@
 #!/bin/bash
 # Builds the static musl libraries stk links against (zlib, libelf, libdw, libbpf,
-# libiberty) from Debian *source* packages into $DEPS (default build/deps).
+# libiberty, BearSSL + libcurl for debuginfod) from Debian *source* packages into $DEPS (default build/deps).
 # ARCH (the Makefile's: x86, arm64) is the target; one other than the build
 # host's is cross-built with Debian's gcc-aarch64-linux-gnu and a musl built
 # here from Debian's musl source (its musl-gcc wrapper lands in $DEPS/bin).
@@ -17,7 +17,7 @@ uapi=$build/uapi-include
 stamp=$deps/.stamp
 # Which suite each source package comes from. libbpf is taken from trixie:
 # 1.5 has the kprobe attach modes (PMU vs legacy tracefs) stk forces per probe.
-sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie")
+sources=("zlib bookworm" "elfutils bookworm" "libiberty bookworm" "libbpf trixie" "bearssl bookworm" "curl bookworm")
 
 # The target: its compiler prefix, configure's --host, its UAPI headers.
 host_arch=$(uname -m | sed -e 's/^x86_64$/x86/' -e 's/^aarch64$/arm64/')
@@ -44,7 +44,7 @@ ar=${cross}ar ranlib=${cross}ranlib
 # make's command-line ARCH=arm64 must not reach them through MAKEFLAGS.
 unset ARCH MAKEFLAGS MFLAGS MAKEOVERRIDES
 # What is built from them: a change here rebuilds (the stamp holds both lists).
-parts="zlib libelf libdw libbpf libiberty"
+parts="zlib libelf libdw libbpf libiberty bearssl libcurl"
 want="$(printf '%s\n' "${sources[@]}" "parts: $parts")"
 [ -z "$cross" ] || want="ARCH=$arch
 $want"
@@ -175,6 +175,32 @@ cp "$work/libiberty/build/libiberty.a" "$deps/lib/"
 mkdir -p "$deps/include/libiberty"
 cp "$work/libiberty/include/demangle.h" "$work/libiberty/include/libiberty.h" \
    "$work/libiberty/include/ansidecl.h" "$deps/include/libiberty/"
+
+# --- libcurl (begin): debuginfod client (core/sym/debuginfod.c) ---
+# HTTP and HTTPS only, TLS from BearSSL (small, MIT-licensed so it may be linked
+# into GPL-2.0-only stk, builds with musl as is), the threaded resolver so DNS
+# obeys timeouts.
+echo "  DEPS     bearssl" >&2
+cp -a "$(cat "$src/bearssl.dir")" "$work/bearssl"
+(make -j2 -C "$work/bearssl" CC="$cc" AR="$ar" LD="$cc" LDDLL="$cc" CFLAGS="$cflags" lib &&
+    cp "$work/bearssl/build/libbearssl.a" "$deps/lib/" && cp "$work/bearssl/inc/"*.h "$deps/include/") \
+    >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+echo "  DEPS     libcurl" >&2
+cp -a "$(cat "$src/curl.dir")" "$work/curl"
+(cd "$work/curl" && ./configure $host_flag CC="$cc" AR="$ar" RANLIB="$ranlib" CFLAGS="$cflags" CPPFLAGS="-I$deps/include -isystem $uapi" \
+    LDFLAGS="-L$deps/lib" PKG_CONFIG_LIBDIR="$deps/lib/pkgconfig" --disable-shared --enable-static \
+    --with-bearssl="$deps" --enable-threaded-resolver --without-zlib --without-brotli --without-zstd \
+    --without-libpsl --without-libidn2 --without-nghttp2 --without-nghttp3 --without-ngtcp2 \
+    --without-librtmp --without-libssh2 --without-libgsasl --without-ca-bundle --without-ca-path \
+    --disable-ldap --disable-ldaps --disable-rtsp --disable-dict --disable-telnet --disable-tftp \
+    --disable-pop3 --disable-imap --disable-smb --disable-smtp --disable-gopher --disable-mqtt \
+    --disable-ftp --disable-file --disable-manual --disable-ntlm --disable-ntlm-wb \
+    --disable-unix-sockets --disable-cookies --disable-alt-svc --disable-hsts --disable-doh \
+    --disable-netrc --disable-progress-meter --disable-docs &&
+    make -j2 -C lib libcurl.la && cp lib/.libs/libcurl.a "$deps/lib/" &&
+    mkdir -p "$deps/include/curl" && cp include/curl/*.h "$deps/include/curl/") >>"$log" 2>&1 ||
+    { tail -30 "$log" >&2; exit 1; }
+# --- libcurl (end) ---
 
 for s in "${sources[@]}"; do
     set -- $s

@@ -4,7 +4,13 @@
 set -euo pipefail
 
 # Build: compilers, BPF tools, musl, headers. Tests: g++ for C++ workloads,
-# protoc + pprof's profile.proto schema to decode pprof output, xmllint for SVG.
+# protoc + pprof's profile.proto schema to decode pprof output, xmllint for SVG;
+# golang-go builds the real pprof tool from golang-github-google-pprof-dev's
+# source (tests/integration/test_symbols.sh re-symbolizes stk's pprof output,
+# with eu-unstrip from elfutils joining a stripped binary and its debug file);
+# debuginfod serves debug files to the debuginfod client's test (iproute2 for its
+# private network namespace, curl to poll it, openssl for a test CA); the ASan unit
+# build links the host's libdw and libcurl (libdw-dev, libcurl4-openssl-dev).
 # Packaging (make deb/rpm, tests/integration/test_packaging.sh): rpm provides
 # rpmbuild, lintian and rpmlint check the packages, groff-base and man-db
 # render the man page. The kernel matrix (tests/vm) boots kernels with qemu
@@ -16,9 +22,9 @@ set -euo pipefail
 # qemu-user-static to run the aarch64 binary here, qemu-system-arm to boot
 # the arm64 kernel matrix.
 packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gcc g++
-          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev zlib1g-dev
-          xz-utils zstd lz4 bzip2 python3 util-linux procps file binutils
-          protobuf-compiler golang-github-google-pprof-dev libxml2-utils
+          linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev libcurl4-openssl-dev zlib1g-dev
+          xz-utils zstd lz4 bzip2 python3 util-linux iproute2 curl openssl procps file binutils
+          protobuf-compiler golang-github-google-pprof-dev golang-go elfutils debuginfod libxml2-utils
           rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk
           gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu linux-libc-dev-arm64-cross
           qemu-user-static qemu-system-arm)

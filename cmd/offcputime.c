@@ -81,6 +81,7 @@ static void print_help(void)
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
 	       "      --no-args               C++ names without parameter lists\n"
+	       STK_SYMBOL_HELP
 	       "      --mechanism M           tp_btf, raw_tp, tracepoint or kprobe instead of the first that works\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"

@@ -100,6 +100,7 @@ static void print_help(void)
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
 	       "      --no-args               C++ names without parameter lists\n"
+	       STK_SYMBOL_HELP
 	       "      --mechanism M           kernel functions: fentry, kprobe.multi, kprobe or kprobe_legacy;\n"
 	       "                              tracepoints: raw_tp or tracepoint;\n"
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
@@ -190,6 +191,7 @@ static int parse_args(void *run, int argc, char **argv)
 		{ "btf", required_argument, NULL, STK_OPT_BTF },
 		{ "unwind", required_argument, NULL, STK_OPT_UNWIND },
 		{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },
+		STK_SYMBOL_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "cpu", required_argument, NULL, 'c' },

@@ -99,6 +99,8 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 			 STK_STACK_BYTES_MIN, STK_STACK_BYTES_MAX);
 		return -1;
 	}
+	case STK_OPT_NO_DEBUGINFOD: o->no_debuginfod = true; return 1;
+	case STK_OPT_LINES: o->lines = true; return 1;
 	default: return 0;
 	}
 }

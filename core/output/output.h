@@ -31,6 +31,7 @@ struct stk_output_opts {
 	bool symbol_offsets; /* -s: "func+0x1a" (text) */
 	bool show_tid;       /* text/folded name tasks "comm (pid/tid)" instead of "comm (pid)" */
 	bool no_task;        /* text: no task line, stacks of all processes merge (stackcount without -P) */
+	bool lines;          /* --lines: " at file:line" after each frame (text) */
 };
 
 /* "text", "folded", "pmp", "pprof", "svg" -> format. 0, or -1 if unknown. */

@@ -155,6 +155,12 @@ int stk_path_build(struct stk_path *p, const struct stk_stack *s, const struct s
 			if (path_push(p, STK_ELEM_USER))
 				return -1;
 			stk_frame_name_plain(&p->names, &s->user[i], o);
+			/* then the functions inlined into it, outermost first */
+			for (size_t k = s->user[i].n_inlined; k-- > 0;) {
+				if (path_push(p, STK_ELEM_USER))
+					return -1;
+				stk_buf_puts(&p->names, s->user[i].inlined[k].symbol);
+			}
 		}
 	}
 	if (delim) {

@@ -65,6 +65,13 @@ void stk_pmp_strip(struct stk_buf *b, const char *symbol)
 static void put_frames(struct stk_buf *b, struct stk_buf *tmp, const struct stk_frame *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < f[i].n_inlined; k++) { /* inlined functions, innermost first */
+			if (b->len)
+				stk_buf_putc(b, ',');
+			stk_buf_reset(tmp);
+			stk_pmp_strip(tmp, f[i].inlined[k].symbol);
+			stk_put_clean(b, stk_buf_str(tmp), "", '?');
+		}
 		if (b->len)
 			stk_buf_putc(b, ',');
 		stk_buf_reset(tmp);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/output/output_formats.h"
+#include "core/base/grow.h"
 #include "core/output/output_internal.h"
 
 /* profile.proto field numbers */
@@ -18,7 +19,7 @@ enum {
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3, MAPPING_FILE_OFFSET = 4,
 	MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
 	LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4,
-	LINE_FUNCTION_ID = 1,
+	LINE_FUNCTION_ID = 1, LINE_LINE = 2,
 	FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
 };
 
@@ -48,7 +49,11 @@ struct pprof {
 	struct keytab mappings, functions, locations;
 	struct stk_pb mapping_msgs, function_msgs, location_msgs, sample_msgs;
 	struct stk_pb msg, sub, ids; /* scratch */
-	uint64_t kernel_mapping;
+	uint64_t kernel_mapping, kernel_lo, kernel_hi;
+	/* per mapping id - 1: some location in it has no name from a symbol table, so
+	 * HasFunctions stays false and pprof re-symbolizes it (PPROF_BINARY_PATH) */
+	bool *unnamed;
+	size_t unnamed_cap;
 	bool oom;
 };
 
@@ -173,20 +178,52 @@ static uint64_t mapping_id(struct pprof *pp, const struct stk_frame *f)
 	bool added;
 	uint64_t id = keytab_id(&pp->mappings, &k, &added);
 
-	if (!id)
+	if (!id || stk_grow((void **)&pp->unnamed, &pp->unnamed_cap, id, sizeof(*pp->unnamed))) {
 		pp->oom = true;
-	if (!added)
-		return id;
-	pp->msg.len = 0;
-	stk_pb_uint(&pp->msg, MAPPING_ID, id);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, f->map_start);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, f->map_end);
-	stk_pb_uint(&pp->msg, MAPPING_FILE_OFFSET, f->map_offset);
-	stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k.k[0]);
-	stk_pb_int(&pp->msg, MAPPING_BUILD_ID, (int64_t)k.k[4]);
-	stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
-	stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+		return 0;
+	}
+	if (added)
+		pp->unnamed[id - 1] = false;
+	if (!f->symbol || f->synthetic)
+		pp->unnamed[id - 1] = true;
 	return id;
+}
+
+/* The mapping of the executable with the most weight: pprof calls mapping 1 the main binary. */
+static void add_main_mapping(struct pprof *pp, const struct stk_report *r)
+{
+	/* a few candidates are plenty: -p names one process, a whole-host capture has its heavy ones */
+	enum { MAX_EXES = 32 };
+	const struct stk_frame *exes[MAX_EXES];
+	uint64_t weight[MAX_EXES];
+	size_t n = 0, best = 0;
+
+	for (size_t i = 0; i < r->n_stacks; i++) {
+		const struct stk_stack *s = &r->stacks[i];
+		size_t e;
+
+		for (size_t j = 0; j < s->n_user; j++) {
+			const struct stk_frame *f = &s->user[j];
+
+			if (!f->main_exe || !f->module)
+				continue;
+			for (e = 0; e < n && strcmp(exes[e]->module, f->module); e++)
+				;
+			if (e == n && n < MAX_EXES) {
+				exes[n] = f;
+				weight[n++] = 0;
+			}
+			if (e < n)
+				weight[e] += s->value;
+			break;
+		}
+	}
+	if (!n)
+		return;
+	for (size_t e = 1; e < n; e++)
+		if (weight[e] > weight[best])
+			best = e;
+	mapping_id(pp, exes[best]);
 }
 
 /* The one mapping every kernel frame (vmlinux and modules) points at. */
@@ -208,15 +245,41 @@ static void add_kernel_mapping(struct pprof *pp, const struct stk_report *r)
 		return; /* no kernel frames */
 	k.k[0] = (uint64_t)str_id(pp, KERNEL_FILENAME);
 	pp->kernel_mapping = keytab_id(&pp->mappings, &k, &added);
-	if (!pp->kernel_mapping)
+	if (!pp->kernel_mapping ||
+	    stk_grow((void **)&pp->unnamed, &pp->unnamed_cap, pp->kernel_mapping, sizeof(*pp->unnamed))) {
 		pp->oom = true;
-	pp->msg.len = 0;
-	stk_pb_uint(&pp->msg, MAPPING_ID, pp->kernel_mapping);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, lo);
-	stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, hi == UINT64_MAX ? hi : hi + 1);
-	stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k.k[0]);
-	stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
-	stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+		pp->kernel_mapping = 0;
+		return;
+	}
+	pp->unnamed[pp->kernel_mapping - 1] = false;
+	pp->kernel_lo = lo;
+	pp->kernel_hi = hi == UINT64_MAX ? hi : hi + 1;
+}
+
+/* Every mapping's message, in id order, once all locations are known. */
+static void emit_mappings(struct pprof *pp)
+{
+	for (size_t i = 0; i < pp->mappings.n; i++) {
+		const struct key *k = &pp->mappings.keys[i];
+		uint64_t id = i + 1;
+
+		pp->msg.len = 0;
+		stk_pb_uint(&pp->msg, MAPPING_ID, id);
+		if (id == pp->kernel_mapping) {
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, pp->kernel_lo);
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, pp->kernel_hi);
+			stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k->k[0]);
+		} else {
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_START, k->k[1]);
+			stk_pb_uint(&pp->msg, MAPPING_MEMORY_LIMIT, k->k[2]);
+			stk_pb_uint(&pp->msg, MAPPING_FILE_OFFSET, k->k[3]);
+			stk_pb_int(&pp->msg, MAPPING_FILENAME, (int64_t)k->k[0]);
+			stk_pb_int(&pp->msg, MAPPING_BUILD_ID, (int64_t)k->k[4]);
+		}
+		if (!pp->unnamed[i])
+			stk_pb_uint(&pp->msg, MAPPING_HAS_FUNCTIONS, 1);
+		stk_pb_sub(&pp->mapping_msgs, PROFILE_MAPPING, &pp->msg);
+	}
 }
 
 static uint64_t function_id(struct pprof *pp, const char *name, const char *filename)
@@ -238,13 +301,23 @@ static uint64_t function_id(struct pprof *pp, const char *name, const char *file
 	return id;
 }
 
-/* A location for (mapping, address, function); function 0 means no Line. */
-static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address, uint64_t function)
+/* A location for (mapping, address, function); function 0 means no Line. Frames with
+ * inlined functions carry one Line each, innermost first, the function they were
+ * inlined into last (pprof's order). */
+static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address, uint64_t function,
+			    const struct stk_frame *f)
 {
-	struct key k = { { mapping, address, function, 0, 0 } };
+	struct key k = { { mapping, address, function, f ? f->n_inlined : 0, 0 } };
+	const char *module = f && f->module ? f->module : "";
+	uint64_t inline_ids[64];
+	size_t n_inline = f && f->n_inlined < 64 ? f->n_inlined : f ? 64 : 0;
 	bool added;
-	uint64_t id = keytab_id(&pp->locations, &k, &added);
+	uint64_t id;
 
+	/* function ids first: msg and sub are reused by the function table */
+	for (size_t i = 0; i < n_inline; i++)
+		inline_ids[i] = function_id(pp, f->inlined[i].symbol, f->inlined[i].file ? f->inlined[i].file : module);
+	id = keytab_id(&pp->locations, &k, &added);
 	if (!id)
 		pp->oom = true;
 	if (!added)
@@ -253,9 +326,17 @@ static uint64_t location_id(struct pprof *pp, uint64_t mapping, uint64_t address
 	stk_pb_uint(&pp->msg, LOCATION_ID, id);
 	stk_pb_uint(&pp->msg, LOCATION_MAPPING_ID, mapping);
 	stk_pb_uint(&pp->msg, LOCATION_ADDRESS, address);
+	for (size_t i = 0; i < n_inline; i++) {
+		pp->sub.len = 0;
+		stk_pb_uint(&pp->sub, LINE_FUNCTION_ID, inline_ids[i]);
+		stk_pb_int(&pp->sub, LINE_LINE, f->inlined[i].line);
+		stk_pb_sub(&pp->msg, LOCATION_LINE, &pp->sub);
+	}
 	if (function) {
 		pp->sub.len = 0;
 		stk_pb_uint(&pp->sub, LINE_FUNCTION_ID, function);
+		if (f)
+			stk_pb_int(&pp->sub, LINE_LINE, f->line);
 		stk_pb_sub(&pp->msg, LOCATION_LINE, &pp->sub);
 	}
 	stk_pb_sub(&pp->location_msgs, PROFILE_LOCATION, &pp->msg);
@@ -266,14 +347,14 @@ static uint64_t frame_location(struct pprof *pp, const struct stk_frame *f)
 {
 	uint64_t mapping = f->kernel ? pp->kernel_mapping : mapping_id(pp, f);
 	const char *file = f->module ? f->module : f->kernel ? KERNEL_FILENAME : "";
-	uint64_t function = f->symbol ? function_id(pp, f->symbol, file) : 0;
+	uint64_t function = f->symbol ? function_id(pp, f->symbol, f->file ? f->file : file) : 0;
 
-	return location_id(pp, mapping, f->address, function);
+	return location_id(pp, mapping, f->address, function, f);
 }
 
 static uint64_t missed_location(struct pprof *pp, const char *what)
 {
-	return location_id(pp, 0, 0, function_id(pp, what, ""));
+	return location_id(pp, 0, 0, function_id(pp, what, ""), NULL);
 }
 
 static void add_label(struct pprof *pp, const char *key, const char *str, int64_t num)
@@ -334,6 +415,7 @@ static void pprof_free(struct pprof *pp)
 		free(pp->strings.s[i]);
 	free(pp->strings.s);
 	free(pp->strings.slots);
+	free(pp->unnamed);
 	struct keytab *tabs[] = { &pp->mappings, &pp->functions, &pp->locations };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
 		free(tabs[i]->keys);
@@ -361,9 +443,11 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 	str_id(&pp, ""); /* string_table[0] must be "" */
 	add_value_type(&pp, &profile, PROFILE_SAMPLE_TYPE, r->value_type ? r->value_type : "samples",
 		       r->value_unit ? r->value_unit : "count");
+	add_main_mapping(&pp, r);
 	add_kernel_mapping(&pp, r);
 	for (size_t i = 0; i < r->n_stacks; i++)
 		add_sample(&pp, &r->stacks[i]);
+	emit_mappings(&pp);
 	if (r->period_type) {
 		add_value_type(&pp, &profile, PROFILE_PERIOD_TYPE, r->period_type,
 			       r->period_unit ? r->period_unit : "");

@@ -6,19 +6,43 @@
 #include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
+/* A newline inside a name would break the one-frame-per-line shape. */
+static void clean_from(struct stk_buf *b, size_t start)
+{
+	for (size_t j = start; j < b->len && !b->oom; j++)
+		if ((unsigned char)b->data[j] < 0x20 || b->data[j] == 0x7f)
+			b->data[j] = '?';
+}
+
+static void put_source_line(struct stk_buf *b, const char *file, uint32_t line)
+{
+	if (file)
+		stk_buf_printf(b, " at %s:%u", file, (unsigned)line);
+}
+
 static void put_frames(struct stk_buf *b, const struct stk_frame *f, size_t n,
 		       const struct stk_output_opts *o)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t start;
 
+		/* functions inlined at this address first, innermost (the leaf side) first */
+		for (size_t k = 0; k < f[i].n_inlined; k++) {
+			stk_buf_puts(b, "    ");
+			start = b->len;
+			stk_buf_puts(b, f[i].inlined[k].symbol);
+			stk_buf_puts(b, " (inlined)");
+			if (o->lines)
+				put_source_line(b, f[i].inlined[k].file, f[i].inlined[k].line);
+			clean_from(b, start);
+			stk_buf_putc(b, '\n');
+		}
 		stk_buf_puts(b, "    ");
 		start = b->len;
 		stk_frame_name_text(b, &f[i], o);
-		/* a newline inside a name would break the one-frame-per-line shape */
-		for (size_t j = start; j < b->len && !b->oom; j++)
-			if ((unsigned char)b->data[j] < 0x20 || b->data[j] == 0x7f)
-				b->data[j] = '?';
+		if (o->lines)
+			put_source_line(b, f[i].file, f[i].line);
+		clean_from(b, start);
 		stk_buf_putc(b, '\n');
 	}
 }

@@ -202,16 +202,22 @@ int stk_user_functions(const char *path, const struct stk_name_match *m, struct 
 		return -1;
 	}
 	elf_version(EV_CURRENT);
-	if (stk_elf_file_from_fd(fd, &f, why, sizeof(why))) {
+	if (stk_elf_file_from_fd_flags(fd, &f, STK_ELF_ALL_NAMES, why, sizeof(why))) {
 		snprintf(err, len, "%s: %s", path, why);
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	for (size_t i = 0; i < f.n_syms; i++) {
-		const char *name = f.names + f.syms[i].name;
+		const char *full = f.names + f.syms[i].name;
+		char name[512];
 		uint64_t off;
-		if (!stk_name_matches(m, name) || vaddr_to_offset(&f, f.syms[i].addr, &off))
+
+		/* "nanosleep" matches nanosleep@@GLIBC_2.2.5 and nanosleep@GLIBC_2.2.5; a pattern
+		 * with '@' matches the versioned name itself. */
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(full, "@"), full);
+		if (!stk_name_matches(m, strchr(m->pattern, '@') ? full : name) ||
+		    vaddr_to_offset(&f, f.syms[i].addr, &off))
 			continue;
 		if (stk_grow((void **)&out->funcs, &out->cap, out->n + 1, sizeof(*out->funcs)) ||
 		    !(out->funcs[out->n].name = strdup(name))) {

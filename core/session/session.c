@@ -72,7 +72,8 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 
 	/* keep_elf: the files' CFI for --unwind dwarf, even after their processes exit. */
 	struct stk_symbolizer_opts so = { .demangle = opts->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
-					  .keep_elf = opts->unwind == STK_UNWIND_MODE_DWARF };
+					  .keep_elf = opts->unwind == STK_UNWIND_MODE_DWARF,
+					  .debuginfod = !opts->no_debuginfod, .verbose = opts->verbose };
 	s->sym = stk_symbolizer_new(&so);
 	if (!s->sym) {
 		stk_error(applet, "cannot set up the symbolizer");
@@ -254,6 +255,7 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 		report->duration_nanos = now_mono - s->start_mono;
 	opts->delimiter = o->delimiter;
 	opts->verbose = o->verbose;
+	opts->lines = o->lines;
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		FILE *out = n ? s->outs[i] : stdout;
 

@@ -27,6 +27,8 @@ struct stk_frame *stk_resolve_stack(int stack_map_fd, int32_t stack_id, uint32_t
 	for (size_t i = 0; i < count; i++) {
 		if (kernel)
 			stk_symbolize_kernel(sym, ips[i], &frames[i]);
+		else if (i)
+			stk_symbolize_user_caller(sym, pid, ips[i], &frames[i]);
 		else
 			stk_symbolize_user(sym, pid, ips[i], &frames[i]);
 	}

@@ -10,6 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A function inlined at a frame's address, with the source line in it (DWARF). */
+struct stk_inline_frame {
+	const char *symbol;
+	const char *file; /* NULL when unknown */
+	uint32_t line;
+};
+
 /* One frame, already symbolized. All strings are owned by the producer. */
 struct stk_frame {
 	const char *symbol;     /* demangled name; NULL when there is no symbol ("[unknown]") */
@@ -23,6 +30,15 @@ struct stk_frame {
 	uint64_t map_offset;    /* file offset of map_start */
 	bool kernel;
 	const char *found_by;   /* user frames unwound in user space: "regs", "cfi" or "fp"; else NULL */
+	bool main_exe;          /* user: module is the process's executable (pprof's first mapping) */
+	bool synthetic;         /* symbol is "module+0xSTART" made from CFI, not a symbol table's */
+	/* From DWARF, when the file has it: the functions inlined at address, innermost
+	 * first (symbol is the function they were inlined into), and the source line in
+	 * symbol (the call site of inlined[n_inlined - 1] when there are inlined frames). */
+	const struct stk_inline_frame *inlined;
+	size_t n_inlined;
+	const char *file;
+	uint32_t line;
 };
 
 /* One unique stack with its weight. Frame arrays are leaf first. */

@@ -7,6 +7,7 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,11 +111,69 @@ static int sym_order(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
+/*
+ * Version names by version index (.gnu.version_d), for "name@@GLIBC_2.2.5"
+ * names in .dynsym. Pointers into libelf's string table: valid while e is open.
+ */
+struct sym_versions {
+	Elf_Data *versym;
+	const char *names[64];
+};
+
+static void read_versions(Elf *e, struct sym_versions *v)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	memset(v, 0, sizeof(*v));
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *d;
+		size_t off = 0;
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_GNU_versym) {
+			v->versym = elf_getdata(scn, NULL);
+			continue;
+		}
+		if (sh.sh_type != SHT_GNU_verdef || !(d = elf_getdata(scn, NULL)))
+			continue;
+		/* A bounded walk: a corrupt vd_next cannot loop. */
+		for (size_t n = 0; n < sh.sh_info && n < 4096; n++) {
+			if (!gelf_getverdef(d, (int)off, &vd) || !gelf_getverdaux(d, (int)(off + vd.vd_aux), &va))
+				break;
+			if (vd.vd_ndx < sizeof(v->names) / sizeof(v->names[0]) && !(vd.vd_flags & VER_FLG_BASE))
+				v->names[vd.vd_ndx] = elf_strptr(e, sh.sh_link, va.vda_name);
+			if (!vd.vd_next)
+				break;
+			off += vd.vd_next;
+		}
+	}
+}
+
+/* "@@GLIBC_2.2.5" (default version), "@GLIBC_2.2.5" (hidden) or "" for symbol i. */
+static void version_suffix(const struct sym_versions *v, size_t i, char *out, size_t len)
+{
+	GElf_Versym vs;
+	unsigned idx;
+
+	out[0] = '\0';
+	if (!v || !v->versym || !gelf_getversym(v->versym, (int)i, &vs))
+		return;
+	idx = vs & 0x7fff;
+	if (idx < sizeof(v->names) / sizeof(v->names[0]) && v->names[idx])
+		snprintf(out, len, "%s%s", (vs & 0x8000) ? "@" : "@@", v->names[idx]);
+}
+
+static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f, unsigned flags)
 {
 	GElf_Shdr sh;
 	Elf_Data *d;
 	size_t count, kept = 0, arena = 0;
+	bool all_names = flags & STK_ELF_ALL_NAMES;
+	struct sym_versions versions;
 
 	Elf_Scn *strs;
 	GElf_Shdr strsh;
@@ -129,6 +188,8 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 	d = elf_getdata(scn, NULL);
 	if (!d)
 		return -1;
+	if (all_names && sh.sh_type == SHT_DYNSYM)
+		read_versions(e, &versions);
 	/* From the data's size, not sh_entsize (a forged entsize of 1 would multiply the array). */
 	count = d->d_size / sym_size;
 	f->syms = calloc(count ? count : 1, sizeof(*f->syms));
@@ -140,6 +201,7 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 		for (size_t i = 0; i < count; i++) {
 			GElf_Sym sym;
 			const char *name;
+			char version[128] = "";
 			int type;
 			size_t nl;
 
@@ -150,12 +212,17 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 			    !sym.st_size || !sym.st_value)
 				continue;
 			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name || !*name)
+			if (!name || !*name || *name == '@')
 				continue;
-			/* "clock_nanosleep@GLIBC_2.2.5" (versioned .symtab names): the version is noise. */
-			nl = strcspn(name, "@") + 1;
-			if (nl == 1)
-				continue;
+			if (all_names) {
+				/* Keep "name@@GLIBC_2.2.5" whole; .dynsym names get theirs from .gnu.version. */
+				if (sh.sh_type == SHT_DYNSYM && !strchr(name, '@'))
+					version_suffix(&versions, i, version, sizeof(version));
+				nl = strlen(name) + strlen(version) + 1;
+			} else {
+				/* "clock_nanosleep@GLIBC_2.2.5" (versioned .symtab names): the version is noise. */
+				nl = strcspn(name, "@") + 1;
+			}
 			if (pass == 0) {
 				arena += nl;
 				continue;
@@ -164,8 +231,7 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 			f->syms[kept].size = sym.st_size;
 			f->syms[kept].bind = (uint8_t)GELF_ST_BIND(sym.st_info);
 			f->syms[kept].name = (uint32_t)f->names_len;
-			memcpy(f->names + f->names_len, name, nl - 1);
-			f->names[f->names_len + nl - 1] = '\0';
+			snprintf(f->names + f->names_len, nl, "%s%s", name, version);
 			f->names_len += nl;
 			kept++;
 		}
@@ -176,6 +242,9 @@ static int read_symbols(Elf *e, Elf_Scn *scn, struct stk_elf_file *f)
 		}
 	}
 	qsort(f->syms, kept, sizeof(*f->syms), sym_order);
+	f->n_syms = kept;
+	if (all_names)
+		return 0;
 	/* Keep one symbol per address: the best-ranked alias sorts first. */
 	f->n_syms = 0;
 	for (size_t i = 0; i < kept; i++)
@@ -225,7 +294,7 @@ static void read_debuglink(Elf_Scn *scn, struct stk_elf_file *f)
 	f->debuglink_crc = crc;
 }
 
-static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
+static int from_elf(Elf *e, struct stk_elf_file *f, unsigned flags, char *why, size_t len)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	size_t shstrndx = 0;
@@ -242,7 +311,7 @@ static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
 	if (elf_getshdrstrndx(e, &shstrndx))
 		shstrndx = 0;
 	while ((scn = elf_nextscn(e, scn))) {
-		const char *name;
+		const char *name = NULL;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -253,8 +322,10 @@ static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
 		else if (shstrndx && (name = elf_strptr(e, shstrndx, sh.sh_name)) &&
 			 strcmp(name, ".gnu_debuglink") == 0)
 			read_debuglink(scn, f);
+		else if (name && sh.sh_type != SHT_NOBITS && sh.sh_size && strcmp(name, ".debug_info") == 0)
+			f->has_dwarf = 1;
 	}
-	if (symtab && read_symbols(e, symtab, f) == 0 && f->n_syms) {
+	if (symtab && read_symbols(e, symtab, f, flags) == 0 && f->n_syms) {
 		f->has_symtab = 1;
 		return 0;
 	}
@@ -263,7 +334,10 @@ static int from_elf(Elf *e, struct stk_elf_file *f, char *why, size_t len)
 	f->syms = NULL;
 	f->names = NULL;
 	f->n_syms = f->names_len = 0;
-	if (dynsym && read_symbols(e, dynsym, f))
+	if (dynsym && read_symbols(e, dynsym, f, flags))
+		goto nomem;
+	/* Stripped: the functions .dynsym does not name still have their CFI. */
+	if (!(flags & STK_ELF_ALL_NAMES) && stk_cfi_ranges_read(e, &f->cfi))
 		goto nomem;
 	return 0;
 nomem:
@@ -274,8 +348,14 @@ nomem:
 
 int stk_elf_file_from_fd(int fd, struct stk_elf_file *f, char *why, size_t len)
 {
+	return stk_elf_file_from_fd_flags(fd, f, 0, why, len);
+}
+
+int stk_elf_file_from_fd_flags(int fd, struct stk_elf_file *f, unsigned flags, char *why, size_t len)
+{
+	/* pread, not mmap: a file truncated by its owner meanwhile cannot crash stk */
 	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	int ret = from_elf(e, f, why, len);
+	int ret = from_elf(e, f, flags, why, len);
 
 	elf_end(e);
 	return ret;
@@ -286,14 +366,26 @@ int stk_elf_file_from_memory(const void *image, size_t size, struct stk_elf_file
 {
 	/* libelf only reads the image here; it wants a non-const pointer. */
 	Elf *e = elf_memory((char *)(uintptr_t)image, size);
-	int ret = from_elf(e, f, why, len);
+	int ret = from_elf(e, f, 0, why, len);
 
 	elf_end(e);
 	return ret;
 }
 
+static void release_display(struct stk_elf_file *f)
+{
+	if (!f->display)
+		return;
+	for (size_t i = 0; i < f->n_syms; i++)
+		if (f->display[i] && f->display[i] != f->names + f->syms[i].name)
+			free((void *)(uintptr_t)f->display[i]);
+	free(f->display);
+	f->display = NULL;
+}
+
 void stk_elf_file_take_symbols(struct stk_elf_file *f, struct stk_elf_file *other)
 {
+	release_display(f); /* names made for the old table */
 	free(f->syms);
 	free(f->names);
 	f->syms = other->syms;
@@ -308,15 +400,11 @@ void stk_elf_file_take_symbols(struct stk_elf_file *f, struct stk_elf_file *othe
 
 void stk_elf_file_release(struct stk_elf_file *f)
 {
-	if (f->display) {
-		for (size_t i = 0; i < f->n_syms; i++)
-			if (f->display[i] && f->display[i] != f->names + f->syms[i].name)
-				free((void *)(uintptr_t)f->display[i]);
-		free(f->display);
-	}
+	release_display(f);
 	free(f->syms);
 	free(f->names);
 	free(f->loads);
+	stk_cfi_ranges_free(&f->cfi);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -10,6 +10,7 @@
 
 /* Largest symbol or string table read (bytes); bigger ones are treated as absent. */
 #define STK_ELF_MAX_TABLE (1ull << 30)
+#include "core/sym/cfi_ranges.h"
 
 struct stk_elf_sym {
 	uint64_t addr, size;
@@ -33,10 +34,19 @@ struct stk_elf_file {
 	char debuglink[256];  /* .gnu_debuglink file name, "" when absent */
 	uint32_t debuglink_crc;
 	int has_symtab;       /* symbols came from .symtab (not just .dynsym) */
+	int has_dwarf;        /* a .debug_info section with contents */
+	struct stk_cfi_ranges cfi; /* function ranges from CFI, read when there is no .symtab */
 };
 
 /* Parse from an fd (not closed) or an in-memory image. 0 or -1 with why. */
 int stk_elf_file_from_fd(int fd, struct stk_elf_file *f, char *why, size_t len);
+/*
+ * STK_ELF_ALL_NAMES: every alias at an address (nanosleep beside __nanosleep),
+ * names with their symbol version ("nanosleep@@GLIBC_2.2.5", also for .dynsym
+ * through .gnu.version); for matching probe patterns, not for stk_elf_lookup.
+ */
+#define STK_ELF_ALL_NAMES 1u
+int stk_elf_file_from_fd_flags(int fd, struct stk_elf_file *f, unsigned flags, char *why, size_t len);
 int stk_elf_file_from_memory(const void *image, size_t size, struct stk_elf_file *f, char *why,
 			     size_t len);
 /* Just the build ID (hex into buf, "" when none): cheap check before a full parse. */

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #include "core/sym/debuginfo.h"
+#include "core/sym/debuginfod.h"
+#include "core/sym/dwarf_lines.h"
 #include "core/sym/elf_symbols.h"
 #include "core/sym/kallsyms.h"
 #include "core/sym/perf_map.h"
@@ -32,6 +35,8 @@
 #define MAX_MAPS_REFRESH 8
 /* How often one process's perf map is parsed (it grows as the JIT writes). */
 #define MAX_PERF_MAP_LOADS 8
+/* Files whose DWARF stays open for source lines and inline frames (one fd each). */
+#define MAX_DWARF_FILES 256
 
 enum map_kind { MAP_FILE, MAP_VDSO, MAP_ANON, MAP_SPECIAL };
 
@@ -40,6 +45,11 @@ struct sym_file {
 	int ok; /* 0: parse failed, kept so the file is not retried */
 	Elf *unwind_elf; /* opts.keep_elf: the file itself for CFI, read with pread on unwind_fd */
 	int unwind_fd;
+	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */
+	char *remote_name; /* set: no local debug file; ask debuginfod by build ID when first resolved */
+	int dwarf_fd;      /* the file with this one's DWARF (itself or its debug file), while has_dwarf_fd */
+	bool has_dwarf_fd, dwarf_tried, dwarf_error_noted;
+	struct stk_dwarf_lines *dwarf; /* opened on first use */
 };
 
 struct file_key {
@@ -51,6 +61,7 @@ struct sym_map {
 	uint64_t start, end, offset;
 	char *path; /* as /proc/PID/maps shows it */
 	enum map_kind kind;
+	bool exe; /* the process's executable (/proc/PID/exe) */
 	struct sym_file *file;
 };
 
@@ -82,6 +93,10 @@ struct stk_symbolizer {
 
 	struct sym_file *vdso;
 	int vdso_tried;
+
+	struct stk_debuginfod *debuginfod; /* made on first need */
+	int debuginfod_tried;
+	unsigned dwarf_fds; /* kept open for source lines, at most MAX_DWARF_FILES */
 
 	struct stk_symbolizer_stats stats;
 
@@ -162,6 +177,15 @@ static void free_sym_file(struct sym_file *f)
 {
 	if (!f)
 		return;
+	if (f->cfi_names)
+		for (size_t i = 0; i < f->elf.cfi.n; i++)
+			free(f->cfi_names[i]);
+	free(f->cfi_names);
+	free(f->remote_name);
+	if (f->dwarf)
+		stk_dwarf_lines_close(f->dwarf); /* closes dwarf_fd */
+	else if (f->has_dwarf_fd)
+		close(f->dwarf_fd);
 	stk_elf_file_release(&f->elf);
 	if (f->unwind_elf) {
 		elf_end(f->unwind_elf);
@@ -192,6 +216,7 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 	free(s->files);
 	free(s->keys);
 	free_sym_file(s->vdso);
+	stk_debuginfod_free(s->debuginfod);
 	stk_kallsyms_free(s->ksyms);
 	free(s->kallsyms_path);
 	free(s);
@@ -343,6 +368,21 @@ static int open_mapping(struct stk_symbolizer *s, pid_t pid, const struct stk_ma
 	return fd;
 }
 
+/* Keeps fd (a file with DWARF) for f's source lines: a dup, owned by f. */
+static void keep_dwarf_fd(struct stk_symbolizer *s, struct sym_file *f, int fd)
+{
+	int dup_fd;
+
+	if (f->has_dwarf_fd || s->dwarf_fds >= MAX_DWARF_FILES)
+		return;
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0)
+		return;
+	f->dwarf_fd = dup_fd;
+	f->has_dwarf_fd = true;
+	s->dwarf_fds++;
+}
+
 /* Symbols from the separate debug file when the binary itself has no .symtab. */
 static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *path,
 			     struct sym_file *f, const struct stat *st)
@@ -351,16 +391,25 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 	struct stk_elf_file dbg;
 	int fd;
 
-	if (f->elf.has_symtab || (!f->elf.build_id[0] && !f->elf.debuglink[0]))
+	if (f->elf.has_symtab || f->elf.has_dwarf || (!f->elf.build_id[0] && !f->elf.debuglink[0]))
 		return;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	fd = stk_debuginfo_open(root, path, st->st_uid, f->elf.build_id, f->elf.debuglink, f->elf.debuglink_crc,
 				(uint64_t)st->st_dev, (uint64_t)st->st_ino);
-	if (fd < 0)
+	if (fd < 0) {
+		/* Not here: a debuginfod server may have it, asked once the capture is over. */
+		if (s->opts.debuginfod && f->elf.build_id[0] && !f->remote_name) {
+			const char *base = strrchr(path, '/');
+
+			f->remote_name = strdup(base ? base + 1 : path);
+		}
 		return;
+	}
 	if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
 		if (dbg.has_symtab)
 			stk_elf_file_take_symbols(&f->elf, &dbg);
+		if (dbg.has_dwarf)
+			keep_dwarf_fd(s, f, fd);
 		stk_elf_file_release(&dbg);
 	} else {
 		note_failure(s, "debug file of %s: %s", path, why);
@@ -387,6 +436,41 @@ static void keep_elf(struct sym_file *f, int fd)
 	}
 	f->unwind_elf = elf;
 	f->unwind_fd = own;
+}
+
+/* The debug file of f from debuginfod, now (the first time one of its addresses is resolved). */
+static void fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f)
+{
+	struct stk_debuginfod_stats ds;
+	struct stk_elf_file dbg;
+	char why[128], *name = f->remote_name;
+	int fd;
+
+	f->remote_name = NULL;
+	if (!s->debuginfod_tried) {
+		struct stk_debuginfod_opts o = { .progress = stderr, .verbose = s->opts.verbose };
+
+		s->debuginfod_tried = 1;
+		s->debuginfod = stk_debuginfod_new(&o);
+	}
+	fd = s->debuginfod ? stk_debuginfod_debuginfo(s->debuginfod, f->elf.build_id, name) : -1;
+	if (fd >= 0) {
+		if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
+			if (dbg.has_symtab)
+				stk_elf_file_take_symbols(&f->elf, &dbg);
+			if (dbg.has_dwarf)
+				keep_dwarf_fd(s, f, fd);
+			stk_elf_file_release(&dbg);
+		} else {
+			note_failure(s, "debug file of %s from debuginfod: %s", name, why);
+		}
+		close(fd);
+	}
+	stk_debuginfod_get_stats(s->debuginfod, &ds);
+	s->stats.debuginfod_fetched = ds.fetched;
+	s->stats.debuginfod_cached = ds.cache_hits;
+	s->stats.debuginfod_failed = ds.failed;
+	free(name);
 }
 
 static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e)
@@ -429,6 +513,8 @@ static struct sym_file *learn_file(struct stk_symbolizer *s, pid_t pid, const st
 			f->ok = 1;
 			if (s->opts.keep_elf)
 				keep_elf(f, fd);
+			if (f->elf.has_dwarf)
+				keep_dwarf_fd(s, f, fd);
 			attach_debuginfo(s, pid, path, f, &st);
 			s->stats.files_parsed++;
 		} else {
@@ -572,8 +658,9 @@ static int map_order(const void *a, const void *b)
 /* Reads /proc/PID/maps and learns every executable mapping's file now. */
 static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 {
-	char path[64], line[4300];
+	char path[64], line[4300], exe[4096];
 	struct stk_map_entry *e = malloc(sizeof(*e));
+	ssize_t exe_len;
 	struct sym_map *maps = NULL;
 	size_t n = 0, cap = 0;
 	int has_anon = 0, err = 0;
@@ -581,6 +668,10 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 
 	if (!e)
 		return -ENOMEM;
+	/* The executable's mappings carry its path as the process sees it, as exe does. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	exe_len = readlink(path, exe, sizeof(exe) - 1);
+	exe[exe_len > 0 ? exe_len : 0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	if (!(f = fopen(path, "re"))) {
 		err = -errno;
@@ -601,6 +692,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 		m->end = e->end;
 		m->offset = e->offset;
 		m->file = NULL;
+		m->exe = exe[0] && strcmp(e->path, exe) == 0;
 		if (!e->path[0]) {
 			m->kind = MAP_ANON;
 			has_anon = 1;
@@ -723,26 +815,109 @@ static const char *display_name(struct stk_symbolizer *s, struct stk_elf_file *f
 	return f->display[i];
 }
 
+/*
+ * No symbol covers vaddr: name it after its function's start from CFI,
+ * "module+0xSTART" (an ELF address, the same in every run and process), so
+ * distinct unnamed functions stay distinct.
+ */
+static void name_from_cfi(struct sym_file *f, const struct sym_map *m, uint64_t vaddr, struct stk_frame *frame)
+{
+	long i = stk_cfi_ranges_lookup(&f->elf.cfi, vaddr);
+	char path[4096], *name;
+	const char *base;
+	size_t len;
+	int deleted;
+
+	if (i < 0)
+		return;
+	if (!f->cfi_names && !(f->cfi_names = calloc(f->elf.cfi.n, sizeof(*f->cfi_names))))
+		return;
+	if (!f->cfi_names[i]) {
+		strip_deleted(m->path, path, sizeof(path), &deleted);
+		base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		len = strlen(base) + 24;
+		if (!(name = malloc(len)))
+			return;
+		snprintf(name, len, "%s+0x%" PRIx64, base, f->elf.cfi.ranges[i].start);
+		f->cfi_names[i] = name;
+	}
+	frame->symbol = f->cfi_names[i];
+	frame->symbol_offset = vaddr - f->elf.cfi.ranges[i].start;
+	frame->synthetic = true;
+}
+
+/*
+ * Inlined functions and source lines at vaddr from f's DWARF. A return
+ * address points past its call: the line asked about is then vaddr - 1's, so
+ * a caller's frame shows the call (and the inlined functions around it), not
+ * the statement after it.
+ */
+static void add_source_lines(struct stk_symbolizer *s, struct sym_file *f, uint64_t vaddr, bool return_address,
+			     struct stk_frame *frame)
+{
+	struct stk_src_info info;
+	char why[160];
+
+	if (!f->has_dwarf_fd && !f->dwarf)
+		return;
+	if (!f->dwarf && !f->dwarf_tried) {
+		f->dwarf_tried = true;
+		f->has_dwarf_fd = false; /* handed over: closed by stk_dwarf_lines_* */
+		f->dwarf = stk_dwarf_lines_open(f->dwarf_fd, why, sizeof(why));
+		if (!f->dwarf) {
+			s->stats.dwarf_failed++;
+			note_failure(s, "%s: %s (no source lines or inlined frames from it)", frame->module, why);
+			if (s->opts.verbose)
+				fprintf(stderr, "stk: symbolizer: %s\n", s->stats.last_failure);
+		}
+	}
+	if (!f->dwarf)
+		return;
+	if (stk_dwarf_lines_lookup(f->dwarf, return_address && vaddr ? vaddr - 1 : vaddr, &info)) {
+		const char *err = stk_dwarf_lines_error(f->dwarf);
+
+		if (err && !f->dwarf_error_noted) {
+			f->dwarf_error_noted = true;
+			s->stats.dwarf_failed++;
+			note_failure(s, "%s: %s (no source lines or inlined frames from it)", frame->module, err);
+			if (s->opts.verbose) /* resolution runs after the capture's summary: say it now */
+				fprintf(stderr, "stk: symbolizer: %s\n", s->stats.last_failure);
+		}
+		return;
+	}
+	frame->inlined = info.inlined;
+	frame->n_inlined = info.n_inlined;
+	frame->file = info.file;
+	frame->line = info.line;
+}
+
 static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const struct sym_map *m,
-			    uint64_t addr, struct stk_frame *frame)
+			    uint64_t addr, bool return_address, struct stk_frame *frame)
 {
 	uint64_t vaddr;
 	long i;
 
 	if (!f)
 		return;
+	if (f->remote_name)
+		fetch_remote_debuginfo(s, f);
 	frame->build_id = f->elf.build_id[0] ? f->elf.build_id : NULL;
 	/* mapping -> file offset -> ELF vaddr through the PT_LOAD holding that offset. */
 	if (stk_elf_offset_to_vaddr(&f->elf, addr - m->start + m->offset, &vaddr))
 		return;
 	i = stk_elf_lookup(&f->elf, vaddr);
-	if (i < 0)
+	if (i < 0) {
+		name_from_cfi(f, m, vaddr, frame);
 		return;
+	}
 	frame->symbol = display_name(s, &f->elf, (size_t)i);
 	frame->symbol_offset = vaddr - f->elf.syms[i].addr;
+	add_source_lines(s, f, vaddr, return_address, frame);
 }
 
-void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
+static void symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool return_address,
+			   struct stk_frame *frame)
 {
 	struct sym_proc *p;
 	const struct sym_map *m;
@@ -767,12 +942,13 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 	frame->map_start = m->start;
 	frame->map_end = m->end;
 	frame->map_offset = m->offset;
+	frame->main_exe = m->exe;
 	switch (m->kind) {
 	case MAP_FILE:
-		resolve_in_file(s, m->file, m, addr, frame);
+		resolve_in_file(s, m->file, m, addr, return_address, frame);
 		break;
 	case MAP_VDSO:
-		resolve_in_file(s, vdso_file(s), m, addr, frame);
+		resolve_in_file(s, vdso_file(s), m, addr, return_address, frame);
 		break;
 	case MAP_ANON:
 		frame->module = "[anon]";
@@ -806,6 +982,16 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 		fn(ctx, &um);
 	}
 	return 0;
+}
+
+void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
+{
+	symbolize_user(s, pid, addr, false, frame);
+}
+
+void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
+{
+	symbolize_user(s, pid, addr, true, frame);
 }
 
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st)

@@ -1,9 +1,13 @@
 /*
  * The shared symbolizer: kernel addresses through kallsyms, user addresses
  * through /proc/PID/maps + ELF symbol tables (separate debug files, vDSO,
- * /tmp/perf-PID.map for JITs), with C++ demangling. One instance per capture;
- * every string it hands out lives until stk_symbolizer_free().
- * Not thread-safe: use one symbolizer per thread.
+ * /tmp/perf-PID.map for JITs), with C++ demangling. Where no symbol covers
+ * an address, CFI names its function "module+0xSTART"; DWARF adds inlined
+ * functions and source lines; debug files missing here come from debuginfod
+ * (opts.debuginfod) when an address of their file is first resolved, which
+ * callers do after the capture. One instance per capture; every string it
+ * hands out lives until stk_symbolizer_free(). Not thread-safe: use one
+ * symbolizer per thread.
  */
 #ifndef STK_SYMBOLIZE_H
 #define STK_SYMBOLIZE_H
@@ -26,6 +30,8 @@ struct stk_symbolizer_opts {
 	const char *kallsyms_path; /* NULL: /proc/kallsyms (tests pass a fixture) */
 	bool skip_map_files;       /* open files via /proc/PID/root only (tests the non-root path) */
 	bool keep_elf;             /* keep each file's ELF (in memory) for stk_symbolizer_each_module() */
+	bool debuginfod;           /* fetch missing debug files from $DEBUGINFOD_URLS (after the capture) */
+	bool verbose;              /* debuginfod: say where each debug file came from */
 };
 
 struct stk_symbolizer;
@@ -65,6 +71,9 @@ int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid);
  */
 void stk_symbolize_kernel(struct stk_symbolizer *s, uint64_t addr, struct stk_frame *frame);
 void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
+/* The same for a return address (every frame but a sample's leaf): source lines and
+ * inlined frames are those of the call before it. */
+void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
 
 /*
  * Kernel symbols usable? 1 when kallsyms is readable with real addresses;
@@ -93,6 +102,8 @@ struct stk_symbolizer_stats {
 	unsigned files_failed;
 	unsigned kernel_symbols;
 	char last_failure[256];    /* "" when nothing failed */
+	unsigned debuginfod_fetched, debuginfod_cached, debuginfod_failed;
+	unsigned dwarf_failed;     /* files whose DWARF libdw rejected (reason in last_failure) */
 };
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st);
 

@@ -31,9 +31,9 @@ expect_count() {
 }
 
 # --- one workload, many tracers: each attaches, then the workload runs its loop once ---
-start_workload() { # ITERATIONS: sets WPID, GO
+start_workload() { # ITERATIONS [NAPS]: sets WPID, GO
     GO=$tmp/go.$RANDOM
-    "$W/readloop" "$1" "$GO" >"$tmp/workload.out" 2>&1 &
+    "$W/readloop" "$1" "$GO" "${2:-0}" >"$tmp/workload.out" 2>&1 &
     pids+=($!)
     WPID=$!
     for _ in $(seq 100); do grep -q '^ready' "$tmp/workload.out" && return; sleep 0.05; done
@@ -63,7 +63,7 @@ run_workload() { # waits for every tracer to attach (or die), runs the loop, sto
 }
 rc_of() { cat "$tmp/$1.rc"; }
 
-start_workload $N
+start_workload $N 500
 trace tp_read -p "$WPID" -f t:syscalls:sys_enter_read
 trace tp_wild -p "$WPID" -f -d 't:syscalls:sys_enter_rea*'
 trace tp_user -p "$WPID" -f -U t:syscalls:sys_enter_read
@@ -81,11 +81,14 @@ trace forced_uprobe -p "$WPID" -f --mechanism uprobe 'readloop:rl_step_*'
 trace usdt_tick -p "$WPID" -f u:readloop:tick
 trace usdt_guarded -f -d "u:$W/readloop:stk_readloop:guarded"
 trace per_process -p "$WPID" -P u:readloop:tick
+# glibc exports nanosleep as a WEAK alias of __nanosleep; the versioned name works too.
+trace weak_nanosleep -p "$WPID" -f c:nanosleep
+trace versioned_nanosleep -p "$WPID" -f 'c:nanosleep@@GLIBC_*'
 run_workload
 guarded=$(sed -n 's/^done [0-9]* guarded \([0-9]*\).*/\1/p' "$tmp/workload.out")
 
 for name in tp_read tp_wild tp_user tp_kernel raw_tp raw_tp_classic malloc p_malloc exe_func exe_func_offsets path_glob regex forced_uprobe usdt_tick \
-            usdt_guarded per_process; do
+            usdt_guarded per_process weak_nanosleep versioned_nanosleep; do
     expect_eq "${name}_rc" "$(rc_of $name)" 0
 done
 # glibc's read sets up no frame: FP unwinding cannot see its caller (rl_read_once), only the one above.
@@ -132,6 +135,9 @@ expect_eq usdt_semaphore_raised "$guarded" $N
 expect_count usdt_guarded_count "$tmp/usdt_guarded.out" '^readloop;.*main [0-9]+$' $N
 expect_contains usdt_plan "$(cat "$tmp/usdt_guarded.err")" "matched 1: stk_readloop:guarded"
 expect_contains per_process_task "$(cat "$tmp/per_process.out")" "    -                readloop ($WPID)"
+# 500 naps after the loop (the polling before it naps too, under main without rl_nap_path)
+expect_count weak_nanosleep_count "$tmp/weak_nanosleep.out" '^readloop;.*main;rl_nap_path;(rl_nap_once;)?(__)?nanosleep [0-9]+$' 500
+expect_count versioned_nanosleep_count "$tmp/versioned_nanosleep.out" '^readloop;.*main;rl_nap_path;(rl_nap_once;)?(__)?nanosleep [0-9]+$' 500
 
 # --- kernel functions: counted where the kernel has a mechanism, else one clear refusal ---
 kf_mech=$("$STK" info 2>/dev/null | sed -n 's/^stackcount kernel function: \([a-z_.]*\).*/\1/p')

@@ -12,26 +12,26 @@ static const struct stk_frame a_kernel[] = {
 };
 
 static const struct stk_frame a_user[] = {
-	{ .symbol = "ns::Widget<int>::run(int, char const*) const", .module = "/tmp/w", .build_id = "abcdef0123",
+	{ .symbol = "ns::Widget<int>::run(int, char const*) const", .module = "/tmp/w", .main_exe = true, .build_id = "abcdef0123",
 	  .address = 0x401136, .symbol_offset = 0x12, .map_start = 0x400000, .map_end = 0x402000 },
 	{ .symbol = NULL, .module = "/usr/lib/x.so", .address = 0x7f00deadbeef, .map_start = 0x7f00dead0000,
 	  .map_end = 0x7f00deae0000, .map_offset = 0x1000 },
-	{ .symbol = "main", .module = "/tmp/w", .build_id = "abcdef0123", .address = 0x401200,
+	{ .symbol = "main", .module = "/tmp/w", .main_exe = true, .build_id = "abcdef0123", .address = 0x401200,
 	  .symbol_offset = 0x20, .map_start = 0x400000, .map_end = 0x402000 },
 };
 
 /* b and c differ only in addresses: they fold to the same line */
 static const struct stk_frame b_user[] = {
-	{ .symbol = "compute(double)", .module = "/tmp/w", .build_id = "abcdef0123", .address = 0x401300,
+	{ .symbol = "compute(double)", .module = "/tmp/w", .main_exe = true, .build_id = "abcdef0123", .address = 0x401300,
 	  .symbol_offset = 0x4, .map_start = 0x400000, .map_end = 0x402000 },
-	{ .symbol = "main", .module = "/tmp/w", .build_id = "abcdef0123", .address = 0x401210,
+	{ .symbol = "main", .module = "/tmp/w", .main_exe = true, .build_id = "abcdef0123", .address = 0x401210,
 	  .symbol_offset = 0x30, .map_start = 0x400000, .map_end = 0x402000 },
 };
 
 static const struct stk_frame c_user[] = {
-	{ .symbol = "compute(double)", .module = "/tmp/w", .build_id = "abcdef0123", .address = 0x401310,
+	{ .symbol = "compute(double)", .module = "/tmp/w", .main_exe = true, .build_id = "abcdef0123", .address = 0x401310,
 	  .symbol_offset = 0x14, .map_start = 0x400000, .map_end = 0x402000 },
-	{ .symbol = "main", .module = "/tmp/w", .build_id = "abcdef0123", .address = 0x401220,
+	{ .symbol = "main", .module = "/tmp/w", .main_exe = true, .build_id = "abcdef0123", .address = 0x401220,
 	  .symbol_offset = 0x40, .map_start = 0x400000, .map_end = 0x402000 },
 };
 
@@ -41,7 +41,7 @@ static const struct stk_frame d_kernel[] = {
 };
 
 static const struct stk_frame e_user[] = {
-	{ .symbol = "odd;name", .module = "/tmp/w", .address = 0x401400, .map_start = 0x400000, .map_end = 0x402000,
+	{ .symbol = "odd;name", .module = "/tmp/w", .main_exe = true, .address = 0x401400, .map_start = 0x400000, .map_end = 0x402000,
 	  .build_id = "abcdef0123" },
 };
 

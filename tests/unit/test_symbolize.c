@@ -226,9 +226,10 @@ static void stripped_without_debug_file_uses_dynsym(struct test_ctx *t)
 	CHECK(t, stk_symbolizer_add_process(s, fx.pid) == 0);
 	expect_symbol(t, s, &fx, "stk_fixture_alpha", "stk_fixture_alpha", fx.path);
 	expect_symbol(t, s, &fx, "stk_fixture_beta", "stk_fixture_beta", fx.path);
-	/* Static, not exported: no symbol, but still its module and address. */
+	/* Static, not exported: named after its function start from CFI, "module+0xSTART". */
 	stk_symbolize_user(s, fx.pid, addr_of(&fx, "stk_fixture_local") + 1, &fr);
-	CHECK(t, fr.symbol == NULL);
+	CHECK(t, fr.symbol && strncmp(fr.symbol, "sym_dynsym_only+0x", 18) == 0);
+	CHECK(t, fr.synthetic && fr.symbol_offset == 1);
 	CHECK(t, fr.module && strcmp(fr.module, fx.path) == 0);
 	CHECK(t, fr.build_id == NULL); /* linked with --build-id=none */
 	reap(&fx);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "core/probe/user_probe.h"
 #include "core/sym/debuginfo.h"
 #include "core/sym/elf_symbols.h"
 #include "core/sym/perf_map.h"
@@ -236,11 +237,124 @@ static void elf_debuglink_and_crc(struct test_ctx *t)
 	stk_elf_file_release(&d);
 }
 
+/* Looks name up in lib's symbols and returns the name the symbolizer prints for its address. */
+static const char *named_at(const struct stk_elf_file *all, const struct stk_elf_file *f, const char *name)
+{
+	for (size_t i = 0; i < all->n_syms; i++) {
+		long j;
+
+		if (strcmp(all->names + all->syms[i].name, name))
+			continue;
+		j = stk_elf_lookup(f, all->syms[i].addr);
+		return j < 0 ? "" : f->names + f->syms[j].name;
+	}
+	return "(absent)";
+}
+
+static size_t probe_matches(struct test_ctx *t, const char *lib, const char *pattern)
+{
+	struct stk_user_func_list l = { 0 };
+	struct stk_name_match m;
+	char err[512];
+	size_t n;
+
+	CHECK(t, stk_name_match_init(&m, pattern, false, err, sizeof(err)) == 0);
+	CHECK(t, stk_user_functions(lib, &m, &l, err, sizeof(err)) == 0);
+	n = l.n;
+	stk_user_func_list_free(&l);
+	stk_name_match_free(&m);
+	return n;
+}
+
+/* glibc's shape: WEAK nanosleep beside GLOBAL __nanosleep, versioned names in .dynsym. */
+static void elf_weak_and_versioned(struct test_ctx *t)
+{
+	char lib[PATH_MAX], why[128];
+	struct stk_elf_file f, all;
+	int fd;
+
+	CHECK(t, fixture("libstkweak.so", lib, sizeof(lib)) == 0);
+	fd = open(lib, O_RDONLY);
+	CHECK(t, fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(t, stk_elf_file_from_fd(fd, &f, why, sizeof(why)) == 0);
+	CHECK(t, stk_elf_file_from_fd_flags(fd, &all, STK_ELF_ALL_NAMES, why, sizeof(why)) == 0);
+	close(fd);
+	CHECK(t, !f.has_symtab);
+	/* every alias with its version; the plain table keeps one name per address */
+	CHECK(t, strcmp(named_at(&all, &all, "wk_sleep@@WK_1.0"), "(absent)") != 0);
+	CHECK(t, strcmp(named_at(&all, &all, "__wk_sleep@@WK_1.0"), "(absent)") != 0);
+	CHECK_STR(t, named_at(&all, &all, "wk_old@WK_0.9"), "wk_old@WK_0.9");
+	CHECK_STR(t, named_at(&all, &all, "wk_old@@WK_1.0"), "wk_old@@WK_1.0");
+	/* the symbolizer names the shared address by its GLOBAL symbol, without the version */
+	CHECK_STR(t, named_at(&all, &f, "wk_sleep@@WK_1.0"), "__wk_sleep");
+	CHECK_STR(t, named_at(&all, &f, "wk_old@WK_0.9"), "wk_old");
+	CHECK(t, f.n_syms + 1 == all.n_syms);
+	stk_elf_file_release(&f);
+	stk_elf_file_release(&all);
+	/* probe patterns: the WEAK name matches, with or without its version */
+	CHECK(t, probe_matches(t, lib, "wk_sleep") == 1);
+	CHECK(t, probe_matches(t, lib, "__wk_sleep") == 1);
+	CHECK(t, probe_matches(t, lib, "wk_sleep@@WK_1.0") == 1);
+	CHECK(t, probe_matches(t, lib, "wk_sleep@WK_1.0") == 0);
+	CHECK(t, probe_matches(t, lib, "wk_old") == 2);
+	CHECK(t, probe_matches(t, lib, "wk_old@WK_0.9") == 1);
+	CHECK(t, probe_matches(t, lib, "*wk_s*") == 1); /* one probe per address */
+	CHECK(t, probe_matches(t, lib, "wk_old@*") == 2);
+}
+
+/* A stripped file's CFI: every function of its debug file's .symtab starts an FDE range of its size. */
+static void elf_cfi_ranges(struct test_ctx *t)
+{
+	char bin[PATH_MAX], dbg[PATH_MAX], why[128];
+	struct stk_elf_file f, d;
+	size_t matched = 0, text_funcs = 0;
+	int fd;
+
+	CHECK(t, fixture("sym_stripped", bin, sizeof(bin)) == 0);
+	CHECK(t, fixture("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
+	fd = open(bin, O_RDONLY);
+	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &f, why, sizeof(why)) == 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	fd = open(dbg, O_RDONLY);
+	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &d, why, sizeof(why)) == 0);
+	if (fd < 0) {
+		stk_elf_file_release(&f);
+		return;
+	}
+	close(fd);
+	CHECK(t, !f.has_symtab && f.cfi.n >= 4);
+	CHECK(t, d.has_symtab && d.cfi.n == 0); /* with a .symtab, CFI is not read */
+	for (size_t i = 0; i < d.n_syms; i++) {
+		const char *name = d.names + d.syms[i].name;
+		long r;
+
+		if (strncmp(name, "stk_fixture_", 12) != 0)
+			continue;
+		text_funcs++;
+		r = stk_cfi_ranges_lookup(&f.cfi, d.syms[i].addr + d.syms[i].size - 1);
+		if (r >= 0 && f.cfi.ranges[r].start == d.syms[i].addr && f.cfi.ranges[r].size == d.syms[i].size)
+			matched++;
+		else
+			printf("  %s at 0x%llx size %llu: no FDE of that range\n", name,
+			       (unsigned long long)d.syms[i].addr, (unsigned long long)d.syms[i].size);
+	}
+	CHECK(t, text_funcs >= 3 && matched == text_funcs);
+	CHECK(t, stk_cfi_ranges_lookup(&f.cfi, 0) == -1);
+	stk_elf_file_release(&f);
+	stk_elf_file_release(&d);
+}
+
 const struct test_case symbolize_parsers_tests[] = {
 	{ "symbolize_kallsyms", kallsyms },
 	{ "symbolize_perf_map_parse", perf_map },
 	{ "symbolize_perf_map_bounds", perf_map_bounds },
 	{ "symbolize_demangle", demangle },
 	{ "symbolize_elf_debuglink_crc", elf_debuglink_and_crc },
+	{ "symbolize_elf_weak_versioned", elf_weak_and_versioned },
+	{ "symbolize_elf_cfi_ranges", elf_cfi_ranges },
 	{ NULL, NULL },
 };

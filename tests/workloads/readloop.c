@@ -6,7 +6,9 @@
  *   rl_step_a / rl_step_b / rl_step_c, each once          (wildcards, regex)
  *   USDT stk_readloop:tick every iteration, and stk_readloop:guarded behind a
  *   semaphore (it fires only while a tracer holds the semaphore)
- * Usage: readloop ITERATIONS [GO_FILE]. Prints "ready PID", waits until
+ *   rl_nap_path -> rl_nap_once -> nanosleep, NAPS times after the loop
+ *   (glibc's nanosleep is a WEAK alias of __nanosleep)
+ * Usage: readloop ITERATIONS [GO_FILE [NAPS]]. Prints "ready PID", waits until
  * GO_FILE exists (polling with access(2), which reads nothing), runs the
  * loop, prints "done N guarded G ns T" (T: the loop's wall time), then sleeps until killed (so its mappings
  * stay readable). Without GO_FILE it starts at once and exits when done.
@@ -65,6 +67,18 @@ __attribute__((noinline)) void rl_alloc_path(long i)
 	}
 }
 
+__attribute__((noinline)) int rl_nap_once(void)
+{
+	struct timespec ts = { 0, 1000 };
+
+	return nanosleep(&ts, NULL);
+}
+
+__attribute__((noinline)) void rl_nap_path(void)
+{
+	rl_nap_once();
+}
+
 __attribute__((noinline)) long rl_step_a(long x) { return x + 1; }
 __attribute__((noinline)) long rl_step_b(long x) { return x * 3; }
 __attribute__((noinline)) long rl_step_c(long x) { return x - 2; }
@@ -73,6 +87,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000, guarded = 0, acc = 0;
 	const char *go = argc > 2 ? argv[2] : NULL;
+	long naps = argc > 3 ? atol(argv[3]) : 0;
 	char buf[4];
 	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 
@@ -96,6 +111,8 @@ int main(int argc, char **argv)
 		}
 	}
 	long long elapsed = now_ns() - start;
+	for (long i = 0; i < naps; i++)
+		rl_nap_path();
 	printf("done %ld guarded %ld ns %lld (%ld)\n", n, guarded, elapsed, acc & 1);
 	fflush(stdout);
 	while (go)
