@@ -143,7 +143,7 @@ PC
 echo "  DEPS     libdw" >&2
 ew=$work/elfutils
 dwfl_objs=$(sed -n '/^libdwfl_a_SOURCES = /,/[^\\]$/p' "$ew/libdwfl/Makefile.am" | tr -d '\\' |
-    sed 's/libdwfl_a_SOURCES =//' | tr ' \t' '\n\n' | grep '\.c$' | grep -v '^argp-std\.c$' | sed 's/\.c$/.o/')
+    sed 's/libdwfl_a_SOURCES =//' | tr ' \t' '\n\n' | grep '\.c$' | grep -v -e '^argp-std\.c$' -e '^linux-kernel-modules\.c$' | sed 's/\.c$/.o/')
 (make -C "$ew/libdw" libdw.a && make -C "$ew/libebl" libebl.a && make -C "$ew/libdwelf" libdwelf.a &&
     make -j2 -C "$ew/backends" libebl_backends.a && make -j2 -C "$ew/libdwfl" $dwfl_objs &&
     (cd "$ew/libdwfl" && $ar rcs libdwfl.a $dwfl_objs) && make -C "$ew/lib" error.o &&
