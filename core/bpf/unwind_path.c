@@ -22,6 +22,13 @@ static bool kernel_has_bounded_loops(void)
 
 void stk_unwind_path_describe(bool have_btf, bool have_get_stack, char *buf, size_t len)
 {
+#if !defined(__x86_64__)
+	/* as stk_unwind_settle(): dwarf is verified on x86_64 only so far */
+	(void)have_btf;
+	(void)have_get_stack;
+	snprintf(buf, len, "fp (dwarf needs x86_64: verified there only, this architecture walks frame pointers for now)");
+	return;
+#endif
 	if (!have_btf || !have_get_stack) {
 		snprintf(buf, len, "fp (dwarf needs %s)",
 			 !have_btf ? "kernel BTF: none found, see --btf" : "bpf_get_stack (4.18)");

@@ -38,6 +38,8 @@ struct stk_stack;
  * so, for -v); an explicit --unwind dwarf is an error. 0, or -1 with why.
  */
 int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len);
+/* Whether --unwind dwarf runs on the architecture stk was built for (x86_64 today). */
+bool stk_unwind_dwarf_supported_arch(void);
 
 /*
  * Reads map from loop. NULL after printing a one-line error. loop may be
