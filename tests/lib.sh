@@ -90,3 +90,29 @@ kill9_leaves_nothing() {
     expect_eq kill9_no_links_left "$links" 0
 }
 yesno() { if "$@"; then echo yes; else echo no; fi; }
+
+# Workloads a suite runs in the background, killed when it ends. A suite sets
+# tmp (its scratch directory) and calls workloads_begin, which installs the
+# EXIT trap that kills them and removes $tmp.
+workloads_begin() {
+    pids=()
+    trap 'stop_workloads; rm -rf "$tmp"' EXIT
+}
+# start_workload CMD... : runs it in the background, waits for "ready PID", sets WPID
+start_workload() {
+    local out=$tmp/ready.$RANDOM
+    "$@" >"$out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do
+        WPID=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out")
+        [ -n "$WPID" ] && return 0
+        sleep 0.05
+    done
+    WPID=$!
+}
+# Ends every workload started so far, so the next measurement has idle CPUs.
+stop_workloads() {
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    pids=()
+}

@@ -255,6 +255,8 @@ static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *i
 	for (size_t i = 0; i < n; i++) {
 		if (kernel)
 			stk_symbolize_kernel(sym, ips[i], &f[i]);
+		else if (i) /* a return address: its call is one byte back (inline scope, line) */
+			stk_symbolize_user_caller(sym, pid, ips[i], &f[i]);
 		else
 			stk_symbolize_user(sym, pid, ips[i], &f[i]);
 		if (how)

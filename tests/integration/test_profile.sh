@@ -5,33 +5,9 @@ SUITE=profile
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tests/workloads
 tmp=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+workloads_begin
 
-# start_workload CMD... : runs it in the background, waits for "ready PID", sets WPID
-start_workload() {
-    local out=$tmp/ready.$RANDOM
-    "$@" >"$out" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 100); do
-        WPID=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out")
-        [ -n "$WPID" ] && return 0
-        sleep 0.05
-    done
-    WPID=$!
-}
 
-# Ends every workload started so far, so the next measurement has idle CPUs.
-stop_workloads() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    pids=()
-}
 
 # frames_in_order TEXT NAME... : every NAME appears, each on a later line than the one before
 frames_in_order() {
