@@ -101,6 +101,7 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	}
 	case STK_OPT_NO_DEBUGINFOD: o->no_debuginfod = true; return 1;
 	case STK_OPT_LINES: o->lines = true; return 1;
+	case STK_OPT_NO_INLINE: o->no_inline = true; return 1;
 	default: return 0;
 	}
 }

@@ -32,17 +32,20 @@ enum stk_stack_long_opt {
 	STK_OPT_STACK_BYTES,
 	STK_OPT_NO_DEBUGINFOD,
 	STK_OPT_LINES,
+	STK_OPT_NO_INLINE,
 	STK_OPT_APPLET = 1100,
 };
 
 /* Symbol options (debuginfod, source lines), shared by every stack applet. */
 #define STK_SYMBOL_LONGOPTS                                                            \
 	{ "no-debuginfod", no_argument, NULL, STK_OPT_NO_DEBUGINFOD },                 \
-	{ "lines", no_argument, NULL, STK_OPT_LINES }
+	{ "lines", no_argument, NULL, STK_OPT_LINES },                                 \
+	{ "no-inline", no_argument, NULL, STK_OPT_NO_INLINE }
 /* Their help lines. */
 #define STK_SYMBOL_HELP                                                                                   \
 	"      --no-debuginfod         never fetch debug files from $DEBUGINFOD_URLS\n"                  \
-	"      --lines                 source file:line of every frame (text), inlined frames marked\n"
+	"      --lines                 source file:line of every frame (text), inlined frames marked\n"      \
+	"      --no-inline             no frames for functions inlined into others (as perf's --no-inline)\n"
 
 /* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
 #define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
@@ -81,7 +84,7 @@ struct stk_stack_opts {
 	uint32_t *pids, *tids;   /* owned; stk_stack_opts_free() */
 	size_t n_pids, n_tids;
 	bool user_only, kernel_only, delimiter, verbose, no_args, format_given;
-	bool no_debuginfod, lines;
+	bool no_debuginfod, lines, no_inline;
 	uint64_t stack_storage_size, max_depth;
 	uint64_t max_depth_limit; /* kernel.perf_event_max_stack */
 	const char *btf_file;

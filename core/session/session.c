@@ -73,7 +73,8 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 	/* keep_elf: the files' CFI for --unwind dwarf, even after their processes exit. */
 	struct stk_symbolizer_opts so = { .demangle = opts->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
 					  .keep_elf = opts->unwind == STK_UNWIND_MODE_DWARF,
-					  .debuginfod = !opts->no_debuginfod, .verbose = opts->verbose };
+					  .debuginfod = !opts->no_debuginfod, .verbose = opts->verbose,
+					  .no_inline = opts->no_inline };
 	s->sym = stk_symbolizer_new(&so);
 	if (!s->sym) {
 		stk_error(applet, "cannot set up the symbolizer");

@@ -886,8 +886,10 @@ static void add_source_lines(struct stk_symbolizer *s, struct sym_file *f, uint6
 		}
 		return;
 	}
-	frame->inlined = info.inlined;
-	frame->n_inlined = info.n_inlined;
+	if (!s->opts.no_inline) {
+		frame->inlined = info.inlined;
+		frame->n_inlined = info.n_inlined;
+	}
 	frame->file = info.file;
 	frame->line = info.line;
 }

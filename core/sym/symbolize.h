@@ -32,6 +32,7 @@ struct stk_symbolizer_opts {
 	bool keep_elf;             /* keep each file's ELF (in memory) for stk_symbolizer_each_module() */
 	bool debuginfod;           /* fetch missing debug files from $DEBUGINFOD_URLS (after the capture) */
 	bool verbose;              /* debuginfod: say where each debug file came from */
+	bool no_inline;            /* no inlined frames from DWARF (source lines stay) */
 };
 
 struct stk_symbolizer;

@@ -5,6 +5,8 @@
 # agreement with perf's DWARF unwinding; no stack lost with thousands of
 # distinct stacks; bad input stops a chain with a reason, never a crash.
 SUITE=unwind
+# Inlined frames (DWARF, on hosts with debug files such as libc6-dbg) are left out
+# (--no-inline): this suite checks CFI unwinding, name for name with perf script.
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tests/workloads
 tmp=$(mktemp -d)
@@ -37,17 +39,17 @@ chain="main;chain;stage_one;stage_two;stage_three;hot_leaf"
 
 # --- C chain, default unwinding (dwarf) and frame pointers for contrast ---
 start_workload "$W/nofp" chain 60
-run_capture "$STK" profile -U -p "$WPID" -f 3
+run_capture "$STK" profile --no-inline -U -p "$WPID" -f 3
 expect_eq chain_rc "$RC" 0
 at_least chain_whole "$(share "$OUT" "$chain")" 95 "percent of samples with $chain"
 at_least chain_from_root "$(share "$OUT" "nofp;_start;")" 95 "percent of samples unwound up to _start"
-run_capture "$STK" profile -U --unwind fp -p "$WPID" -f 2
+run_capture "$STK" profile --no-inline -U --unwind fp -p "$WPID" -f 2
 fp_share=$(share "$OUT" "stage_one;stage_two")
 if [ "$fp_share" -ge 0 ] && [ "$fp_share" -lt 50 ]; then pass fp_loses_callers
 else fail fp_loses_callers "--unwind fp found the callers in $fp_share% (the workload must have no frame pointers)"; fi
 
 # -v: how each frame was found, why each chain stopped
-run_capture "$STK" profile -U -v -p "$WPID" 2
+run_capture "$STK" profile --no-inline -U -v -p "$WPID" 2
 expect_contains verbose_leaf_regs "$OUT" "/nofp regs)"
 expect_contains verbose_cfi "$OUT" "/nofp cfi)"
 expect_contains verbose_stop "$OUT" "(user stack ends: outermost frame"
@@ -65,7 +67,7 @@ differential() { # NAME MODE [--collapse-recursion]
     perf record -q -F 199 --call-graph dwarf -e cpu-clock -p "$WPID" -o "$tmp/perf.data" -- sleep 5 \
         >/dev/null 2>&1 &
     local pp=$!
-    "$STK" profile -U -F 199 -p "$WPID" -f 5 > "$tmp/stk.folded" 2>/dev/null
+    "$STK" profile --no-inline -U -F 199 -p "$WPID" -f 5 > "$tmp/stk.folded" 2>/dev/null
     wait "$pp"
     perf script --no-inline -i "$tmp/perf.data" -F comm,ip,sym > "$tmp/perf.txt" 2>/dev/null
     got=$(python3 "$(dirname "$0")/chains_agree.py" "$tmp/stk.folded" "$tmp/perf.txt" $extra)
@@ -87,27 +89,27 @@ stop_workloads
 
 # --- a comparator called from inside libc ---
 start_workload "$W/nofp" qsort 60
-run_capture "$STK" profile -U -p "$WPID" -f 3
+run_capture "$STK" profile --no-inline -U -p "$WPID" -f 3
 at_least qsort_through_libc "$(share "$OUT" "main;sorter;stage_sort;qsort_r;" "cmp_leaf")" 95 \
     "percent of cmp_leaf samples under main;sorter;stage_sort;qsort_r"
 stop_workloads
 
 # --- C++ ---
 start_workload "$W/nofp_cxx" 60
-run_capture "$STK" profile -U -p "$WPID" -f 3
+run_capture "$STK" profile --no-inline -U -p "$WPID" -f 3
 at_least cxx_whole "$(share "$OUT" "main;unsigned long nofp::outer<unsigned long>(nofp::Engine&, unsigned long);nofp::Engine::middle(unsigned long);nofp::Engine::leaf(unsigned long)")" 95 \
     "percent of samples with the whole C++ chain"
 stop_workloads
 
 # --- static musl binary (the kernel matrix's workload) ---
 start_workload "$W/nofp_static" chain 60
-run_capture "$STK" profile -U -p "$WPID" -f 3
+run_capture "$STK" profile --no-inline -U -p "$WPID" -f 3
 at_least static_whole "$(share "$OUT" "$chain")" 95 "percent of samples with $chain"
 stop_workloads
 
 # --- no .eh_frame at all: a result and a reason, no crash ---
 start_workload "$W/nofp_noeh" chain 60
-run_capture "$STK" profile -U -v -p "$WPID" 2
+run_capture "$STK" profile --no-inline -U -v -p "$WPID" 2
 expect_eq noeh_rc "$RC" 0
 expect_contains noeh_leaf "$OUT" "hot_leaf"
 expect_contains noeh_reason "$OUT" "(user stack ends: no CFI for the last frame"
@@ -116,7 +118,7 @@ stop_workloads
 # --- a process that exits during the capture keeps its whole chain ---
 ( sleep 0.5; "$W/nofp" chain 1.5 >/dev/null ) &
 pids+=($!)
-run_capture "$STK" profile -U -F 199 -f 3
+run_capture "$STK" profile --no-inline -U -F 199 -f 3
 at_least exited_whole "$(printf '%s\n' "$OUT" | grep '^nofp;' | awk '{ n += $NF } END { print n + 0 }')" 1 \
     "samples of the short-lived nofp"
 at_least exited_whole_chain "$(share "$(printf '%s\n' "$OUT" | grep '^nofp;')" "$chain")" 95 \
@@ -129,7 +131,7 @@ if gcc -O2 -fomit-frame-pointer -o "$tmp/manystacks" "$(dirname "$0")/../../benc
     mp=$!
     pids+=($mp)
     t0=$(cpu_ticks "$mp")
-    run_capture "$STK" profile -U -F 999 -p "$mp" -f 12
+    run_capture "$STK" profile --no-inline -U -F 999 -p "$mp" -f 12
     t1=$(cpu_ticks "$mp")
     distinct=$(printf '%s\n' "$OUT" | grep -c '^manystacks;')
     total=$(printf '%s\n' "$OUT" | awk '{ n += $NF } END { print n + 0 }')
@@ -153,7 +155,7 @@ share_of() {
 }
 for w in nofp nofp_static; do
     start_workload "$W/$w" all 60
-    run_capture "$STK" offcputime -p "$WPID" -f 3
+    run_capture "$STK" offcputime --no-inline -p "$WPID" -f 3
     expect_eq "offcpu_${w}_rc" "$RC" 0
     at_least "offcpu_${w}_nanosleep_caller" "$(share_of "$OUT" "hrtimer_nanosleep" "start_thread;sleeper;sleep_stage;")" 95 \
         "percent of nanosleep time under start_thread;sleeper;sleep_stage"
@@ -161,7 +163,7 @@ for w in nofp nofp_static; do
         "percent of futex wait time under start_thread;cond_waiter;wait_stage"
     expect_contains "offcpu_${w}_condwait_libc" "$OUT" "pthread_cond_timedwait;__futex_abstimed_wait_common;"
     if [ "$w" = nofp ]; then
-        run_capture "$STK" offcputime --unwind fp -p "$WPID" -f 2
+        run_capture "$STK" offcputime --no-inline --unwind fp -p "$WPID" -f 2
         fp_share=$(share_of "$OUT" "hrtimer_nanosleep" "sleeper;sleep_stage;")
         if [ "$fp_share" -lt 50 ]; then pass offcpu_fp_loses_caller
         else fail offcpu_fp_loses_caller "--unwind fp kept sleep_stage in $fp_share% (libc must have no frame pointers)"; fi
@@ -171,12 +173,12 @@ done
 
 # --- stackcount: a uprobe at function entry keeps its caller (and the whole chain) ---
 start_workload "$W/nofp" chain 60
-run_capture "$STK" stackcount -U -f -p "$WPID" -D 2 "$W/nofp:stage_two"
+run_capture "$STK" stackcount --no-inline -U -f -p "$WPID" -D 2 "$W/nofp:stage_two"
 expect_eq uprobe_rc "$RC" 0
 at_least uprobe_entry_whole "$(share "$OUT" "main;chain;stage_one;stage_two")" 95 \
     "percent of stage_two entries under main;chain;stage_one"
 expect_eq uprobe_no_missed "$(printf '%s\n' "$OUT" | grep -c 'Missed')" 0
-run_capture "$STK" stackcount -f -p "$WPID" -D 2 t:sched:sched_switch
+run_capture "$STK" stackcount --no-inline -f -p "$WPID" -D 2 t:sched:sched_switch
 at_least tracepoint_whole "$(share "$OUT" "main;chain;stage_one;stage_two;stage_three;hot_leaf;")" 95 \
     "percent of sched_switch events with the user chain"
 expect_eq tracepoint_no_missed "$(printf '%s\n' "$OUT" | grep -c 'Missed')" 0
