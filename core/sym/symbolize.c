@@ -383,12 +383,28 @@ static void keep_dwarf_fd(struct stk_symbolizer *s, struct sym_file *f, int fd)
 	s->dwarf_fds++;
 }
 
+/* A debug file of f on fd: its symbols replace f's, its DWARF is kept for lines and inlined frames. */
+static void take_debug_file(struct stk_symbolizer *s, struct sym_file *f, int fd, const char *name, const char *from)
+{
+	struct stk_elf_file dbg;
+	char why[128];
+
+	if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
+		if (dbg.has_symtab)
+			stk_elf_file_take_symbols(&f->elf, &dbg);
+		if (dbg.has_dwarf)
+			keep_dwarf_fd(s, f, fd);
+		stk_elf_file_release(&dbg);
+	} else {
+		note_failure(s, "debug file of %s%s: %s", name, from, why);
+	}
+}
+
 /* Symbols from the separate debug file when the binary itself has no .symtab. */
 static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *path,
 			     struct sym_file *f, const struct stat *st)
 {
-	char root[64], why[128];
-	struct stk_elf_file dbg;
+	char root[64];
 	int fd;
 
 	if (f->elf.has_symtab || f->elf.has_dwarf || (!f->elf.build_id[0] && !f->elf.debuglink[0]))
@@ -405,15 +421,7 @@ static void attach_debuginfo(struct stk_symbolizer *s, pid_t pid, const char *pa
 		}
 		return;
 	}
-	if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
-		if (dbg.has_symtab)
-			stk_elf_file_take_symbols(&f->elf, &dbg);
-		if (dbg.has_dwarf)
-			keep_dwarf_fd(s, f, fd);
-		stk_elf_file_release(&dbg);
-	} else {
-		note_failure(s, "debug file of %s: %s", path, why);
-	}
+	take_debug_file(s, f, fd, path, "");
 	close(fd);
 }
 
@@ -442,8 +450,7 @@ static void keep_elf(struct sym_file *f, int fd)
 static void fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f)
 {
 	struct stk_debuginfod_stats ds;
-	struct stk_elf_file dbg;
-	char why[128], *name = f->remote_name;
+	char *name = f->remote_name;
 	int fd;
 
 	f->remote_name = NULL;
@@ -455,15 +462,7 @@ static void fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f)
 	}
 	fd = s->debuginfod ? stk_debuginfod_debuginfo(s->debuginfod, f->elf.build_id, name) : -1;
 	if (fd >= 0) {
-		if (stk_elf_file_from_fd(fd, &dbg, why, sizeof(why)) == 0) {
-			if (dbg.has_symtab)
-				stk_elf_file_take_symbols(&f->elf, &dbg);
-			if (dbg.has_dwarf)
-				keep_dwarf_fd(s, f, fd);
-			stk_elf_file_release(&dbg);
-		} else {
-			note_failure(s, "debug file of %s from debuginfod: %s", name, why);
-		}
+		take_debug_file(s, f, fd, name, " from debuginfod");
 		close(fd);
 	}
 	stk_debuginfod_get_stats(s->debuginfod, &ds);
