@@ -190,6 +190,15 @@ int main(int argc, char **argv)
 	long n_busy = argc >= 3 ? atol(argv[2]) : 3;
 	if (pipe(pipe_fds))
 		return 1;
+	/*
+	 * The stopped child's SIGCHLD would wake whichever thread does not block
+	 * it: a sleeper woken so returns to its nap through restart_syscall, and
+	 * the state under test is gone. Every thread inherits this mask.
+	 */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, NULL);
 	start_stopped_child();
 	start(spin, NULL, 256 * 1024);
 	for (long i = 1; i <= n_busy; i++)
