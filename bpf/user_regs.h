@@ -42,10 +42,15 @@ typedef struct pt_regs stk_uregs_t;
 #define STK_THREAD_SIZE 16384
 
 #ifdef __bpf__
-/* The kernel's pt_regs starts with this UAPI layout. */
+/*
+ * The kernel's pt_regs starts with this UAPI layout. Unrolled: r may be a
+ * perf_event context, whose fields the verifier lets a program read only at
+ * constant offsets.
+ */
 typedef struct user_pt_regs stk_uregs_t;
 #define stk_uregs_from(out, r)                                   \
 	do {                                                     \
+		_Pragma("unroll")                                \
 		for (int i_ = 0; i_ < 31; i_++)                  \
 			(out)[i_] = (r).regs[i_];                \
 		(out)[31] = (r).sp;                              \
@@ -53,8 +58,8 @@ typedef struct user_pt_regs stk_uregs_t;
 	} while (0)
 /* PSTATE.M == EL0t */
 #define stk_regs_user_mode(r) (((r).pstate & 0xf) == 0)
-/* The kernel's pt_regs is larger than the UAPI part: no task->stack path (bpf_task_pt_regs, 5.15+, only). */
-#define STK_TASK_PT_REGS_SIZE 0
+/* The kernel's pt_regs is larger than the UAPI part and changes size across versions: CO-RE gives its size. */
+#define STK_TASK_PT_REGS_SIZE bpf_core_type_size(struct pt_regs___stk_arm64)
 #endif
 
 #else

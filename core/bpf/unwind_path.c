@@ -22,7 +22,7 @@ static bool kernel_has_bounded_loops(void)
 
 void stk_unwind_path_describe(bool have_btf, bool have_get_stack, char *buf, size_t len)
 {
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__aarch64__)
 	/* as stk_unwind_settle(): dwarf is verified on x86_64 only so far */
 	(void)have_btf;
 	(void)have_get_stack;

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,6 +24,21 @@
  * (a system-wide offcputime sends a burst of new stacks when it starts). */
 #define SAMPLE_PAGES 512
 #define MAX_FRAMES 1024
+/*
+ * Samples wait in user memory for unwinding (a few ms each on slow CPUs), so
+ * the kernel buffer is emptied at memcpy speed and a burst of new stacks is
+ * not dropped while earlier ones unwind: up to this many bytes (about 7,000
+ * samples of 8 KiB stack), and at most UNWIND_SLICE_NS of unwinding before
+ * the run loop gets to look at its signals and timers again.
+ */
+#define PENDING_MAX_BYTES (64u << 20)
+#define UNWIND_SLICE_NS 50000000LL
+
+struct pending_sample {
+	struct pending_sample *next;
+	size_t size; /* also keeps data 8-byte aligned for the sample's u64 fields */
+	unsigned char data[];
+};
 
 /* by_hash: content hash -> entry of the table (open addressing, linear probing). */
 struct hash_slot {
@@ -40,6 +57,9 @@ struct stk_dwarf_samples {
 	struct stk_stack_table *table;
 	uint64_t lost, samples, unwind_ns;
 	uint64_t buffer_lost; /* the kernel found the buffer full (profile counts those by frame pointers) */
+	struct pending_sample *pending, *pending_tail;
+	size_t pending_bytes;
+	int pending_fd; /* eventfd, readable while samples wait: the run loop comes back for them */
 	uint64_t ips[MAX_FRAMES];
 	uint8_t how[MAX_FRAMES];
 };
@@ -98,15 +118,14 @@ static int remember_hash(struct stk_dwarf_samples *d, uint64_t hash, size_t entr
 	return 0;
 }
 
-static void on_sample(void *ctx, int cpu, void *data, __u32 size)
+/* Unwinds one sample and records it in the table. */
+static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_t size)
 {
-	struct stk_dwarf_samples *d = ctx;
 	const struct stk_stack_sample *s = data;
 	struct stk_raw_stack raw = { 0 };
 	struct stk_unwind_result r = { .ips = d->ips, .how = d->opts.verbose ? d->how : NULL };
 	struct timespec t0, t1;
 
-	(void)cpu;
 	if (size < STK_SAMPLE_FIXED || s->user_bytes > size - STK_SAMPLE_FIXED || s->n_kernel > STK_SAMPLE_KSTACK_MAX) {
 		d->lost++;
 		return;
@@ -151,6 +170,40 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		d->lost++;
 }
 
+/* The perf buffer's callback: a copy joins the queue (the data is only valid until it returns). */
+static void on_sample(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct stk_dwarf_samples *d = ctx;
+	struct pending_sample *p;
+
+	(void)cpu;
+	if (d->pending_bytes + size > PENDING_MAX_BYTES || !(p = malloc(sizeof(*p) + size))) {
+		d->lost++;
+		return;
+	}
+	p->next = NULL;
+	p->size = size;
+	memcpy(p->data, data, size);
+	if (d->pending_tail)
+		d->pending_tail->next = p;
+	else
+		d->pending = p;
+	d->pending_tail = p;
+	d->pending_bytes += size;
+}
+
+static void record_first_pending(struct stk_dwarf_samples *d)
+{
+	struct pending_sample *p = d->pending;
+
+	d->pending = p->next;
+	if (!d->pending)
+		d->pending_tail = NULL;
+	d->pending_bytes -= p->size;
+	record_sample(d, p->data, p->size);
+	free(p);
+}
+
 static void on_lost(void *ctx, int cpu, __u64 count)
 {
 	struct stk_dwarf_samples *d = ctx;
@@ -159,16 +212,43 @@ static void on_lost(void *ctx, int cpu, __u64 count)
 	d->buffer_lost += count;
 }
 
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/*
+ * Empties the kernel buffer, then unwinds queued samples for one time slice,
+ * emptying the buffer again after each. Samples left over keep pending_fd
+ * readable, so the loop calls back after its other events.
+ */
 static void consume(void *ctx)
 {
 	struct stk_dwarf_samples *d = ctx;
+	long long until = now_ns() + UNWIND_SLICE_NS;
+	uint64_t one = 1;
 
 	perf_buffer__consume(d->buf);
+	while (d->pending && now_ns() < until) {
+		record_first_pending(d);
+		perf_buffer__consume(d->buf);
+	}
+	if (d->pending_fd < 0)
+		return;
+	if (d->pending) {
+		if (write(d->pending_fd, &one, sizeof(one)) < 0)
+			return; /* the counter is already set */
+	} else if (read(d->pending_fd, &one, sizeof(one)) < 0) {
+		return; /* it was not set */
+	}
 }
 
 bool stk_unwind_dwarf_supported_arch(void)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 	return true;
 #else
 	return false;
@@ -209,6 +289,8 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 {
 	struct stk_dwarf_samples *d = calloc(1, sizeof(*d));
 
+	if (d)
+		d->pending_fd = -1;
 	if (!d || !(d->table = stk_stack_table_new()) ||
 	    !(d->unwinder = stk_unwinder_new(symbolizer_modules, sym))) {
 		stk_error(applet, "out of memory");
@@ -217,6 +299,12 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 	}
 	d->opts = *o;
 	d->sym = sym;
+	d->pending_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->pending_fd < 0) {
+		stk_error(applet, "creating the sample queue's eventfd failed: %s", strerror(errno));
+		stk_dwarf_samples_free(d);
+		return NULL;
+	}
 	d->buf = perf_buffer__new(bpf_map__fd(map), SAMPLE_PAGES, on_sample, on_lost, d, NULL);
 	if (!d->buf) {
 		stk_error(applet, "creating the sample buffer failed: %s", strerror(errno));
@@ -232,7 +320,8 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 
 int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop)
 {
-	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(d->buf), consume, d)) {
+	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(d->buf), consume, d) ||
+	    stk_run_loop_add_fd(loop, d->pending_fd, consume, d)) {
 		stk_error(applet, "watching the sample buffer failed");
 		return -1;
 	}
@@ -241,8 +330,11 @@ int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, str
 
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d)
 {
-	if (d)
-		perf_buffer__consume(d->buf);
+	if (!d)
+		return;
+	perf_buffer__consume(d->buf);
+	while (d->pending)
+		record_first_pending(d);
 }
 
 static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *ips, const uint8_t *how, size_t n,
@@ -351,6 +443,14 @@ void stk_dwarf_samples_free(struct stk_dwarf_samples *d)
 		return;
 	if (d->buf)
 		perf_buffer__free(d->buf);
+	while (d->pending) {
+		struct pending_sample *p = d->pending;
+
+		d->pending = p->next;
+		free(p);
+	}
+	if (d->pending_fd >= 0)
+		close(d->pending_fd);
 	stk_unwinder_free(d->unwinder);
 	stk_stack_table_free(d->table);
 	free(d->slots);

@@ -15,7 +15,13 @@ struct current {
 	int read_outside; /* a read fell outside the copied stack */
 	struct stk_unwind_result *r;
 	bool want_how;
+	bool records_after_guess; /* aarch64: see walk_frame_records() */
+	const char *stop;         /* set where stk, not libdwfl, ended the chain */
 };
+
+/* aarch64 DWARF numbers of the frame pointer and the link register. */
+#define AARCH64_FP 29
+#define AARCH64_LR 30
 
 /* How often one process's session is rebuilt for a pc outside its modules (exec, dlopen). */
 #define MAX_REOPENS 8
@@ -25,6 +31,7 @@ struct proc_dwfl {
 	Dwfl *dwfl; /* NULL: nothing to unwind with (reason in why) */
 	const char *why;
 	unsigned reopens;
+	bool aarch64; /* its executable is aarch64 code */
 };
 
 struct stk_unwinder {
@@ -102,19 +109,25 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* A word of the copied stack; false outside it. */
+static bool copied_word(const struct stk_unwind_input *in, Dwarf_Addr addr, Dwarf_Word *result)
+{
+	if (addr < in->sp || addr - in->sp > in->stack_len || in->stack_len - (addr - in->sp) < sizeof(*result))
+		return false;
+	memcpy(result, in->stack + (addr - in->sp), sizeof(*result));
+	return true;
+}
+
 /* Stack words come from the copy; anything else is unknown. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct current *c = arg;
-	const struct stk_unwind_input *in = c->in;
 
 	(void)dwfl;
-	if (addr < in->sp || addr - in->sp > in->stack_len || in->stack_len - (addr - in->sp) < sizeof(*result)) {
-		c->read_outside = 1;
-		return false;
-	}
-	memcpy(result, in->stack + (addr - in->sp), sizeof(*result));
-	return true;
+	if (copied_word(c->in, addr, result))
+		return true;
+	c->read_outside = 1;
+	return false;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -206,6 +219,8 @@ static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
 		p->why = "no executable file mappings with readable ELF files";
 		goto fail;
 	}
+	GElf_Ehdr eh;
+	p->aarch64 = gelf_getehdr(rc.first, &eh) && eh.e_machine == EM_AARCH64;
 	if (!dwfl_attach_state(rc.dwfl, rc.first, p->pid, &thread_callbacks, &u->cur)) {
 		p->why = intern_reason(u, dwfl_errmsg(-1));
 		goto fail;
@@ -312,33 +327,73 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
 	return false;
 }
 
+/*
+ * aarch64: a frame found from a frame record, because its callee had no CFI,
+ * has an unknown stack pointer (a record may sit anywhere in its frame), and
+ * CFI computes from the stack pointer: from there on it would read the wrong
+ * slots and make up frames. So the rest of the chain follows frame records
+ * only, by the rule libdwfl's own fallback uses: the next return address is
+ * this frame's x30, then each record gives the caller's x29 and x30.
+ */
+static void walk_frame_records(struct current *c, Dwfl_Frame *state)
+{
+	struct stk_unwind_result *r = c->r;
+	Dwarf_Word lr, fp, next_fp;
+
+	if (dwfl_frame_reg(state, AARCH64_LR, &lr) || dwfl_frame_reg(state, AARCH64_FP, &fp)) {
+		c->stop = "frame records: the link register or frame pointer is unknown";
+		return;
+	}
+	while (r->n < r->max) {
+		if (!lr) {
+			c->stop = "outermost frame record (return address 0)";
+			return;
+		}
+		r->ips[r->n] = lr;
+		if (c->want_how)
+			r->how[r->n] = STK_UNWIND_FP;
+		r->n++;
+		if (!fp) {
+			c->stop = "outermost frame record (frame pointer 0)";
+			return;
+		}
+		if (!copied_word(c->in, fp, &next_fp) || !copied_word(c->in, fp + 8, &lr)) {
+			c->stop = "needed stack beyond the copied bytes (--stack-bytes)";
+			return;
+		}
+		if (next_fp && next_fp <= fp) {
+			c->stop = "the frame-record chain stopped moving up the stack";
+			return;
+		}
+		fp = next_fp;
+	}
+	c->stop = "--perf-max-stack-depth reached";
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct current *c = arg;
 	struct stk_unwind_result *r = c->r;
 	Dwarf_Addr pc;
-	bool activation;
+	bool activation, from_cfi = true;
 
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	if (r->n == r->max)
 		return DWARF_CB_ABORT;
 	r->ips[r->n] = pc;
-	if (c->want_how) {
-		if (r->n == 0) {
-			r->how[0] = STK_UNWIND_REGS;
-		} else {
-			/* This frame came from the previous one's unwind info. */
-			Dwfl_Thread *t = dwfl_frame_thread(state);
-			bool prev_activation = r->n == 1;
-
-			r->how[r->n] = has_cfi(dwfl_thread_dwfl(t), r->ips[r->n - 1], prev_activation) ? STK_UNWIND_CFI
-												: STK_UNWIND_FP;
-		}
-	}
+	/* A frame after the first came from the previous one's unwind info, or from its frame pointer. */
+	if (r->n && (c->want_how || c->records_after_guess))
+		from_cfi = has_cfi(dwfl_thread_dwfl(dwfl_frame_thread(state)), r->ips[r->n - 1], r->n == 1);
+	if (c->want_how)
+		r->how[r->n] = r->n == 0 ? STK_UNWIND_REGS : from_cfi ? STK_UNWIND_CFI : STK_UNWIND_FP;
 	r->n++;
 	/* Only reads made while unwinding past the last frame explain where the chain ends. */
 	c->read_outside = 0;
+	if (!from_cfi && c->records_after_guess) {
+		walk_frame_records(c, state);
+		return DWARF_CB_ABORT;
+	}
 	return DWARF_CB_OK;
 }
 
@@ -372,9 +427,11 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		r->stop = p ? p->why : "out of memory";
 		return;
 	}
-	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL };
+	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64 };
 	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
-	if (r->n == r->max)
+	if (u->cur.stop)
+		r->stop = u->cur.stop;
+	else if (r->n == r->max)
 		r->stop = "--perf-max-stack-depth reached";
 	else if (u->cur.read_outside && (!r->n || has_cfi(p->dwfl, r->ips[r->n - 1], r->n == 1)))
 		r->stop = "needed stack beyond the copied bytes (--stack-bytes)";

@@ -15,14 +15,6 @@ unwind_chain() { # NAME CASE REGEX: the case ran, chose dwarf, and REGEX is amon
     return 1
 }
 unw=""
-if [ "$ARCH" = arm64 ]; then
-    # dwarf is verified on x86_64 only: arm64 stk must say so and walk frame pointers.
-    out=$(case_output "$log" unwind_profile)
-    expect_eq "$id/unwind_arm64_profile_rc" "$(case_rc "$log" unwind_profile)" 0
-    expect_contains "$id/unwind_arm64_says_fp" "$out" "unwind fp: dwarf needs x86_64"
-    echo "NOTE $id: --unwind dwarf is not verified on arm64; its chains are not checked here"
-    cell "unwind=fp"
-else
 unwind_chain unwind_profile unwind_profile \
     '^nofp_static;.*start_thread;chain;stage_one;stage_two;stage_three;hot_leaf [0-9]+$' && unw="${unw}p" || unw="${unw}-"
 unwind_chain unwind_offcpu_nanosleep unwind_offcputime \
@@ -32,5 +24,3 @@ unwind_chain unwind_offcpu_condwait unwind_offcputime \
 unwind_chain unwind_uprobe_entry unwind_uprobe \
     '^nofp_static;.*start_thread;chain;stage_one;stage_two [0-9]+$' && unw="${unw}u" || unw="${unw}-"
 cell "unwind=$unw"
-
-fi
