@@ -2,9 +2,12 @@
 /*
  * Telling user space about a process the first time its stacks are kept, so
  * it reads the mappings while the process still exists (short-lived ones
- * too), and again after an exec (a new comm), when the old mappings describe
- * another program. Shared by the stack applets; each passes its own maps:
- * seen is a HASH u32 tgid -> u64 comm digest, events a PERF_EVENT_ARRAY.
+ * too), and again after an exec, when the old mappings describe another
+ * program. An exec shows as a comm the process has not had: seen remembers
+ * every (tgid, comm) pair once, because threads of one process often name
+ * themselves differently and must not look like an exec each time they take
+ * turns. Shared by the stack applets; each passes its own maps: seen an
+ * LRU_HASH u64 (tgid << 32 | comm digest) -> u8, events a PERF_EVENT_ARRAY.
  */
 #ifndef STK_ANNOUNCE_PROCESS_H
 #define STK_ANNOUNCE_PROCESS_H
@@ -23,14 +26,12 @@ static __always_inline int stk_announce_process(void *ctx, void *seen, void *eve
 						const char comm[16])
 {
 	u64 digest = stk_comm_digest(comm);
-	u64 *known;
+	u64 key = (u64)tgid << 32 | (u32)(digest ^ (digest >> 32));
+	u8 one = 1;
 
-	if (tgid == 0)
+	if (tgid == 0 || bpf_map_lookup_elem(seen, &key))
 		return 0;
-	known = bpf_map_lookup_elem(seen, &tgid);
-	if (known && *known == digest)
-		return 0;
-	bpf_map_update_elem(seen, &tgid, &digest, BPF_ANY);
+	bpf_map_update_elem(seen, &key, &one, BPF_ANY);
 	return bpf_perf_event_output(ctx, events, BPF_F_CURRENT_CPU, &tgid, sizeof(tgid)) ? -1 : 0;
 }
 

@@ -65,13 +65,12 @@ struct {
 	__type(value, u64);
 } profile_stats SEC(".maps");
 
-/* tgids already announced to user space, with a digest of their comm: exec
- * changes the comm, and then the tgid is announced again for fresh mappings. */
+/* (tgid, comm) pairs already announced to user space (see announce_process.h). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
-	__type(key, u32);
-	__type(value, u64);
+	__type(key, u64);
+	__type(value, u8);
 } profile_seen SEC(".maps");
 
 /* New tgids, so user space reads their mappings while they still exist. */

@@ -23,10 +23,10 @@ static bool kernel_has_bounded_loops(void)
 void stk_unwind_path_describe(bool have_btf, bool have_get_stack, char *buf, size_t len)
 {
 #if !defined(__x86_64__) && !defined(__aarch64__)
-	/* as stk_unwind_settle(): dwarf is verified on x86_64 only so far */
+	/* as stk_unwind_settle(): bpf/user_regs.h knows these two */
 	(void)have_btf;
 	(void)have_get_stack;
-	snprintf(buf, len, "fp (dwarf needs x86_64: verified there only, this architecture walks frame pointers for now)");
+	snprintf(buf, len, "fp (dwarf needs x86_64 or aarch64)");
 	return;
 #endif
 	if (!have_btf || !have_get_stack) {

@@ -265,8 +265,8 @@ int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char
 	if (o->unwind != STK_UNWIND_MODE_DWARF)
 		return 0;
 	if (!stk_unwind_dwarf_supported_arch())
-		/* It builds for arm64, but the arm64 kernel matrix does not pass with it yet. */
-		missing = "x86_64 (verified there only; this architecture walks frame pointers for now)";
+		/* bpf/user_regs.h has no register set for it */
+		missing = "x86_64 or aarch64 (no user register set for this architecture)";
 	else if (!have_btf)
 		missing = "kernel BTF (none found; see --btf)";
 	else if (stk_kernel_release(release, sizeof(release)) == 0 && stk_kernel_version_parse(release, &v) == 0 &&

@@ -224,9 +224,10 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 		struct stk_symbolizer_stats st;
 
 		stk_symbolizer_get_stats(s->sym, &st);
-		fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s), %u files parsed, "
-			"%u failed\n", s->applet, st.processes, st.processes_failed, st.last_failure[0] ? ", last: " : "",
-			st.last_failure, st.files_parsed, st.files_failed);
+		fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s), mappings re-read %u times, "
+			"%u files parsed, %u failed\n", s->applet, st.processes, st.processes_failed,
+			st.last_failure[0] ? ", last: " : "", st.last_failure, st.refreshes, st.files_parsed,
+			st.files_failed);
 	}
 }
 

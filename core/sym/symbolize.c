@@ -772,6 +772,7 @@ int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
 	p = s->procs[at];
 	if (stopped(s))
 		return p->err;
+	s->stats.refreshes++;
 	/* On failure (the process is gone) the mappings learned before stay. */
 	if (read_maps(s, p) == 0 && p->err) {
 		p->err = 0;

@@ -99,6 +99,7 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */
 	unsigned processes_failed; /* gone or unreadable before they could be learned */
+	unsigned refreshes;        /* mappings read again: the process announced itself with a new comm */
 	unsigned files_parsed;
 	unsigned files_failed;
 	unsigned kernel_symbols;

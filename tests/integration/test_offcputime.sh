@@ -25,7 +25,7 @@ spin_tid=$(thread_by_comm "$WPID" spinner)
 spin_cpu0=$(cpu_ticks "$WPID" "$spin_tid") t0=$(date +%s%N)
 "$STK" offcputime -p "$WPID" -o "$tmp/all.folded" -o "$tmp/all.txt" 4 >"$tmp/all.out" 2>"$tmp/all.err" & m0=$!
 "$STK" offcputime -p "$WPID" -f -m 40000 -M 60000 4 >"$tmp/range.out" 2>&1 & m1=$!
-"$STK" offcputime -p "$WPID" -f -M 20000 4 >"$tmp/short.out" 2>&1 & m2=$!
+"$STK" offcputime -v -p "$WPID" -f -M 20000 4 >"$tmp/short.out" 2>"$tmp/short.err" & m2=$!
 "$STK" offcputime -p "$WPID" -f --state S,D 4 >"$tmp/sd.out" 2>&1 & m3=$!
 "$STK" offcputime -u -f 4 >"$tmp/user.out" 2>&1 & m4=$!
 "$STK" offcputime -k -f 4 >"$tmp/kern.out" 2>&1 & m5=$!
@@ -77,6 +77,12 @@ else fail range_nap_total "${range_nap} us"; fi
 short_nap=$(folded_sum "$tmp/short.out" sleeper 'do_nanosleep')
 if [ "$short_nap" -lt 10000 ]; then pass max_drops_naps; else fail max_drops_naps "${short_nap} us of naps left"; fi
 expect_contains max_keeps_short "$(cat "$tmp/short.out")" "pipewrite;"
+# Its seven threads have seven names (main, sleeper, piperead, ...) and take turns
+# blocking: the symbolizer reads the mappings again once per name at most (a new
+# comm may be an exec), not each time another thread's stack turns up.
+rereads=$(sed -n 's/.*symbolizer: .*mappings re-read \([0-9]*\) times.*/\1/p' "$tmp/short.err")
+if [ -n "$rereads" ] && [ "$rereads" -le 7 ]; then pass named_threads_not_exec
+else fail named_threads_not_exec "mappings re-read ${rereads:-?} times (want <= 7): $(grep symbolizer "$tmp/short.err")"; fi
 # -u: user threads only; -k: kernel threads only (kernel threads have no user frames or mm).
 expect_contains user_threads_has_workload "$(cat "$tmp/user.out")" "sleeper;"
 expect_eq user_threads_no_kthreads "$(grep -cE '^(kworker|ksoftirqd|rcu_|migration|kcompactd|jbd2)' "$tmp/user.out")" 0
