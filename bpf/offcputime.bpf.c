@@ -129,49 +129,23 @@ struct {
 	__type(value, u8);
 } offcpu_sent SEC(".maps");
 
-/*
- * Captures the current task's stacks into a scratch sample, sends it when its
- * content is new, and returns its content hash (0: nothing captured).
- */
+/* Captures and sends the current task's stacks: their content hash, or 0 (see stk_capture_hashed). */
 static __always_inline u64 capture_dwarf(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, u32 tid,
 					 bool kthread)
 {
-	u32 cpu = bpf_get_smp_processor_id();
-	struct stk_stack_sample *s = bpf_map_lookup_elem(&offcpu_scratch, &cpu);
-	u8 one = 1;
-	long n;
-	u64 h;
+	return stk_capture_hashed(ctx, &offcpu_scratch, &offcpu_samples, &offcpu_sent, &offcpu_stats, tgid, tid,
+				  cfg->kernel_stacks, cfg->user_stacks && !kthread, NULL, cfg->stack_bytes);
+}
 
-	if (!s)
-		return 0;
-	s->tgid = tgid;
-	s->tid = tid;
-	bpf_get_current_comm(&s->comm, sizeof(s->comm));
-	s->flags = 0;
-	s->n_kernel = 0;
-	s->user_bytes = 0;
-	s->value = 0;
-	if (cfg->kernel_stacks) {
-		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
-		if (n > 0)
-			s->n_kernel = n / sizeof(u64);
-		else if (n < 0)
-			s->flags |= STK_SAMPLE_KERNEL_LOST;
-	}
-	if (cfg->user_stacks && !kthread)
-		stk_capture_user(s, NULL, cfg->stack_bytes);
-	h = stk_sample_hash(s);
-	s->content_hash = h;
-	if (bpf_map_lookup_elem(&offcpu_sent, &h))
-		return h;
-	if (bpf_perf_event_output(ctx, &offcpu_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
-		stk_stat_inc(&offcpu_stats, STK_STAT_SAMPLES_LOST);
-		return h;
-	}
-	stk_stat_inc(&offcpu_stats, STK_STAT_SAMPLES_SENT);
-	if (bpf_map_update_elem(&offcpu_sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&offcpu_sent, &h))
-		stk_stat_inc(&offcpu_stats, STK_STAT_SENT_FULL);
-	return h;
+/* The current task's frame-pointer stacks (--unwind fp, and dwarf samples with no room in the buffer). */
+static __always_inline void fp_stack_ids(void *ctx, const struct stk_offcpu_config *cfg, s32 *kid, s32 *uid)
+{
+	if (cfg->kernel_stacks)
+		*kid = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats, STK_STAT_KSTACK_COLLISION,
+				    STK_STAT_KSTACK_FULL);
+	if (cfg->user_stacks)
+		*uid = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats, STK_STAT_USTACK_COLLISION,
+				    STK_STAT_USTACK_FULL);
 }
 
 /* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
@@ -254,9 +228,9 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	if (cfg->kernel_threads_only && o->kthread == 0)
 		return;
 	if (o->in_prev) {
-		if (dwarf)
-			st.content_hash = capture_dwarf(ctx, cfg, o->tgid, o->tid, o->kthread == 1);
-		else if (cfg->kernel_stacks)
+		if (dwarf && !(st.content_hash = capture_dwarf(ctx, cfg, o->tgid, o->tid, o->kthread == 1)))
+			fp_stack_ids(ctx, cfg, &st.kernel_stack_id, &st.user_stack_id);
+		else if (!dwarf && cfg->kernel_stacks)
 			st.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
 							  STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 		bpf_get_current_comm(&st.comm, sizeof(st.comm));
@@ -305,14 +279,9 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 		struct task_struct *cur = (void *)bpf_get_current_task();
 
 		k.content_hash = capture_dwarf(ctx, cfg, k.tgid, sp->tid, (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0);
-	} else if (in_next) {
-		if (cfg->kernel_stacks)
-			k.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
-							 STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
-		if (cfg->user_stacks)
-			k.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
-						       STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
+	if (in_next && !k.content_hash)
+		fp_stack_ids(ctx, cfg, &k.kernel_stack_id, &k.user_stack_id);
 	add_time(ctx, &k, delta);
 }
 

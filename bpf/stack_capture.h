@@ -171,4 +171,58 @@ static __always_inline u64 stk_sample_size(const struct stk_stack_sample *s)
 	return STK_SAMPLE_FIXED + n;
 }
 
+/*
+ * The hashed path of offcputime and stackcount (one event per context switch
+ * or probe hit): captures the current task's stacks into the CPU's scratch
+ * sample (kernel frames if kernel, user registers and stack if user; user_ctx
+ * as for stk_capture_user) and sends it when its content is new. Returns the
+ * content hash to count under, or 0 when the sample had no room in the
+ * buffer and no earlier sample had its content: the caller then counts the
+ * event by frame pointers, so it keeps a stack, and a later event with the
+ * same content tries again. Maps: scratch an ARRAY of stk_stack_sample (one
+ * per CPU), samples a PERF_EVENT_ARRAY, sent a HASH u64 -> u8, stats as
+ * stk_stat_inc (stack_counting.h).
+ */
+static __always_inline u64 stk_capture_hashed(void *ctx, void *scratch, void *samples, void *sent, void *stats,
+					      u32 tgid, u32 tid, bool kernel, bool user, stk_uregs_t *user_ctx,
+					      u32 stack_bytes)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct stk_stack_sample *s = bpf_map_lookup_elem(scratch, &cpu);
+	u8 one = 1;
+	long n;
+	u64 h;
+
+	if (!s)
+		return 0;
+	s->tgid = tgid;
+	s->tid = tid;
+	bpf_get_current_comm(&s->comm, sizeof(s->comm));
+	s->flags = 0;
+	s->n_kernel = 0;
+	s->user_bytes = 0;
+	s->value = 0;
+	if (kernel) {
+		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+		if (n > 0)
+			s->n_kernel = n / sizeof(u64);
+		else if (n < 0)
+			s->flags |= STK_SAMPLE_KERNEL_LOST;
+	}
+	if (user)
+		stk_capture_user(s, user_ctx, stack_bytes);
+	h = stk_sample_hash(s);
+	s->content_hash = h;
+	if (bpf_map_lookup_elem(sent, &h))
+		return h;
+	if (bpf_perf_event_output(ctx, samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
+		stk_stat_inc(stats, STK_STAT_SAMPLES_LOST);
+		return 0;
+	}
+	stk_stat_inc(stats, STK_STAT_SAMPLES_SENT);
+	if (bpf_map_update_elem(sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(sent, &h))
+		stk_stat_inc(stats, STK_STAT_SENT_FULL);
+	return h;
+}
+
 #endif

@@ -95,48 +95,6 @@ struct {
 	__type(value, u8);
 } sc_sent SEC(".maps");
 
-/* Captures and hashes the current stacks, sending new content (see offcputime's capture_dwarf). */
-static __always_inline u64 sc_capture_dwarf(void *ctx, const struct stk_sc_config *cfg, u32 tgid,
-					    stk_uregs_t *user_ctx)
-{
-	u32 cpu = bpf_get_smp_processor_id();
-	struct stk_stack_sample *s = bpf_map_lookup_elem(&sc_scratch, &cpu);
-	u8 one = 1;
-	long n;
-	u64 h;
-
-	if (!s)
-		return 0;
-	s->tgid = tgid;
-	s->tid = (u32)bpf_get_current_pid_tgid();
-	bpf_get_current_comm(&s->comm, sizeof(s->comm));
-	s->flags = 0;
-	s->n_kernel = 0;
-	s->user_bytes = 0;
-	s->value = 0;
-	if (cfg->kernel_stacks) {
-		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
-		if (n > 0)
-			s->n_kernel = n / sizeof(u64);
-		else if (n < 0)
-			s->flags |= STK_SAMPLE_KERNEL_LOST;
-	}
-	if (cfg->user_stacks && tgid)
-		stk_capture_user(s, user_ctx, cfg->stack_bytes);
-	h = stk_sample_hash(s);
-	s->content_hash = h;
-	if (bpf_map_lookup_elem(&sc_sent, &h))
-		return h;
-	if (bpf_perf_event_output(ctx, &sc_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
-		stk_stat_inc(&sc_stats, STK_STAT_SAMPLES_LOST);
-		return h;
-	}
-	stk_stat_inc(&sc_stats, STK_STAT_SAMPLES_SENT);
-	if (bpf_map_update_elem(&sc_sent, &h, &one, BPF_NOEXIST) && !bpf_map_lookup_elem(&sc_sent, &h))
-		stk_stat_inc(&sc_stats, STK_STAT_SENT_FULL);
-	return h;
-}
-
 /*
  * dwarf: take the stacks for user-space unwinding; user_ctx: the probe's
  * registers when they are the user's (uprobe, USDT), else NULL.
@@ -161,9 +119,12 @@ static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t 
 		key.tgid = tgid;
 		bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	}
-	if (dwarf) {
-		key.content_hash = sc_capture_dwarf(ctx, cfg, tgid, user_ctx);
-	} else {
+	if (dwarf)
+		key.content_hash = stk_capture_hashed(ctx, &sc_scratch, &sc_samples, &sc_sent, &sc_stats, tgid,
+						      (u32)id, cfg->kernel_stacks, cfg->user_stacks && tgid, user_ctx,
+						      cfg->stack_bytes);
+	/* fp, or a dwarf sample the buffer had no room for */
+	if (!key.content_hash) {
 		if (cfg->kernel_stacks)
 			key.kernel_stack_id = stk_stack_id(ctx, &sc_stacks, 0, &sc_stats,
 							   STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);

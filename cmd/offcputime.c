@@ -183,7 +183,7 @@ static const char *const offcpu_maps[] = {
 };
 static const char *const offcpu_dwarf_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_scratch", "offcpu_samples", "offcpu_sent",
-	"offcpu_start", "offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
+	"offcpu_stacks", "offcpu_start", "offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
 };
 
 static int size_maps(struct stk_bpf *s, void *ctx)
@@ -262,7 +262,7 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 {
 	const struct offcpu_config *cfg = &run->cfg;
 	struct stk_dwarf_samples *dwarf = run->session.dwarf;
-	int stacks_fd = dwarf ? -1 : bpf_map__fd(run->skel->maps.offcpu_stacks);
+	int stacks_fd = bpf_map__fd(run->skel->maps.offcpu_stacks);
 	struct stk_stack *st;
 
 	if (ns / 1000 == 0)
@@ -270,7 +270,8 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t 
 	const struct stk_counted_key key = {
 		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
 	};
-	if (dwarf)
+	/* dwarf counts by content hash, except blocks whose sample had no room in the buffer (frame pointers) */
+	if (dwarf && content_hash)
 		st = stk_dwarf_samples_add(dwarf, c, content_hash, tgid, tid, comm, ns / 1000);
 	else
 		st = stk_stack_list_add_key(c, &key, stacks_fd, run->session.sym, (uint32_t)cfg->common.max_depth,

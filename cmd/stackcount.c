@@ -443,10 +443,12 @@ static const char *const sc_usdt_maps[] = {
 	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
 };
 static const char *const sc_dwarf_maps[] = {
-	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_counts", "sc_stats", "sc_seen", "sc_new_process", NULL,
+	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_stacks", "sc_counts", "sc_stats", "sc_seen",
+	"sc_new_process", NULL,
 };
 static const char *const sc_dwarf_usdt_maps[] = {
-	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_counts", "sc_stats", "sc_seen", "sc_new_process",
+	"sc_config", "sc_scratch", "sc_samples", "sc_sent", "sc_stacks", "sc_counts", "sc_stats", "sc_seen",
+	"sc_new_process",
 	"__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
 };
 
@@ -519,7 +521,8 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
 		.user_stack_id = key->user_stack_id, .value = count,
 	};
-	struct stk_stack *st = run->session.dwarf
+	/* dwarf counts by content hash, except hits whose sample had no room in the buffer (frame pointers) */
+	struct stk_stack *st = run->session.dwarf && key->content_hash
 		? stk_dwarf_samples_add(run->session.dwarf, c, key->content_hash, key->tgid, 0, key->comm, count)
 		: stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks), run->session.sym,
 					 (uint32_t)o->max_depth, o->user_only, o->kernel_only);

@@ -199,8 +199,8 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	if (s->dwarf && stk_dwarf_samples_lost(s->dwarf))
 		fprintf(stderr, "WARNING: %llu samples lost in user space (out of memory)\n",
 			(unsigned long long)stk_dwarf_samples_lost(s->dwarf));
-	/* profile: samples without buffer room are counted with frame-pointer stacks instead */
-	if (s->dwarf && !stk_dwarf_samples_by_hash(s->dwarf) && stat[STK_STAT_SAMPLES_LOST])
+	/* Samples without buffer room are counted with frame-pointer stacks instead. */
+	if (s->dwarf && stat[STK_STAT_SAMPLES_LOST])
 		fprintf(stderr, "WARNING: %llu samples found the sample buffer full (its reader short of CPU) and "
 			"were counted with frame-pointer stacks, whose callers may be incomplete; lower "
 			"--stack-bytes (now %u) or the rate\n", (unsigned long long)stat[STK_STAT_SAMPLES_LOST],
@@ -210,7 +210,7 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 
 		if (stk_dwarf_samples_by_hash(s->dwarf))
 			fprintf(stderr, "%s: %llu samples of new stack content sent to user space, %llu could not be "
-				"sent (retried while their content recurs), %llu re-sent (sent-hash map full)\n",
+				"sent (counted by frame pointers), %llu re-sent (sent-hash map full)\n",
 				s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
 				(unsigned long long)stat[STK_STAT_SAMPLES_LOST], (unsigned long long)stat[STK_STAT_SENT_FULL]);
 		stk_dwarf_samples_stats(s->dwarf, &n, &ns);
@@ -275,9 +275,8 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 	}
 	uint64_t missing = stk_dwarf_samples_missing(s->dwarf);
 	if (missing > s->dwarf_missing_reported)
-		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their only sample was lost on its way to "
-			"user space (buffer full); lower --stack-bytes (now %u)\n",
-			(unsigned long long)(missing - s->dwarf_missing_reported), o->stack_bytes);
+		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their sample was lost in user space "
+			"before it was unwound\n", (unsigned long long)(missing - s->dwarf_missing_reported));
 	s->dwarf_missing_reported = missing;
 	if (o->verbose)
 		fprintf(stderr, "%s: resolved and printed %zu stacks in %.1f ms\n", s->applet, list->n,

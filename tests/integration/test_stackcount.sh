@@ -164,6 +164,27 @@ fi
 pkill_workloads() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; pids=(); }
 pkill_workloads
 
+# --- a reader that cannot keep up (stopped while the loop runs): each read's
+# stack content is new, so most samples find the buffer full; those count by
+# frame pointers (readloop keeps them), so every read is still counted, none
+# as [Missed], and stderr says how many took that path ---
+start_workload 20000
+trace stalled -p "$WPID" -f t:syscalls:sys_enter_read
+for _ in $(seq 400); do grep -q 'attached with' "$tmp/stalled.err" && break; sleep 0.05; done
+kill -STOP "$tpid_stalled"
+touch "$GO"
+for _ in $(seq 600); do grep -q '^done' "$tmp/workload.out" && break; sleep 0.05; done
+kill -CONT "$tpid_stalled"
+kill -INT "$tpid_stalled"
+wait "$tpid_stalled"
+expect_eq stalled_reader_rc "$?" 0
+tracers=()
+stalled=$(folded_sum "$tmp/stalled.out" '^readloop;.*rl_read_path;')
+expect_eq stalled_reader_every_read_counted "$stalled" 20000
+expect_eq stalled_reader_none_missed "$(grep -c 'Missed' "$tmp/stalled.out")" 0
+expect_contains stalled_reader_says_fp "$(cat "$tmp/stalled.err")" "counted with frame-pointer stacks"
+pkill_workloads
+
 # --- sched_switch of a polling workload; -i with -T prints each interval ---
 "$W/readloop" 1 "$tmp/never" >"$tmp/poller.out" 2>&1 &
 pids+=($!)
