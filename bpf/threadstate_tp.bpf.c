@@ -16,11 +16,17 @@
  * tid starts afresh at sched_wakeup_new.
  *
  * Only 4.14 helpers and map types; configuration lives in an array map.
+ * With -u and --unwind dwarf, stk_ts_tp_switch_dwarf takes sched_switch
+ * instead: the user stack is captured for unwinding in user space and
+ * hashed, as offcputime does (BTF, 5.3+; loaded only then).
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "threadstate_types.h"
+#include "stack_stats.h"
+#include "stack_counting.h"
+#include "stack_capture.h"
 
 /* The reported prev_state bits (TASK_REPORT; "preempted" is TASK_REPORT_MAX). */
 #define REPORT_S 0x1
@@ -52,6 +58,34 @@ struct {
 	__uint(key_size, sizeof(u32));
 	__uint(value_size, 127 * sizeof(u64));
 } ts_tp_stacks SEC(".maps");
+
+/* --unwind dwarf: per-CPU scratch sample, samples of new content, hashes sent, loss counters. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_stack_sample);
+} ts_tp_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} ts_tp_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u64);
+	__type(value, u8);
+} ts_tp_sent SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} ts_tp_stats SEC(".maps");
 
 /* Classic tracepoint records (format file layouts, stable since 4.x). */
 struct ts_switch_record {
@@ -114,8 +148,8 @@ static __always_inline struct stk_ts_tp_thread *thread_entry(u32 tid, u32 tgid, 
 	return bpf_map_lookup_elem(&ts_tp_threads, &tid);
 }
 
-SEC("tracepoint/sched/sched_switch")
-int stk_ts_tp_switch(struct ts_switch_record *ctx)
+/* prev (the current task) leaves the CPU with its state and stacks; next runs. */
+static __always_inline int on_switch(struct ts_switch_record *ctx, const bool dwarf)
 {
 	u32 prev = (u32)ctx->prev_pid, next = (u32)ctx->next_pid, zero = 0;
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -128,12 +162,30 @@ int stk_ts_tp_switch(struct ts_switch_record *ctx)
 		bpf_probe_read_kernel(e->comm, sizeof(e->comm), ctx->prev_comm);
 		if (cfg && cfg->kernel_stacks)
 			e->kstack_id = bpf_get_stackid(ctx, &ts_tp_stacks, 0);
+		e->ustack_hash = 0;
+		if (dwarf && cfg && cfg->user_stacks)
+			e->ustack_hash = stk_capture_hashed(ctx, &ts_tp_scratch, &ts_tp_samples, &ts_tp_sent,
+							    &ts_tp_stats, tgid, prev, false, true, NULL,
+							    cfg->stack_bytes);
+		/* fp, or a dwarf sample the buffer had no room for */
 		if (cfg && cfg->user_stacks)
-			e->ustack_id = bpf_get_stackid(ctx, &ts_tp_stacks, BPF_F_USER_STACK);
+			e->ustack_id = e->ustack_hash ? -1 : bpf_get_stackid(ctx, &ts_tp_stacks, BPF_F_USER_STACK);
 	}
 	if (next && (e = thread_entry(next, 0, STK_TS_RUN, ctx->next_comm)))
 		e->state = STK_TS_RUN;
 	return 0;
+}
+
+SEC("tracepoint/sched/sched_switch")
+int stk_ts_tp_switch(struct ts_switch_record *ctx)
+{
+	return on_switch(ctx, false);
+}
+
+SEC("tracepoint/sched/sched_switch")
+int stk_ts_tp_switch_dwarf(struct ts_switch_record *ctx)
+{
+	return on_switch(ctx, true);
 }
 
 static __always_inline int on_wakeup(struct ts_pid_record *ctx)

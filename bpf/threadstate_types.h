@@ -63,6 +63,7 @@ struct stk_ts_iter_enter {
 struct stk_ts_tp_config {
 	__u32 kernel_stacks; /* take the stack id at switch-out */
 	__u32 user_stacks;
+	__u32 stack_bytes;   /* --unwind dwarf: user stack copied at switch-out */
 };
 
 /* What the tracepoints know about one thread, keyed by tid. */
@@ -72,6 +73,7 @@ struct stk_ts_tp_thread {
 	__s32 syscall_nr; /* or STK_TS_NO_SYSCALL / STK_TS_SYSCALL_UNKNOWN */
 	__s32 kstack_id, ustack_id;
 	__u32 pad;
+	__u64 ustack_hash; /* --unwind dwarf: content hash of the user stack sample (0: ustack_id, by frame pointers) */
 	__u64 args[6];
 	__u64 enter_ns;   /* bpf_ktime_get_ns() at sys_enter (CLOCK_MONOTONIC) */
 	char comm[STK_TS_COMM_LEN];

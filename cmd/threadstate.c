@@ -17,6 +17,8 @@
 
 #include "cmd/applets.h"
 #include "core/bpf/bpf_object.h"
+#include "core/bpf/percpu_maps.h"
+#include "bpf/stack_stats.h"
 #include "core/btf/btf_source.h"
 #include "core/base/clock.h"
 #include "core/session/applet.h"
@@ -25,6 +27,8 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/base/run_loop.h"
+#include "core/options/stack_opts.h"
+#include "core/session/dwarf_samples.h"
 #include "core/sym/symbolize.h"
 #include "core/threads/thread_active.h"
 #include "core/threads/thread_enrich.h"
@@ -38,6 +42,8 @@
 #define APPLET "threadstate"
 #define DEFAULT_GROUP "state,username,comm,syscall,wchan"
 #define DEFAULT_TOP 20
+/* Frames kept per user stack (-u), as many as the kernel's stack maps hold. */
+#define USER_STACK_DEPTH 127
 /* Test hook: pretend the capture started at this UTC epoch (seconds), e.g. to cross an hour. */
 #define FAKE_EPOCH_ENV "STK_THREADSTATE_FAKE_EPOCH"
 
@@ -53,6 +59,7 @@ struct ts_config {
 	const char *out_dir;
 	int source; /* enum stk_tsource, or -1 */
 	const char *btf_file;
+	struct stk_stack_opts stack; /* -u: --unwind and --stack-bytes, settled as the stack applets do */
 };
 
 static void print_help(void)
@@ -75,6 +82,8 @@ static void print_help(void)
 	       "  -T, --syscall-time          time in the current syscall with the task_iter source too\n"
 	       "                              (a BPF hook on every syscall; tracepoint_state always has it)\n"
 	       "  -u, --user-stacks           record user stacks (taken at switch-out: implies --source tracepoint_state)\n"
+	       "      --unwind fp|dwarf       -u: by frame pointers, or by CFI from a stack copy (default dwarf)\n"
+	       "      --stack-bytes N         -u with --unwind dwarf: user stack copied per switch-out (default %d)\n"
 	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
 	       "  -n, --iterations N          stop after N samples\n"
@@ -82,7 +91,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               source chosen, and the cost of each sample pass\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_TOP);
+	       DEFAULT_TOP, STK_STACK_BYTES_DEFAULT);
 }
 
 enum long_only {
@@ -90,6 +99,8 @@ enum long_only {
 	OPT_CGROUP,
 	OPT_SOURCE,
 	OPT_BTF,
+	OPT_UNWIND,
+	OPT_STACK_BYTES,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -139,6 +150,7 @@ struct ts_run {
 	struct stk_run_loop *loop;
 	struct stk_thread_batch batch;
 	struct stk_session session; /* BTF and privileges for the BPF sources */
+	struct stk_dwarf_samples *dwarf; /* -u with --unwind dwarf: the user stacks by content hash */
 	int64_t fake_epoch_ns, mono_start;
 	int64_t source_ns, select_ns, pass_count; /* -v: cost of the passes */
 };
@@ -164,6 +176,8 @@ static int parse_args(void *run, int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "btf", required_argument, NULL, OPT_BTF },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -176,6 +190,7 @@ static int parse_args(void *run, int argc, char **argv)
 
 	cfg->interval_ms = 5000;
 	cfg->top = DEFAULT_TOP;
+	stk_stack_opts_init(&cfg->stack, 't', 0, 127);
 	cfg->source = -1;
 	opterr = 0;
 	optind = 1;
@@ -232,7 +247,16 @@ static int parse_args(void *run, int argc, char **argv)
 			cfg->source = (int)src;
 			break;
 		case OPT_BTF: cfg->btf_file = optarg; break;
-		case 'v': cfg->verbose = true; break;
+		case OPT_UNWIND:
+		case OPT_STACK_BYTES: {
+			char msg[256];
+
+			if (stk_stack_opt(&cfg->stack, c == OPT_UNWIND ? STK_OPT_UNWIND : STK_OPT_STACK_BYTES, optarg, msg,
+					  sizeof(msg)) != 1)
+				return usage_error("%s", msg);
+			break;
+		}
+		case 'v': cfg->verbose = true; cfg->stack.verbose = true; break;
 		case 'h': print_help(); return 1;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s' (see 'stk threadstate --help')", argv[optind - 1]);
@@ -316,6 +340,7 @@ static int sample_once(struct ts_run *run)
 
 	stk_thread_batch_reset(b);
 	int64_t start = stk_now_ns(CLOCK_MONOTONIC);
+	stk_dwarf_samples_drain(run->dwarf); /* every user stack sample sent before this pass, unwound */
 	if (stk_tsource_sample(run->source, b)) {
 		stk_error(APPLET, "a sample pass failed: %s", strerror(errno));
 		return -1;
@@ -364,6 +389,55 @@ static void print_table(struct ts_run *run, int64_t start_ns, int64_t end_ns)
 	stk_group_reset(run->group);
 }
 
+/* -u with --unwind dwarf: a thread's user stack, unwound from its sample, folded (NULL: not arrived). */
+static char *fold_user_hash(void *ctx, uint32_t pid, uint64_t hash)
+{
+	struct ts_run *run = ctx;
+	unsigned long long addrs[USER_STACK_DEPTH];
+	const uint64_t *ips;
+	size_t n;
+
+	if (!run->dwarf)
+		return NULL;
+	/* Not there yet: the thread switched out again after this pass began, its sample is still buffered. */
+	if (stk_dwarf_samples_user_frames(run->dwarf, hash, &ips, &n)) {
+		stk_dwarf_samples_drain(run->dwarf);
+		if (stk_dwarf_samples_user_frames(run->dwarf, hash, &ips, &n))
+			return NULL;
+	}
+	if (!n)
+		return NULL;
+	if (n > USER_STACK_DEPTH)
+		n = USER_STACK_DEPTH;
+	for (size_t i = 0; i < n; i++)
+		addrs[i] = ips[i];
+	return stk_fold_addrs(run->sym, pid, addrs, n, true, NULL, 0);
+}
+
+/* The unwinder of -u's dwarf samples, when the source sends them. 0 or -1 (said). */
+static int start_dwarf(struct ts_run *run)
+{
+	struct bpf_map *samples = stk_tsource_user_samples(run->source);
+	const struct stk_dwarf_opts o = { .max_depth = USER_STACK_DEPTH, .user_only = true, .by_hash = true };
+
+	if (!samples)
+		return 0;
+	run->dwarf = stk_dwarf_samples_start(APPLET, samples, run->sym, NULL, &o);
+	return run->dwarf ? 0 : -1;
+}
+
+/* Samples that found the buffer full took frame pointers: said once, at the end. */
+static void report_user_stack_losses(const struct ts_run *run)
+{
+	const struct bpf_map *stats = run->source ? stk_tsource_user_stats(run->source) : NULL;
+	uint64_t lost = stats ? stk_percpu_sum(stats, STK_STAT_SAMPLES_LOST) : 0;
+
+	if (lost)
+		fprintf(stderr, "WARNING: %llu user stack samples found the sample buffer full (its reader short of "
+			"CPU) and were walked by frame pointers instead; lower --stack-bytes (now %u)\n",
+			(unsigned long long)lost, run->cfg.stack.stack_bytes);
+}
+
 static int open_source(struct ts_run *run)
 {
 	struct ts_config *cfg = &run->cfg;
@@ -380,6 +454,8 @@ static int open_source(struct ts_run *run)
 	}
 	if (can_bpf && cfg->source != STK_TSOURCE_PROC && stk_session_open_bpf(session, APPLET, cfg->verbose, cfg->btf_file))
 		return -1;
+	if (cfg->user_stacks && can_bpf && stk_session_settle_unwind(session, &cfg->stack, true))
+		return -1;
 	struct stk_tsource_request req = {
 		.pids = cfg->pids,
 		.n_pids = cfg->n_pids,
@@ -394,6 +470,10 @@ static int open_source(struct ts_run *run)
 		.forced = !can_bpf ? stk_tsource_name(STK_TSOURCE_PROC) : cfg->source >= 0 ? stk_tsource_name(cfg->source)
 			  : cfg->user_stacks ? stk_tsource_name(STK_TSOURCE_TRACEPOINT) : NULL,
 		.sym = run->sym,
+		.user_dwarf = cfg->stack.unwind == STK_UNWIND_MODE_DWARF,
+		.stack_bytes = cfg->stack.stack_bytes,
+		.user_stack_by_hash = fold_user_hash,
+		.user_stack_ctx = run,
 	};
 	run->source = stk_tsource_open(&req, err, sizeof(err));
 	stk_btf_source_release(&session->btf); /* the programs are loaded: an embedded BTF's memfd is done */
@@ -406,11 +486,15 @@ static int open_source(struct ts_run *run)
 			  "(try --source tracepoint_state)", stk_tsource_name(stk_tsource_kind(run->source)));
 		return -1;
 	}
+	if (start_dwarf(run))
+		return -1;
 	if (cfg->verbose) {
 		const char *tried = stk_tsource_tried(run->source);
-		fprintf(stderr, "threadstate: source %s%s%s%s; BTF %s%s\n",
+		fprintf(stderr, "threadstate: source %s%s%s%s; BTF %s%s%s%s\n",
 			stk_tsource_name(stk_tsource_kind(run->source)), tried[0] ? " (passed over: " : "", tried,
-			tried[0] ? ")" : "", stk_btf_kind_name(btf->kind), can_bpf ? "" : "; no BPF privileges");
+			tried[0] ? ")" : "", stk_btf_kind_name(btf->kind), can_bpf ? "" : "; no BPF privileges",
+			cfg->user_stacks ? "; unwind " : "",
+			cfg->user_stacks ? stk_unwind_mode_name(cfg->stack.unwind) : "");
 	}
 	return 0;
 }
@@ -425,7 +509,9 @@ static int setup(void *arg)
 	run->mono_start = stk_now_ns(CLOCK_MONOTONIC);
 	if (fake && *fake)
 		run->fake_epoch_ns = (int64_t)(strtod(fake, NULL) * 1e9);
-	if (!(run->sym = stk_symbolizer_new(NULL)) || !(run->enrich = stk_thread_enrich_new("/proc")) ||
+	/* -u: the files' CFI for --unwind dwarf (settled later; kept either way, only -u pays for it) */
+	const struct stk_symbolizer_opts so = { .keep_elf = cfg->user_stacks };
+	if (!(run->sym = stk_symbolizer_new(&so)) || !(run->enrich = stk_thread_enrich_new("/proc")) ||
 	    !(run->cgroup_tids = stk_idmap_new(1, NULL))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
@@ -448,6 +534,9 @@ static int setup(void *arg)
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
+	/* Samples are unwound as they come, between passes too. */
+	if (run->dwarf && stk_dwarf_samples_watch(APPLET, run->dwarf, run->loop))
+		return -1;
 	return 0;
 }
 
@@ -455,6 +544,7 @@ static void teardown(void *arg)
 {
 	struct ts_run *run = arg;
 	stk_run_loop_free(run->loop);
+	stk_dwarf_samples_free(run->dwarf); /* its buffer reads a map of the source's */
 	stk_tsource_free(run->source);
 	stk_thread_record_free(run->record);
 	stk_group_free(run->group);
@@ -465,6 +555,7 @@ static void teardown(void *arg)
 	stk_thread_batch_free(&run->batch);
 	stk_session_close(&run->session);
 	free(run->cfg.pids);
+	stk_stack_opts_free(&run->cfg.stack);
 }
 
 static int64_t wall_now(const struct ts_run *run)
@@ -510,6 +601,7 @@ static int run_capture(void *arg)
 	}
 	if (run->group && stk_group_samples(run->group))
 		print_table(run, interval_start, wall_now(run));
+	report_user_stack_losses(run);
 	if (cfg->verbose && run->pass_count)
 		fprintf(stderr, "threadstate: %lld sample passes, per pass on average: source %.3f ms "
 			"(%zu threads), active rule and /proc details %.3f ms\n", (long long)run->pass_count,

@@ -411,6 +411,20 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 	return st;
 }
 
+int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
+				  size_t *n)
+{
+	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
+	const struct stk_raw_stack *raw;
+
+	if (!sl || !sl->entry_plus1)
+		return -1;
+	raw = stk_stack_table_at(d->table, sl->entry_plus1 - 1);
+	*ips = raw->user;
+	*n = raw->n_user;
+	return 0;
+}
+
 bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d)
 {
 	return d && d->opts.by_hash;

@@ -62,6 +62,9 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
  */
 struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
 					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value);
+/* by_hash: the unwound user addresses (leaf first) of the sample sent with content_hash. 0, or -1: none arrived. */
+int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
+				  size_t *n);
 bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d);
 /* by_hash: counted hashes whose sample never arrived (after stk_dwarf_samples_add). */
 uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d);

@@ -13,6 +13,7 @@
 #include "core/threads/thread_sample.h"
 
 struct stk_symbolizer;
+struct bpf_map;
 
 struct stk_tsource_request {
 	const uint32_t *pids; /* only these processes (n_pids 0: all) */
@@ -26,6 +27,17 @@ struct stk_tsource_request {
 	bool kernel_btf;      /* the running kernel's BTF is available */
 	const char *forced;   /* --source: the rung to use or fail, or NULL: the first that works */
 	struct stk_symbolizer *sym; /* names for BPF-taken stacks (not owned) */
+	/*
+	 * -u with --unwind dwarf (tracepoint_state): user stacks are captured at
+	 * switch-out for unwinding above this layer, which names a sample's
+	 * stack by its content hash through user_stack_by_hash (folded, malloc'd;
+	 * NULL: not known yet). Samples with no buffer room take frame pointers
+	 * (so do those before the reader exists: the source attaches first).
+	 */
+	bool user_dwarf;
+	uint32_t stack_bytes;
+	char *(*user_stack_by_hash)(void *ctx, uint32_t pid, uint64_t hash);
+	void *user_stack_ctx;
 };
 
 /* One source, behind the sampler: a pass over the threads, and its release. */
@@ -33,6 +45,8 @@ struct stk_tsource_impl {
 	int (*sample)(void *impl, struct stk_thread_batch *b);
 	void (*free)(void *impl);
 	void *impl;
+	/* user_dwarf: the perf buffer map of the samples, and the loss counters (bpf/stack_stats.h) */
+	struct bpf_map *user_samples, *user_stats;
 };
 
 /*

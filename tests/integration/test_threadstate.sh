@@ -99,7 +99,7 @@ mkdir -p "$rec"
 run_capture taskset -c "$last_cpu" "$STK" threadstate -v -u -F 10 -d 2 -o "$rec" -p "$wpid"
 expect_contains user_stacks_source "$ERR" "threadstate: source tracepoint_state"
 ustacks=$(cat "$rec"/stacks-*.csv 2>/dev/null | grep ',user,')
-expect_contains user_stack_of_busy "$ustacks" ",user,start_thread;busy;spin_forever"
+expect_contains user_stack_of_busy "$ustacks" "start_thread;busy;spin_forever"
 used=$(python3 - "$rec" <<'PY'
 import csv, glob, sys
 stacks = {r["hash"] for p in glob.glob(sys.argv[1] + "/stacks-*.csv") for r in csv.DictReader(open(p, newline=""))}
@@ -109,6 +109,26 @@ print("ok" if busy and all(r["ustack"] in stacks for r in busy) else f"{len(busy
 PY
 )
 expect_eq user_stack_hashes_resolve "$used" ok
+
+# --- -u with --unwind dwarf (the default): whole chains through a libc without
+# frame pointers (tests/workloads/nofp.c, -O2): the sleeper's caller chain in
+# nanosleep and the condition waiter's, which --unwind fp loses at libc ---
+"$W/nofp" all 30 >"$tmp/nofp.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do npid=$(sed -n 's/^ready //p' "$tmp/nofp.out"); [ -n "$npid" ] && break; sleep 0.05; done
+for unw in dwarf fp; do
+    rec=$tmp/ustacks_$unw
+    mkdir -p "$rec"
+    run_capture "$STK" threadstate -v -a -u --unwind "$unw" -F 10 -d 2 -o "$rec" -p "$npid"
+    expect_contains "user_stacks_${unw}_said" "$ERR" "unwind $unw"
+    eval "ustacks_$unw=\$(cat \"\$rec\"/stacks-*.csv 2>/dev/null | grep ',user,')"
+done
+expect_contains user_stack_dwarf_sleeper "$ustacks_dwarf" "start_thread;sleeper;sleep_stage;"
+expect_contains user_stack_dwarf_condwait "$ustacks_dwarf" "start_thread;cond_waiter;wait_stage;"
+if printf '%s\n' "$ustacks_fp" | grep -q 'sleeper;sleep_stage;'; then
+    fail user_stack_fp_loses_caller "--unwind fp kept sleep_stage (libc must have no frame pointers): $ustacks_fp"
+else pass user_stack_fp_loses_caller; fi
+kill "$npid" 2>/dev/null
 
 # --- --cgroup: only the threads of the workload, moved into a cgroup of its own ---
 if [ -e /sys/fs/cgroup/cgroup.controllers ]; then cgbase=/sys/fs/cgroup; else cgbase=/sys/fs/cgroup/pids; fi

@@ -103,6 +103,16 @@ enum stk_tsource stk_tsource_kind(const struct stk_thread_sampler *s)
 	return s->kind;
 }
 
+struct bpf_map *stk_tsource_user_samples(const struct stk_thread_sampler *s)
+{
+	return s->impl.user_samples;
+}
+
+struct bpf_map *stk_tsource_user_stats(const struct stk_thread_sampler *s)
+{
+	return s->impl.user_stats;
+}
+
 const char *stk_tsource_tried(const struct stk_thread_sampler *s)
 {
 	return s->tried;

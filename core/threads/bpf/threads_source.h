@@ -25,6 +25,9 @@ struct stk_thread_sampler *stk_tsource_open(const struct stk_tsource_request *re
 enum stk_tsource stk_tsource_kind(const struct stk_thread_sampler *s);
 /* Why earlier candidates were passed over ("" when the first worked). */
 const char *stk_tsource_tried(const struct stk_thread_sampler *s);
+/* user_dwarf: the samples' perf buffer map and the loss counters (NULL otherwise). */
+struct bpf_map *stk_tsource_user_samples(const struct stk_thread_sampler *s);
+struct bpf_map *stk_tsource_user_stats(const struct stk_thread_sampler *s);
 /* One pass over the threads into b (b->wall_ns, b->mono_ns set). 0 or -1. */
 int stk_tsource_sample(struct stk_thread_sampler *s, struct stk_thread_batch *b);
 void stk_tsource_free(struct stk_thread_sampler *s);

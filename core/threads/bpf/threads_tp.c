@@ -48,6 +48,8 @@ struct threads_tp {
 	struct stk_idmap *events;    /* this pass: tid -> struct stk_ts_tp_thread from the map */
 	int64_t last_walk_ns;
 	struct stk_symbolizer *sym;
+	char *(*user_stack_by_hash)(void *ctx, uint32_t pid, uint64_t hash);
+	void *user_stack_ctx;
 	const uint32_t *pids;
 	size_t n_pids;
 	uint32_t self_tgid;
@@ -95,7 +97,9 @@ static void from_map(struct threads_tp *tp, const struct stk_ts_tp_thread *e, st
 	if (t->state != STK_TSTATE_RUN) {
 		if (tp->kernel_stacks)
 			add_stack(tp, e->kstack_id, 0, &t->kstack, t->wchan, sizeof(t->wchan));
-		if (tp->user_stacks && !t->kthread)
+		if (tp->user_stacks && !t->kthread && e->ustack_hash && tp->user_stack_by_hash)
+			t->ustack = tp->user_stack_by_hash(tp->user_stack_ctx, t->tgid, e->ustack_hash);
+		else if (tp->user_stacks && !t->kthread)
 			add_stack(tp, e->ustack_id, t->tgid, &t->ustack, NULL, 0);
 	}
 }
@@ -199,7 +203,6 @@ static int tp_sample(void *impl, struct stk_thread_batch *b)
 {
 	struct threads_tp *tp = impl;
 	struct pass pass = { tp, b, 0 };
-
 	if (!tp->last_walk_ns || b->mono_ns - tp->last_walk_ns >= PROC_WALK_NS) {
 		if (stk_proc_walk_threads("/proc", tp->pids, tp->n_pids, tp->self_tgid, learn_thread, tp))
 			return -1;
@@ -225,25 +228,39 @@ static void tp_free(void *impl)
 	free(tp);
 }
 
+/* sched_switch has a twin that captures user stacks for --unwind dwarf. */
+static const char *program_of(size_t i, bool dwarf)
+{
+	return dwarf && i == 0 ? "stk_ts_tp_switch_dwarf" : tracepoints[i].program;
+}
+
 static int load_and_attach(struct threads_tp *tp, const struct stk_tsource_request *req, char *why, size_t len)
 {
 	const char *programs[N_TRACEPOINTS + 1] = { 0 };
 	const char *maps[] = { "ts_tp_config", "ts_tp_threads", "ts_tp_stacks", NULL };
-	bool stacks = req->kernel_stacks || req->user_stacks;
-	struct stk_ts_tp_config cfg = { .kernel_stacks = req->kernel_stacks, .user_stacks = req->user_stacks };
+	const char *dwarf_maps[] = { "ts_tp_config", "ts_tp_threads", "ts_tp_stacks", "ts_tp_scratch",
+				     "ts_tp_samples", "ts_tp_sent", "ts_tp_stats", NULL };
+	bool stacks = req->kernel_stacks || req->user_stacks, dwarf = req->user_stacks && req->user_dwarf;
+	struct stk_ts_tp_config cfg = {
+		.kernel_stacks = req->kernel_stacks, .user_stacks = req->user_stacks, .stack_bytes = req->stack_bytes,
+	};
 	uint32_t zero = 0;
+	int ncpu = libbpf_num_possible_cpus();
 	char err[256];
 	int ret;
 
 	for (size_t i = 0; i < N_TRACEPOINTS; i++)
-		programs[i] = tracepoints[i].program;
-	struct stk_bpf_selection sel = { .programs = programs, .maps = maps, .btf_custom_path = req->btf_custom_path };
+		programs[i] = program_of(i, dwarf);
+	struct stk_bpf_selection sel = {
+		.programs = programs, .maps = dwarf ? dwarf_maps : maps, .btf_custom_path = req->btf_custom_path,
+	};
 	if (!(tp->skel = stk_bpf_open_selected(&sel, err, sizeof(err)))) {
 		snprintf(why, len, "%s", err);
 		return -1;
 	}
-	if (bpf_map__set_max_entries(tp->skel->maps.ts_tp_stacks, stacks ? STACK_ENTRIES : 1)) {
-		snprintf(why, len, "sizing the stack map failed");
+	if (bpf_map__set_max_entries(tp->skel->maps.ts_tp_stacks, stacks ? STACK_ENTRIES : 1) ||
+	    (dwarf && (ncpu < 1 || bpf_map__set_max_entries(tp->skel->maps.ts_tp_scratch, (uint32_t)ncpu)))) {
+		snprintf(why, len, "sizing the stack maps failed");
 		return -1;
 	}
 	if ((ret = stk_bpf__load(tp->skel))) {
@@ -255,7 +272,7 @@ static int load_and_attach(struct threads_tp *tp, const struct stk_tsource_reque
 		return -1;
 	}
 	for (size_t i = 0; i < N_TRACEPOINTS; i++) {
-		struct bpf_program *p = bpf_object__find_program_by_name(tp->skel->obj, tracepoints[i].program);
+		struct bpf_program *p = bpf_object__find_program_by_name(tp->skel->obj, program_of(i, dwarf));
 		tp->links[i] = bpf_program__attach_tracepoint(p, tracepoints[i].category, tracepoints[i].event);
 		if (!tp->links[i]) {
 			snprintf(why, len, "attaching %s:%s failed: %s", tracepoints[i].category, tracepoints[i].event,
@@ -291,9 +308,15 @@ int stk_threads_tp_open(const struct stk_tsource_request *req, struct stk_tsourc
 	tp->self_tgid = req->self_tgid;
 	tp->kernel_stacks = req->kernel_stacks;
 	tp->user_stacks = req->user_stacks;
+	tp->user_stack_by_hash = req->user_stack_by_hash;
+	tp->user_stack_ctx = req->user_stack_ctx;
 	if (load_and_attach(tp, req, why, len)) {
 		tp_free(tp);
 		return -1;
+	}
+	if (req->user_stacks && req->user_dwarf) {
+		out->user_samples = tp->skel->maps.ts_tp_samples;
+		out->user_stats = tp->skel->maps.ts_tp_stats;
 	}
 	out->impl = tp;
 	out->sample = tp_sample;
