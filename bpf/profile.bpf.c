@@ -162,24 +162,10 @@ int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 	u32 tgid = id >> 32, tid = (u32)id, cpu = bpf_get_smp_processor_id();
 	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
 	struct stk_stack_sample *s;
-	long n;
 
 	if (!cfg || !(s = bpf_map_lookup_elem(&profile_scratch, &cpu)))
 		return 0;
-	s->tgid = tgid;
-	s->tid = tid;
-	bpf_get_current_comm(&s->comm, sizeof(s->comm));
-	s->flags = 0;
-	s->value = 1;
-	s->n_kernel = 0;
-	s->user_bytes = 0;
-	if (cfg->kernel_stacks) {
-		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
-		if (n > 0)
-			s->n_kernel = n / sizeof(u64);
-		else if (n < 0)
-			s->flags |= STK_SAMPLE_KERNEL_LOST;
-	}
+	stk_sample_begin(ctx, s, tgid, tid, 1, cfg->kernel_stacks);
 	if (cfg->user_stacks && tgid != 0)
 		stk_capture_user(s, (stk_uregs_t *)&ctx->regs, cfg->stack_bytes);
 	/* No room in the buffer (its reader starved of CPU): the sample still counts, by frame pointers. */

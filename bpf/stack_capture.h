@@ -171,8 +171,30 @@ static __always_inline u64 stk_sample_size(const struct stk_stack_sample *s)
 	return STK_SAMPLE_FIXED + n;
 }
 
+/* A sample of the current task: who, with what weight, and its kernel frames when kernel. */
+static __always_inline void stk_sample_begin(void *ctx, struct stk_stack_sample *s, u32 tgid, u32 tid, u64 value,
+					     bool kernel)
+{
+	long n;
+
+	s->tgid = tgid;
+	s->tid = tid;
+	bpf_get_current_comm(&s->comm, sizeof(s->comm));
+	s->flags = 0;
+	s->n_kernel = 0;
+	s->user_bytes = 0;
+	s->value = value;
+	if (kernel) {
+		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
+		if (n > 0)
+			s->n_kernel = n / sizeof(u64);
+		else if (n < 0)
+			s->flags |= STK_SAMPLE_KERNEL_LOST;
+	}
+}
+
 /*
- * The hashed path of offcputime and stackcount (one event per context switch
+ * The hashed path of offcputime, stackcount and threadstate -u (one event per context switch
  * or probe hit): captures the current task's stacks into the CPU's scratch
  * sample (kernel frames if kernel, user registers and stack if user; user_ctx
  * as for stk_capture_user) and sends it when its content is new. Returns the
@@ -190,25 +212,11 @@ static __always_inline u64 stk_capture_hashed(void *ctx, void *scratch, void *sa
 	u32 cpu = bpf_get_smp_processor_id();
 	struct stk_stack_sample *s = bpf_map_lookup_elem(scratch, &cpu);
 	u8 one = 1;
-	long n;
 	u64 h;
 
 	if (!s)
 		return 0;
-	s->tgid = tgid;
-	s->tid = tid;
-	bpf_get_current_comm(&s->comm, sizeof(s->comm));
-	s->flags = 0;
-	s->n_kernel = 0;
-	s->user_bytes = 0;
-	s->value = 0;
-	if (kernel) {
-		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
-		if (n > 0)
-			s->n_kernel = n / sizeof(u64);
-		else if (n < 0)
-			s->flags |= STK_SAMPLE_KERNEL_LOST;
-	}
+	stk_sample_begin(ctx, s, tgid, tid, 0, kernel);
 	if (user)
 		stk_capture_user(s, user_ctx, stack_bytes);
 	h = stk_sample_hash(s);
