@@ -21,18 +21,30 @@ static __always_inline u64 stk_comm_digest(const char comm[16])
 	return lo ^ (hi * 31);
 }
 
-/* Returns 0, or -1 when the notification could not be sent (count it as lost). */
+#define STK_ANNOUNCE_ENOENT 2
+
+/*
+ * Returns 0, or -1 when the notification could not be sent (count it as
+ * lost). Unsent, the pair is forgotten so that the process's next event
+ * tries again; before user space opened the buffer (the programs attach
+ * first) that is no loss at all.
+ */
 static __always_inline int stk_announce_process(void *ctx, void *seen, void *events, u32 tgid,
 						const char comm[16])
 {
 	u64 digest = stk_comm_digest(comm);
 	u64 key = (u64)tgid << 32 | (u32)(digest ^ (digest >> 32));
 	u8 one = 1;
+	long err;
 
 	if (tgid == 0 || bpf_map_lookup_elem(seen, &key))
 		return 0;
 	bpf_map_update_elem(seen, &key, &one, BPF_ANY);
-	return bpf_perf_event_output(ctx, events, BPF_F_CURRENT_CPU, &tgid, sizeof(tgid)) ? -1 : 0;
+	err = bpf_perf_event_output(ctx, events, BPF_F_CURRENT_CPU, &tgid, sizeof(tgid));
+	if (!err)
+		return 0;
+	bpf_map_delete_elem(seen, &key);
+	return err == -STK_ANNOUNCE_ENOENT ? 0 : -1;
 }
 
 #endif
