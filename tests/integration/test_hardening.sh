@@ -49,6 +49,8 @@ start_as_user() {
     pids+=($!)
     for _ in $(seq 100); do grep -q '^ready ' "$out" && break; sleep 0.05; done
     read -r _ WPID WADDR < <(grep '^ready ' "$out")
+    # The wrapper may fork: the workload itself is killed at cleanup too.
+    [ -n "${WPID:-}" ] && pids+=("$WPID")
 }
 
 # stk_run NAME DURATION STK_ARGS...: root's stk, measured. Sets RC ("timeout"
