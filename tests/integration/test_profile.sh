@@ -104,25 +104,36 @@ stop_workloads
 # -I: the idle task only with -I
 run_capture "$STK" profile -K -f 1
 expect_eq idle_excluded "$(printf '%s\n' "$OUT" | grep -c '^swapper')" 0
-# The idle task is sampled while a CPU idles: /proc/stat's idle time during the
-# capture says whether it had the chance (a machine busy with other jobs has none).
-# With -I every tick of every CPU is a sample, so a total well short of 49 Hz x 2 s
-# x CPUs says the sampling timers did not fire while the CPUs idled (a paused host,
-# a hypervisor slow to wake an idle vCPU): the capture proves nothing, and is tried
-# again. Up to three tries.
+# The idle task is sampled while a CPU idles, if the CPU's sampling timer fires
+# then: on some virtual machines an idle vCPU is not run, and its ticks never
+# come (perf sees the same). So perf records the same 2 s as the reference: stk
+# must show the idle task whenever perf does; a window where neither does (or
+# the CPUs never idled: a machine busy with other jobs) is tried again, three
+# times at most, then said.
+command -v perf >/dev/null 2>&1 ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-perf >/dev/null 2>&1
 idle_why=""
+idle_result=none
 for idle_try in 1 2 3; do
     idle0=$(awk '/^cpu / { print $5; exit }' /proc/stat)
+    perf record -q -e cpu-clock -F 49 -a -o "$tmp/idle.perf" -- sleep 2 >/dev/null 2>&1 & perf_pid=$!
     run_capture "$STK" profile -K -f -I 2
+    wait "$perf_pid"
     idle_ms=$(( ($(awk '/^cpu / { print $5; exit }' /proc/stat) - idle0) * 1000 / $(getconf CLK_TCK) ))
-    idle_samples=$(printf '%s\n' "$OUT" | awk 'NF > 1 { s += $NF } END { print s + 0 }')
-    if printf '%s\n' "$OUT" | grep -q '^swapper'; then idle_why=""; break; fi
-    idle_why="try $idle_try: idled ${idle_ms} ms, ${idle_samples} samples (49 Hz x 2 s x $(nproc) CPUs expected): $(printf '%s' "$OUT" | head -c 300) $(printf '%s' "$ERR" | head -c 200)"
-    [ "$idle_ms" -ge 300 ] && [ "$idle_samples" -ge $((49 * 2 * $(nproc) * 3 / 4)) ] && break
+    perf_idle=$(perf script -i "$tmp/idle.perf" -F comm 2>/dev/null | grep -c '^ *swapper')
+    if printf '%s\n' "$OUT" | grep -q '^swapper'; then idle_result=seen; break; fi
+    idle_why="try $idle_try: idled ${idle_ms} ms, perf saw ${perf_idle:-no} idle-task samples; stk: $(printf '%s' "$OUT" | head -c 300) $(printf '%s' "$ERR" | head -c 200)"
+    if [ "${perf_idle:-0}" -gt 0 ]; then idle_result=missed; break; fi
     sleep 1
 done
-if [ -z "$idle_why" ]; then pass idle_included
-else fail idle_included "'swapper' not found: $idle_why"; fi
+case $idle_result in
+    seen) pass idle_included ;;
+    missed) fail idle_included "perf saw the idle task and stk did not: $idle_why" ;;
+    *)  if command -v perf >/dev/null 2>&1; then
+            echo "NOTE profile: no idle-task samples in three windows, from perf either: this host gives no ticks to idle CPUs ($idle_why)"
+            pass idle_included
+        else fail idle_included "no idle-task samples, and perf (the reference) is missing: $idle_why"; fi ;;
+esac
 
 stop_workloads
 # --- every format from ONE capture: totals must agree ---
