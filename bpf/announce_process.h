@@ -12,6 +12,8 @@
 #ifndef STK_ANNOUNCE_PROCESS_H
 #define STK_ANNOUNCE_PROCESS_H
 
+#include "bpf_errno.h"
+
 static __always_inline u64 stk_comm_digest(const char comm[16])
 {
 	u64 lo, hi;
@@ -20,8 +22,6 @@ static __always_inline u64 stk_comm_digest(const char comm[16])
 	__builtin_memcpy(&hi, comm + 8, 8);
 	return lo ^ (hi * 31);
 }
-
-#define STK_ANNOUNCE_ENOENT 2
 
 /*
  * Returns 0, or -1 when the notification could not be sent (count it as
@@ -44,7 +44,7 @@ static __always_inline int stk_announce_process(void *ctx, void *seen, void *eve
 	if (!err)
 		return 0;
 	bpf_map_delete_elem(seen, &key);
-	return err == -STK_ANNOUNCE_ENOENT ? 0 : -1;
+	return err == -STK_ENOENT ? 0 : -1;
 }
 
 #endif

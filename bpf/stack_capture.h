@@ -212,6 +212,7 @@ static __always_inline u64 stk_capture_hashed(void *ctx, void *scratch, void *sa
 	u32 cpu = bpf_get_smp_processor_id();
 	struct stk_stack_sample *s = bpf_map_lookup_elem(scratch, &cpu);
 	u8 one = 1;
+	long err;
 	u64 h;
 
 	if (!s)
@@ -223,8 +224,11 @@ static __always_inline u64 stk_capture_hashed(void *ctx, void *scratch, void *sa
 	s->content_hash = h;
 	if (bpf_map_lookup_elem(sent, &h))
 		return h;
-	if (bpf_perf_event_output(ctx, samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
-		stk_stat_inc(stats, STK_STAT_SAMPLES_LOST);
+	err = bpf_perf_event_output(ctx, samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s));
+	if (err) {
+		/* Before user space opened the buffer (threadstate attaches first) it was not full. */
+		if (err != -STK_ENOENT)
+			stk_stat_inc(stats, STK_STAT_SAMPLES_LOST);
 		return 0;
 	}
 	stk_stat_inc(stats, STK_STAT_SAMPLES_SENT);

@@ -9,8 +9,7 @@
 #ifndef STK_STACK_COUNTING_H
 #define STK_STACK_COUNTING_H
 
-#define STK_EEXIST 17
-#define STK_ENOMEM 12
+#include "bpf_errno.h"
 
 static __always_inline void stk_stat_inc(void *stats, u32 slot)
 {
