@@ -198,6 +198,9 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 
 	if (o->tid == 0) /* the idle task never blocks */
 		return;
+	/* stk's own waits: each would wake it with a new sample to read, and so on */
+	if (cfg->self_tgid && o->tgid == cfg->self_tgid)
+		return;
 	if (o->state != STATE_UNKNOWN && (o->state & STK_TASK_DEAD))
 		return; /* exiting: its last switch-out never comes back */
 	if (cfg->filter_pids && !bpf_map_lookup_elem(&offcpu_pids, &o->tgid))

@@ -32,6 +32,7 @@ struct stk_offcpu_config {
 	__u32 state_exclude;       /* ... && !(state & exclude) */
 	__u32 state_idle;          /* (state & TASK_IDLE) == TASK_IDLE */
 	__u32 stack_bytes;         /* --unwind dwarf: user stack copied per block */
+	__u32 self_tgid;           /* stk itself, never counted (0: unknown, another PID namespace) */
 	__u64 min_ns;              /* -m: shorter blocks are not counted */
 	__u64 max_ns;              /* -M: longer blocks are not counted */
 };

@@ -111,6 +111,9 @@ static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t 
 		return 0;
 	if (cfg->filter_pid && tgid != cfg->pid)
 		return 0;
+	/* stk's own hits (a probe on a function stk calls too): each would feed the next */
+	if (cfg->self_tgid && tgid == cfg->self_tgid)
+		return 0;
 	if (cfg->filter_cpu && bpf_get_smp_processor_id() != cfg->cpu)
 		return 0;
 	key.kernel_stack_id = -1;

@@ -17,6 +17,7 @@ struct stk_sc_config {
 	__u32 user_stacks;   /* capture user stacks */
 	__u32 keep_tgid;     /* key counts by process (-P, or user stacks to symbolize) */
 	__u32 stack_bytes;   /* --unwind dwarf: user stack copied per event */
+	__u32 self_tgid;     /* stk itself, never counted (0: unknown, another PID namespace) */
 };
 
 /* sc_counts key; the value is the number of events. */

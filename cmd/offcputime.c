@@ -38,6 +38,7 @@
 #include "core/session/stack_resolve.h"
 #include "core/stack/stack_trim.h"
 #include "core/sym/symbolize.h"
+#include "core/base/pidns.h"
 #include "core/base/sysfs_read.h"
 
 #define APPLET "offcputime"
@@ -215,6 +216,7 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		.min_ns = cfg->min_us * 1000,
 		.max_ns = cfg->max_us * 1000,
 		.stack_bytes = cfg->common.stack_bytes,
+		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
 	};
 	const struct stk_stack_maps maps = { .pids = s->maps.offcpu_pids, .tids = s->maps.offcpu_tids };
 	uint32_t zero = 0;

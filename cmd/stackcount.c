@@ -36,6 +36,7 @@
 #include "core/probe/kernel_match.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
+#include "core/base/pidns.h"
 #include "core/output/output.h"
 #include "core/probe/probe_pattern.h"
 #include "core/stack/stack_trim.h"
@@ -475,6 +476,7 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		/* user stacks resolve in their process, and folded output names the command */
 		.keep_tgid = 1,
 		.stack_bytes = cfg->common.stack_bytes,
+		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
 	};
 	uint32_t zero = 0;
 
