@@ -357,6 +357,25 @@ static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *i
 	return f;
 }
 
+/* by_hash: the raw stack of the sample sent with content_hash, or NULL when none arrived. */
+static const struct stk_raw_stack *raw_of(const struct stk_dwarf_samples *d, uint64_t content_hash)
+{
+	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
+
+	return sl && sl->entry_plus1 ? stk_stack_table_at(d->table, sl->entry_plus1 - 1) : NULL;
+}
+
+/* st's frames, named, and how its user chain ended, from raw. */
+static void take_frames(struct stk_dwarf_samples *d, struct stk_stack *st, const struct stk_raw_stack *raw)
+{
+	st->kernel_missing = raw->kernel_lost;
+	st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
+	st->n_kernel = st->kernel ? raw->n_kernel : 0;
+	st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
+	st->n_user = st->user ? raw->n_user : 0;
+	st->unwind_stop = raw->stop;
+}
+
 int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l)
 {
 	size_t n = stk_stack_table_size(d->table);
@@ -372,12 +391,7 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
 		memcpy(st->comm, raw->comm, sizeof(st->comm));
 		st->comm[sizeof(st->comm) - 1] = '\0';
 		st->value = raw->value;
-		st->kernel_missing = raw->kernel_lost;
-		st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
-		st->n_kernel = st->kernel ? raw->n_kernel : 0;
-		st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
-		st->n_user = st->user ? raw->n_user : 0;
-		st->unwind_stop = raw->stop;
+		take_frames(d, st, raw);
 	}
 	return 0;
 }
@@ -385,8 +399,7 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
 struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
 					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value)
 {
-	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
-	const struct stk_raw_stack *raw = sl && sl->entry_plus1 ? stk_stack_table_at(d->table, sl->entry_plus1 - 1) : NULL;
+	const struct stk_raw_stack *raw = raw_of(d, content_hash);
 	struct stk_stack *st = stk_stack_list_add(l);
 
 	if (!st)
@@ -402,24 +415,17 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 		st->user_missing = !d->opts.kernel_only && tgid;
 		return st;
 	}
-	st->kernel_missing = raw->kernel_lost;
-	st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
-	st->n_kernel = st->kernel ? raw->n_kernel : 0;
-	st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
-	st->n_user = st->user ? raw->n_user : 0;
-	st->unwind_stop = raw->stop;
+	take_frames(d, st, raw);
 	return st;
 }
 
 int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
 				  size_t *n)
 {
-	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
-	const struct stk_raw_stack *raw;
+	const struct stk_raw_stack *raw = raw_of(d, content_hash);
 
-	if (!sl || !sl->entry_plus1)
+	if (!raw)
 		return -1;
-	raw = stk_stack_table_at(d->table, sl->entry_plus1 - 1);
 	*ips = raw->user;
 	*n = raw->n_user;
 	return 0;
