@@ -11,7 +11,6 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "cmd/applets.h"
 #include "core/bpf/bpf_object.h"
 #include "core/bpf/btf_embedded.h"
 #include "core/btf/btf_source.h"
@@ -24,6 +23,7 @@
 #include "core/ladder/ladder.h"
 #include "core/base/sysfs_read.h"
 #include "core/base/tracefs.h"
+#include "core/base/dispatch.h"
 
 struct info_config {
 	int verbose;
@@ -103,7 +103,7 @@ static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE
 	}
 }
 
-int info_main(int argc, char **argv)
+static int info_main(int argc, char **argv)
 {
 	struct info_config cfg = { 0 };
 	struct stk_caps caps;
@@ -189,3 +189,6 @@ int info_main(int argc, char **argv)
 	stk_btf_source_release(&btf);
 	return 0;
 }
+
+STK_APPLET(info, .name = "info", .summary = "what this kernel offers and which mechanism each applet uses", .main = info_main,
+	   .bare_link = false, .rank = 90);

@@ -12,7 +12,6 @@
 #include <zlib.h>
 #include <bpf/libbpf.h>
 
-#include "cmd/applets.h"
 #include "build_info.h"
 #include "core/sym/debuginfod.h"
 #include "core/bpf/btf_embedded.h"
@@ -20,22 +19,35 @@
 #include "core/base/install.h"
 #include "core/base/log.h"
 
-static const struct stk_applet applets[] = {
-	{ "profile", "where do threads spend CPU? (timed stack sampling)", profile_main, true },
-	{ "stackcount", "which code paths reach this function, tracepoint or USDT probe?", stackcount_main, true },
-	{ "offcputime", "where and how long do threads block?", offcputime_main, true },
-	{ "threadstate", "what is every thread doing, sampled over time?", threadstate_main, true },
-	{ "info", "what this kernel offers and which mechanism each applet uses", info_main, false },
-};
-#define N_APPLETS (sizeof(applets) / sizeof(applets[0]))
+/* Every STK_APPLET declaration linked in (core/base/dispatch.h). */
+extern const struct stk_applet __start_stk_applets[], __stop_stk_applets[];
 
-static void print_usage(FILE *out)
+#define MAX_APPLETS 32
+
+/* The applets in rank order (an insertion sort of a handful). */
+static size_t collect_applets(struct stk_applet *out, size_t max)
+{
+	size_t n = 0;
+
+	for (const struct stk_applet *a = __start_stk_applets; a < __stop_stk_applets && n < max; a++) {
+		size_t at = n++;
+
+		while (at > 0 && out[at - 1].rank > a->rank) {
+			out[at] = out[at - 1];
+			at--;
+		}
+		out[at] = *a;
+	}
+	return n;
+}
+
+static void print_usage(FILE *out, const struct stk_applet *applets, size_t n_applets)
 {
 	fprintf(out,
 		"usage: stk APPLET [ARGS...]   (or run through a link named APPLET or stk-APPLET)\n"
 		"       stk --list | --help | --version | --install [-s] DIR\n\n"
 		"applets:\n");
-	for (size_t i = 0; i < N_APPLETS; i++)
+	for (size_t i = 0; i < n_applets; i++)
 		fprintf(out, "  %-12s %s%s\n", applets[i].name, applets[i].summary,
 			applets[i].main ? "" : " [not implemented yet]");
 	fprintf(out, "\n'stk APPLET --help' describes an applet's options.\n");
@@ -57,7 +69,7 @@ static void print_version(void)
 		printf("embedded BTF: none (built without BTF_ARCHIVE)\n");
 }
 
-static int run_install(int argc, char **argv)
+static int run_install(int argc, char **argv, const struct stk_applet *applets, size_t n_applets)
 {
 	char self[PATH_MAX], err[PATH_MAX + 128];
 	int symbolic = 0, i = 1;
@@ -77,7 +89,7 @@ static int run_install(int argc, char **argv)
 		return STK_EXIT_USAGE;
 	}
 	self[n] = '\0';
-	if (stk_install_links(self, argv[i], symbolic, applets, N_APPLETS, stdout, err, sizeof(err))) {
+	if (stk_install_links(self, argv[i], symbolic, applets, n_applets, stdout, err, sizeof(err))) {
 		stk_error(NULL, "--install: %s", err);
 		return STK_EXIT_USAGE;
 	}
@@ -95,17 +107,19 @@ static int run_applet(const struct stk_applet *a, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	const struct stk_applet *a = stk_applet_from_argv0(applets, N_APPLETS, argv[0]);
+	struct stk_applet applets[MAX_APPLETS];
+	size_t n_applets = collect_applets(applets, MAX_APPLETS);
+	const struct stk_applet *a = stk_applet_from_argv0(applets, n_applets, argv[0]);
 
 	if (a)
 		return run_applet(a, argc, argv);
 	if (argc < 2) {
-		print_usage(stderr);
+		print_usage(stderr, applets, n_applets);
 		return STK_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		print_usage(stdout);
+		print_usage(stdout, applets, n_applets);
 		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
@@ -113,16 +127,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "--list") == 0) {
-		for (size_t i = 0; i < N_APPLETS; i++)
+		for (size_t i = 0; i < n_applets; i++)
 			printf("%s\n", applets[i].name);
 		return 0;
 	}
 	if (strcmp(cmd, "--install") == 0)
-		return run_install(argc - 1, argv + 1);
-	a = stk_applet_find(applets, N_APPLETS, cmd);
+		return run_install(argc - 1, argv + 1, applets, n_applets);
+	a = stk_applet_find(applets, n_applets, cmd);
 	if (!a) {
 		fprintf(stderr, "stk: unknown applet '%s'; applets:", cmd);
-		for (size_t i = 0; i < N_APPLETS; i++)
+		for (size_t i = 0; i < n_applets; i++)
 			fprintf(stderr, " %s", applets[i].name);
 		fputc('\n', stderr);
 		return STK_EXIT_USAGE;

@@ -18,7 +18,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cmd/applets.h"
 #include "stk.skel.h"
 #include "bpf/offcputime_types.h"
 #include "core/attach/attach_sched.h"
@@ -40,6 +39,7 @@
 #include "core/sym/symbolize.h"
 #include "core/base/pidns.h"
 #include "core/base/sysfs_read.h"
+#include "core/base/dispatch.h"
 
 #define APPLET "offcputime"
 #define DEFAULT_STACK_STORAGE 16384
@@ -445,12 +445,15 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-int offcputime_main(int argc, char **argv)
+static int offcputime_main(int argc, char **argv)
 {
-	static const struct stk_applet applet = {
+	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct offcpu_run, session),
 	};
 	struct offcpu_run run = { 0 };
 
-	return stk_applet_run(&applet, &run, argc, argv);
+	return stk_applet_run(&steps, &run, argc, argv);
 }
+
+STK_APPLET(offcputime, .name = "offcputime", .summary = "where and how long do threads block?", .main = offcputime_main,
+	   .bare_link = true, .rank = 30);

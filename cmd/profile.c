@@ -17,7 +17,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cmd/applets.h"
 #include "stk.skel.h"
 #include "bpf/profile_types.h"
 #include "core/attach/attach_perf.h"
@@ -34,6 +33,7 @@
 #include "core/output/output.h"
 #include "core/options/stack_opts.h"
 #include "core/base/sysfs_read.h"
+#include "core/base/dispatch.h"
 
 #define APPLET "profile"
 #define DEFAULT_HZ 49
@@ -384,12 +384,15 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-int profile_main(int argc, char **argv)
+static int profile_main(int argc, char **argv)
 {
-	static const struct stk_applet applet = {
+	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct profile_run, session),
 	};
 	struct profile_run run = { .cgroup_fd = -1 };
 
-	return stk_applet_run(&applet, &run, argc, argv);
+	return stk_applet_run(&steps, &run, argc, argv);
 }
+
+STK_APPLET(profile, .name = "profile", .summary = "where do threads spend CPU? (timed stack sampling)", .main = profile_main,
+	   .bare_link = true, .rank = 10);

@@ -18,7 +18,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cmd/applets.h"
 #include "stk.skel.h"
 #include "bpf/stackcount_types.h"
 #include "core/attach/attach_kfunc.h"
@@ -46,6 +45,7 @@
 #include "core/base/tracefs.h"
 #include "core/probe/usdt_notes.h"
 #include "core/probe/user_probe.h"
+#include "core/base/dispatch.h"
 
 #define APPLET "stackcount"
 #define DEFAULT_STACK_STORAGE 16384
@@ -753,9 +753,9 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-int stackcount_main(int argc, char **argv)
+static int stackcount_main(int argc, char **argv)
 {
-	static const struct stk_applet applet = {
+	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct sc_run, session),
 	};
 	struct sc_run *run = calloc(1, sizeof(*run)); /* large: the matchers and target lists */
@@ -764,7 +764,10 @@ int stackcount_main(int argc, char **argv)
 		stk_error(APPLET, "out of memory");
 		return 1;
 	}
-	int ret = stk_applet_run(&applet, run, argc, argv);
+	int ret = stk_applet_run(&steps, run, argc, argv);
 	free(run);
 	return ret;
 }
+
+STK_APPLET(stackcount, .name = "stackcount", .summary = "which code paths reach this function, tracepoint or USDT probe?", .main = stackcount_main,
+	   .bare_link = true, .rank = 20);

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/applets.h"
 #include "core/bpf/bpf_object.h"
 #include "core/bpf/percpu_maps.h"
 #include "bpf/stack_stats.h"
@@ -38,6 +37,7 @@
 #include "core/threads/thread_table.h"
 #include "core/threads/bpf/threads_source.h"
 #include "core/threads/stack_fold.h"
+#include "core/base/dispatch.h"
 
 #define APPLET "threadstate"
 #define DEFAULT_GROUP "state,username,comm,syscall,wchan"
@@ -610,12 +610,15 @@ static int run_capture(void *arg)
 	return ret;
 }
 
-int threadstate_main(int argc, char **argv)
+static int threadstate_main(int argc, char **argv)
 {
-	static const struct stk_applet applet = {
+	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
 	};
 	struct ts_run run = { 0 };
 
-	return stk_applet_run(&applet, &run, argc, argv);
+	return stk_applet_run(&steps, &run, argc, argv);
 }
+
+STK_APPLET(threadstate, .name = "threadstate", .summary = "what is every thread doing, sampled over time?", .main = threadstate_main,
+	   .bare_link = true, .rank = 40);

@@ -10,7 +10,18 @@ struct stk_applet {
 	const char *summary;
 	int (*main)(int argc, char **argv); /* NULL: not implemented yet */
 	bool bare_link;                     /* --install also creates the unprefixed name */
+	int rank;                           /* place in `stk --list` and the usage, lowest first */
 };
+
+/*
+ * An applet declares itself in its own file, and nothing else needs an edit:
+ *   STK_APPLET(profile, .name = "profile", .summary = "...", .main = profile_main, .bare_link = true, .rank = 10);
+ * The declarations land in one linker section that cmd/main.c reads
+ * (stk_applets_collect), so the applet table is whatever files are linked in.
+ */
+#define STK_APPLET(id, ...)                                                                        \
+	static const struct stk_applet stk_applet_##id                                             \
+		__attribute__((used, section("stk_applets"), aligned(sizeof(void *)))) = { __VA_ARGS__ }
 
 /* The applet named exactly name, or NULL. */
 const struct stk_applet *stk_applet_find(const struct stk_applet *table, size_t n, const char *name);

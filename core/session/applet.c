@@ -3,7 +3,7 @@
 #include "core/base/log.h"
 #include "core/session/session.h"
 
-int stk_applet_run(const struct stk_applet *a, void *run, int argc, char **argv)
+int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char **argv)
 {
 	int ret = a->parse(run, argc, argv);
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-struct stk_applet {
+struct stk_applet_steps {
 	/* 0: go on; 1: done (--help printed); -1: a usage error was printed */
 	int (*parse)(void *run, int argc, char **argv);
 	/* privileges, BPF load and attach: 0, or -1 after printing why */
@@ -26,6 +26,6 @@ struct stk_applet {
 	size_t session_offset; /* offsetof(RUN, session), with capture NULL */
 };
 
-int stk_applet_run(const struct stk_applet *a, void *run, int argc, char **argv);
+int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char **argv);
 
 #endif

@@ -87,4 +87,5 @@ _stk()
     fi
 }
 
-complete -F _stk stk stk-profile stk-stackcount stk-offcputime stk-threadstate stk-info
+# The applets come from stk itself, so a new applet's link completes too.
+complete -F _stk stk $(stk --list 2>/dev/null | sed 's/^/stk-/')

@@ -123,8 +123,10 @@ complete_words() { # WORD... : prints COMPREPLY for the last word
 expect_eq completion_link_options "$(complete_words stk-profile --freq)" "--frequency"
 expect_eq completion_applets "$(complete_words stk "")" "$(echo $applets) --list --help --version --install"
 expect_eq completion_format_values "$(complete_words stk profile --format p)" "pmp pprof"
-# bash-completion loads the file for a name only if the file registers it.
-registered=$(sed -n 's/^complete -F _stk //p' "$ROOT/packaging/completion/stk.bash")
+# bash-completion loads the file for a name only if the file registers it
+# (the names come from the installed stk's --list).
+registered=$(PATH=$sr/usr/sbin:$PATH bash -c '. "$0"; complete -p' "$sr/usr/share/bash-completion/completions/stk" |
+    sed -n 's/^complete -F _stk //p' | tr '\n' ' ')
 missing=""
 for a in $applets; do
     case " $registered " in *" stk-$a "*) ;; *) missing="$missing stk-$a" ;; esac
