@@ -31,6 +31,12 @@ enum { false = 0, true = 1 };
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
+struct signal_struct___stk {
+	struct {
+		int counter;
+	} live; /* threads of the group still alive (atomic_t) */
+};
+
 struct task_struct {
 	unsigned int __state; /* 5.14+; `state` before (task_struct___old) */
 	unsigned int flags;   /* PF_KTHREAD */
@@ -40,6 +46,7 @@ struct task_struct {
 	int on_cpu;     /* threadstate: running right now (CONFIG_SMP); read by size */
 	int exit_state; /* threadstate: EXIT_ZOMBIE / EXIT_DEAD; read by size */
 	void *stack;    /* threadstate: kernel stack, pt_regs at its top before 5.15 */
+	struct signal_struct___stk *signal; /* the kernel unwinder: a process's last thread exiting */
 };
 
 /* arm64's kernel struct pt_regs (its UAPI has only user_pt_regs): the

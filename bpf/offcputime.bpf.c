@@ -19,7 +19,10 @@
  * switch-out the kernel frames, user registers and a copy of the user stack
  * are hashed (bpf/stack_capture.h); time is counted in the kernel under that
  * hash, and the sample itself goes to user space only the first time its
- * hash is seen (offcpu_sent), to be unwound there.
+ * hash is seen (offcpu_sent), to be unwound there. And a *_cfi twin
+ * (--unwind cfi, 5.17+): the kernel unwinder walks the user stack with CFI
+ * tables (bpf/unwind.bpf.c) and time is counted under the chains' ids; a
+ * thread whose process has no tables yet takes the dwarf way.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -29,6 +32,7 @@
 #include "announce_process.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
+#include "unwind_walk.h"
 
 #define EFAULT 14
 #define PF_KTHREAD 0x00200000
@@ -129,6 +133,9 @@ struct {
 	__type(value, u8);
 } offcpu_sent SEC(".maps");
 
+/* How a program takes stacks: the --unwind rung it was built for. */
+enum mode { FP, DWARF, CFI };
+
 /* Captures and sends the current task's stacks: their content hash, or 0 (see stk_capture_hashed). */
 static __always_inline u64 capture_dwarf(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, u32 tid,
 					 bool kthread)
@@ -191,8 +198,46 @@ struct switch_out {
 	struct task_struct *task; /* kprobe: read comm from here */
 };
 
+/*
+ * The current task's stacks by the kernel unwinder into the start record;
+ * false when its user stack needs the dwarf way (no tables yet).
+ */
+static __always_inline bool cfi_stacks(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, bool kthread,
+				       u64 *kchain, u64 *uchain, s32 *kid, s32 *uid)
+{
+	if (cfg->user_stacks && !kthread) {
+		int res = stk_unwind_user_chain(ctx, NULL, tgid, cfg->max_depth, uchain);
+
+		if (res == STK_WALK_NO_USER)
+			*uid = -STK_EFAULT;
+		else if (res != STK_WALK_DONE)
+			return false;
+		else if (!*uchain)
+			*uid = -STK_ENOSPC;
+	}
+	if (cfg->kernel_stacks)
+		*kchain = stk_unwind_kernel_chain(ctx, kid);
+	return true;
+}
+
+/* The current task's stacks for a block, by the program's mode; dwarf falls back to frame pointers. */
+static __always_inline void take_stacks(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, u32 tid,
+					bool kthread, u64 *hash, u64 *kchain, u64 *uchain, s32 *kid, s32 *uid,
+					const int mode)
+{
+	if (mode == CFI && cfi_stacks(ctx, cfg, tgid, kthread, kchain, uchain, kid, uid))
+		return;
+	if (mode != FP && (*hash = capture_dwarf(ctx, cfg, tgid, tid, kthread))) {
+		*kchain = 0;
+		*kid = -1;
+		*uid = -1;
+		return;
+	}
+	fp_stack_ids(ctx, cfg, kid, uid);
+}
+
 static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_config *cfg,
-					  struct switch_out *o, u64 now, const bool dwarf)
+					  struct switch_out *o, u64 now, const int mode)
 {
 	struct stk_offcpu_start st = {};
 
@@ -211,12 +256,12 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 		return;
 	st.kernel_stack_id = -1;
 	st.user_stack_id = -1;
-	if (dwarf && o->kthread < 0) {
+	if (mode != FP && o->kthread < 0) {
 		struct task_struct *cur = (void *)bpf_get_current_task();
 
 		o->kthread = (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0;
 	}
-	if (o->in_prev && !dwarf) {
+	if (o->in_prev && mode == FP) {
 		if (cfg->user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
 			st.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
 							STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
@@ -231,9 +276,10 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	if (cfg->kernel_threads_only && o->kthread == 0)
 		return;
 	if (o->in_prev) {
-		if (dwarf && !(st.content_hash = capture_dwarf(ctx, cfg, o->tgid, o->tid, o->kthread == 1)))
-			fp_stack_ids(ctx, cfg, &st.kernel_stack_id, &st.user_stack_id);
-		else if (!dwarf && cfg->kernel_stacks)
+		if (mode != FP)
+			take_stacks(ctx, cfg, o->tgid, o->tid, o->kthread == 1, &st.content_hash, &st.kernel_chain,
+				    &st.user_chain, &st.kernel_stack_id, &st.user_stack_id, mode);
+		else if (cfg->kernel_stacks)
 			st.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
 							  STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
 		bpf_get_current_comm(&st.comm, sizeof(st.comm));
@@ -260,7 +306,7 @@ static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key
 
 /* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
 static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_config *cfg, u64 key,
-					 u64 now, bool in_next, const bool dwarf)
+					 u64 now, bool in_next, const int mode)
 {
 	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
 	struct stk_offcpu_key k = {};
@@ -274,17 +320,19 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 	k.kernel_stack_id = sp->kernel_stack_id;
 	k.user_stack_id = sp->user_stack_id;
 	k.content_hash = sp->content_hash;
+	k.kernel_chain = sp->kernel_chain;
+	k.user_chain = sp->user_chain;
 	__builtin_memcpy(k.comm, sp->comm, sizeof(k.comm));
 	bpf_map_delete_elem(&offcpu_start, &key);
 	if (delta < cfg->min_ns || delta > cfg->max_ns)
 		return;
-	if (in_next && dwarf) {
+	if (in_next) {
 		struct task_struct *cur = (void *)bpf_get_current_task();
+		bool kthread = (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0;
 
-		k.content_hash = capture_dwarf(ctx, cfg, k.tgid, sp->tid, (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0);
+		take_stacks(ctx, cfg, k.tgid, sp->tid, kthread, &k.content_hash, &k.kernel_chain, &k.user_chain,
+			    &k.kernel_stack_id, &k.user_stack_id, mode);
 	}
-	if (in_next && !k.content_hash)
-		fp_stack_ids(ctx, cfg, &k.kernel_stack_id, &k.user_stack_id);
 	add_time(ctx, &k, delta);
 }
 
@@ -297,7 +345,7 @@ static __always_inline const struct stk_offcpu_config *config(void)
 
 /* tp_btf and raw_tp share this: prev is the current task, next is a pointer. */
 static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_struct *prev,
-					   struct task_struct *next, const bool dwarf)
+					   struct task_struct *next, const int mode)
 {
 	const struct stk_offcpu_config *cfg = config();
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
@@ -315,35 +363,48 @@ static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_
 	if (preempt && o.state != STATE_UNKNOWN)
 		o.state = 0;
 	o.kthread = task_is_kthread(prev);
-	on_switch_out(ctx, cfg, &o, now, dwarf);
-	on_switch_in(ctx, cfg, (u64)next, now, false, dwarf);
+	on_switch_out(ctx, cfg, &o, now, mode);
+	on_switch_in(ctx, cfg, (u64)next, now, false, mode);
 	return 0;
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], false);
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], FP);
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf_dwarf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], true);
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], DWARF);
+}
+
+SEC("tp_btf/sched_switch")
+int stk_offcpu_tp_btf_cfi(u64 *ctx)
+{
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], CFI);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], false);
+			       (struct task_struct *)ctx->args[2], FP);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp_dwarf(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], true);
+			       (struct task_struct *)ctx->args[2], DWARF);
+}
+
+SEC("raw_tp/sched_switch")
+int stk_offcpu_raw_tp_cfi(struct bpf_raw_tracepoint_args *ctx)
+{
+	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
+			       (struct task_struct *)ctx->args[2], CFI);
 }
 
 /*
@@ -384,7 +445,7 @@ static __always_inline long tp_state(long reported)
 	return reported;
 }
 
-static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const bool dwarf)
+static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const int mode)
 {
 	const struct stk_offcpu_config *cfg = config();
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
@@ -399,22 +460,28 @@ static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const 
 
 	if (!cfg)
 		return 0;
-	on_switch_out(ctx, cfg, &o, now, dwarf);
+	on_switch_out(ctx, cfg, &o, now, mode);
 	if (ctx->next_pid)
-		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false, dwarf);
+		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false, mode);
 	return 0;
 }
 
 SEC("tracepoint/sched/sched_switch")
 int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
 {
-	return on_tracepoint(ctx, false);
+	return on_tracepoint(ctx, FP);
 }
 
 SEC("tracepoint/sched/sched_switch")
 int stk_offcpu_tracepoint_dwarf(struct sched_switch_record *ctx)
 {
-	return on_tracepoint(ctx, true);
+	return on_tracepoint(ctx, DWARF);
+}
+
+SEC("tracepoint/sched/sched_switch")
+int stk_offcpu_tracepoint_cfi(struct sched_switch_record *ctx)
+{
+	return on_tracepoint(ctx, CFI);
 }
 
 /*
@@ -422,7 +489,7 @@ int stk_offcpu_tracepoint_dwarf(struct sched_switch_record *ctx)
  * finish_task_switch.isra.0; user space resolves the name) runs in the task
  * that was just switched in.
  */
-static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const bool dwarf)
+static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const int mode)
 {
 	const struct stk_offcpu_config *cfg = config();
 	struct task_struct *prev = (struct task_struct *)PT_REGS_PARM1(ctx);
@@ -439,21 +506,27 @@ static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const bool
 
 	if (!cfg)
 		return 0;
-	on_switch_out(ctx, cfg, &o, now, dwarf);
-	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true, dwarf);
+	on_switch_out(ctx, cfg, &o, now, mode);
+	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true, mode);
 	return 0;
 }
 
 SEC("kprobe")
 int stk_offcpu_kprobe(struct pt_regs *ctx)
 {
-	return on_finish_task_switch(ctx, false);
+	return on_finish_task_switch(ctx, FP);
 }
 
 SEC("kprobe")
 int stk_offcpu_kprobe_dwarf(struct pt_regs *ctx)
 {
-	return on_finish_task_switch(ctx, true);
+	return on_finish_task_switch(ctx, DWARF);
+}
+
+SEC("kprobe")
+int stk_offcpu_kprobe_cfi(struct pt_regs *ctx)
+{
+	return on_finish_task_switch(ctx, CFI);
 }
 
 char LICENSE[] SEC("license") = "GPL";

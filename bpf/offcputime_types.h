@@ -33,6 +33,7 @@ struct stk_offcpu_config {
 	__u32 state_idle;          /* (state & TASK_IDLE) == TASK_IDLE */
 	__u32 stack_bytes;         /* --unwind dwarf: user stack copied per block */
 	__u32 self_tgid;           /* stk itself, never counted (0: unknown, another PID namespace) */
+	__u32 max_depth;           /* cfi: frames a user chain keeps */
 	__u64 min_ns;              /* -m: shorter blocks are not counted */
 	__u64 max_ns;              /* -M: longer blocks are not counted */
 };
@@ -46,6 +47,8 @@ struct stk_offcpu_start {
 	__s32 user_stack_id;
 	char comm[STK_OFFCPU_COMM_LEN];
 	__u64 content_hash;    /* --unwind dwarf: the sample's key (stack ids are then -1) */
+	__u64 kernel_chain;    /* --unwind cfi: the kernel unwinder's chain ids (0: none) */
+	__u64 user_chain;
 };
 
 /* offcpu_counts key; the value is the total off-CPU time in nanoseconds. */
@@ -56,6 +59,8 @@ struct stk_offcpu_key {
 	__s32 user_stack_id;
 	char comm[STK_OFFCPU_COMM_LEN];
 	__u64 content_hash; /* --unwind dwarf: which sample (user space has its stacks); else 0 */
+	__u64 kernel_chain; /* --unwind cfi: the kernel unwinder's chain ids (0: none) */
+	__u64 user_chain;
 };
 
 /* Slots of offcpu_stats (per-CPU counters of data stk could not keep). */

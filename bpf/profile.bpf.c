@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * profile: timed stack sampling from a perf_event program on every CPU.
- * stk_profile_sample (--unwind fp): only helpers and map types of 4.14
- * (bpf_get_stackid, STACK_TRACE, perf event output), counted in the kernel.
+ * profile: timed stack sampling from a perf_event program on every CPU, one
+ * program per way of taking user stacks (core/unwind/unwind_plan.h):
+ * stk_profile_sample_cfi (--unwind cfi): the kernel unwinder walks the user
+ * stack with CFI tables (bpf/unwind.bpf.c); both chains are counted in the
+ * kernel; a sample whose process has no tables yet takes the dwarf path.
  * stk_profile_sample_dwarf (--unwind dwarf): every sample's user registers
  * and stack copy go to user space, which unwinds and counts them.
+ * stk_profile_sample (--unwind fp): only helpers and map types of 4.14
+ * (bpf_get_stackid, STACK_TRACE, perf event output), counted in the kernel.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +16,7 @@
 #include "announce_process.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
+#include "unwind_walk.h"
 
 
 struct {
@@ -155,15 +160,14 @@ int stk_profile_sample(struct bpf_perf_event_data *ctx)
 	return count_fp(ctx, cfg, tgid, tid);
 }
 
-SEC("perf_event")
-int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
+/* A sample's registers and stack copy, unwound in user space. */
+static __always_inline int send_copy(struct bpf_perf_event_data *ctx, const struct stk_profile_config *cfg, u32 tgid,
+				     u32 tid)
 {
-	u64 id = bpf_get_current_pid_tgid();
-	u32 tgid = id >> 32, tid = (u32)id, cpu = bpf_get_smp_processor_id();
-	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
-	struct stk_stack_sample *s;
+	u32 cpu = bpf_get_smp_processor_id();
+	struct stk_stack_sample *s = bpf_map_lookup_elem(&profile_scratch, &cpu);
 
-	if (!cfg || !(s = bpf_map_lookup_elem(&profile_scratch, &cpu)))
+	if (!s)
 		return 0;
 	stk_sample_begin(ctx, s, tgid, tid, 1, cfg->kernel_stacks);
 	if (cfg->user_stacks && tgid != 0)
@@ -174,6 +178,52 @@ int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 		return count_fp(ctx, cfg, tgid, tid);
 	}
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, s->comm))
+		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
+	return 0;
+}
+
+SEC("perf_event")
+int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32, tid = (u32)id;
+	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
+
+	if (!cfg)
+		return 0;
+	return send_copy(ctx, cfg, tgid, tid);
+}
+
+SEC("perf_event")
+int stk_profile_sample_cfi(struct bpf_perf_event_data *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 tgid = id >> 32, tid = (u32)id;
+	struct stk_profile_config *cfg = profile_wanted(tgid, tid);
+	struct stk_profile_key key = {};
+
+	if (!cfg)
+		return 0;
+	key.tgid = tgid;
+	key.tid = cfg->per_thread ? tid : 0;
+	key.kernel_stack_id = -1;
+	key.user_stack_id = -1;
+	if (cfg->user_stacks && tgid != 0) {
+		int res = stk_unwind_user_chain(ctx, (stk_uregs_t *)&ctx->regs, tgid, cfg->max_depth, &key.user_chain);
+
+		if (res == STK_WALK_NO_USER)
+			key.user_stack_id = -STK_EFAULT;
+		else if (res != STK_WALK_DONE)
+			return send_copy(ctx, cfg, tgid, tid); /* no tables for it yet */
+		else if (!key.user_chain)
+			key.user_stack_id = -STK_ENOSPC;
+	}
+	if (cfg->kernel_stacks)
+		key.kernel_chain = stk_unwind_kernel_chain(ctx, &key.kernel_stack_id);
+	bpf_get_current_comm(&key.comm, sizeof(key.comm));
+	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_STAT_COUNTS_FULL) != 1)
+		return 0;
+	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))
 		stk_stat_inc(&profile_stats, STK_STAT_NEW_PROCESS_LOST);
 	return 0;
 }

@@ -17,6 +17,7 @@ struct stk_profile_config {
 	__u32 user_stacks;   /* capture user stacks */
 	__u32 per_thread;    /* key by tid too */
 	__u32 stack_bytes;   /* --stack-bytes: user stack copied per sample (dwarf) */
+	__u32 max_depth;     /* cfi: frames a user chain keeps */
 };
 
 struct stk_profile_key {
@@ -25,6 +26,8 @@ struct stk_profile_key {
 	__s32 kernel_stack_id; /* < 0: not captured (-errno) or not requested */
 	__s32 user_stack_id;
 	char comm[STK_COMM_LEN];
+	__u64 kernel_chain; /* cfi: the kernel unwinder's chain ids (0: none) */
+	__u64 user_chain;
 };
 
 /* Slots of profile_stats (per-CPU counters of data stk could not keep). */

@@ -17,7 +17,9 @@
  * Only 4.14 helpers and map types (raw_tp: 4.17); configuration lives in an array map.
  * Each has a *_dwarf twin (--unwind dwarf, as offcputime's): kernel frames,
  * user registers and user stack copy hashed; counts keyed by the hash; new
- * content sent once to user space for unwinding.
+ * content sent once to user space for unwinding. And a *_cfi twin (--unwind
+ * cfi): the kernel unwinder's chains (bpf/unwind.bpf.c), counted under their
+ * ids; a process without tables yet takes the dwarf way.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -27,6 +29,7 @@
 #include "announce_process.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
+#include "unwind_walk.h"
 
 
 struct {
@@ -95,11 +98,33 @@ struct {
 	__type(value, u8);
 } sc_sent SEC(".maps");
 
+/* How a program takes stacks: the --unwind rung it was built for. */
+enum mode { FP, DWARF, CFI };
+
+/* The kernel unwinder's chains into key; false when the user stack needs the dwarf way. */
+static __always_inline bool cfi_stacks(void *ctx, const struct stk_sc_config *cfg, u32 tgid, stk_uregs_t *user_ctx,
+				       struct stk_sc_key *key)
+{
+	if (cfg->user_stacks && tgid) {
+		int res = stk_unwind_user_chain(ctx, user_ctx, tgid, cfg->max_depth, &key->user_chain);
+
+		if (res == STK_WALK_NO_USER)
+			key->user_stack_id = -STK_EFAULT;
+		else if (res != STK_WALK_DONE)
+			return false;
+		else if (!key->user_chain)
+			key->user_stack_id = -STK_ENOSPC;
+	}
+	if (cfg->kernel_stacks)
+		key->kernel_chain = stk_unwind_kernel_chain(ctx, &key->kernel_stack_id);
+	return true;
+}
+
 /*
- * dwarf: take the stacks for user-space unwinding; user_ctx: the probe's
- * registers when they are the user's (uprobe, USDT), else NULL.
+ * mode: how to take the stacks (dwarf: for user-space unwinding); user_ctx:
+ * the probe's registers when they are the user's (uprobe, USDT), else NULL.
  */
-static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t *user_ctx)
+static __always_inline int count_stack(void *ctx, const int mode, stk_uregs_t *user_ctx)
 {
 	u32 zero = 0;
 	const struct stk_sc_config *cfg = bpf_map_lookup_elem(&sc_config, &zero);
@@ -122,7 +147,10 @@ static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t 
 		key.tgid = tgid;
 		bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	}
-	if (dwarf)
+	if (mode == CFI && cfi_stacks(ctx, cfg, tgid, user_ctx, &key))
+		goto count;
+	key.user_stack_id = -1;
+	if (mode != FP)
 		key.content_hash = stk_capture_hashed(ctx, &sc_scratch, &sc_samples, &sc_sent, &sc_stats, tgid,
 						      (u32)id, cfg->kernel_stacks, cfg->user_stacks && tgid, user_ctx,
 						      cfg->stack_bytes);
@@ -135,6 +163,7 @@ static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t 
 			key.user_stack_id = stk_stack_id(ctx, &sc_stacks, BPF_F_USER_STACK, &sc_stats,
 							 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
+count:
 	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */
@@ -146,97 +175,145 @@ static __always_inline int count_stack(void *ctx, const bool dwarf, stk_uregs_t 
 SEC("fentry")
 int stk_sc_fentry(u64 *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("fentry")
 int stk_sc_fentry_dwarf(u64 *ctx)
 {
-	return count_stack(ctx, true, NULL);
+	return count_stack(ctx, DWARF, NULL);
+}
+
+SEC("fentry")
+int stk_sc_fentry_cfi(u64 *ctx)
+{
+	return count_stack(ctx, CFI, NULL);
 }
 
 SEC("kprobe.multi")
 int stk_sc_kprobe_multi(struct pt_regs *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("kprobe.multi")
 int stk_sc_kprobe_multi_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, NULL);
+	return count_stack(ctx, DWARF, NULL);
+}
+
+SEC("kprobe.multi")
+int stk_sc_kprobe_multi_cfi(struct pt_regs *ctx)
+{
+	return count_stack(ctx, CFI, NULL);
 }
 
 SEC("kprobe")
 int stk_sc_kprobe(struct pt_regs *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("kprobe")
 int stk_sc_kprobe_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, NULL);
+	return count_stack(ctx, DWARF, NULL);
+}
+
+SEC("kprobe")
+int stk_sc_kprobe_cfi(struct pt_regs *ctx)
+{
+	return count_stack(ctx, CFI, NULL);
 }
 
 SEC("raw_tp")
 int stk_sc_raw_tp(void *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("raw_tp")
 int stk_sc_raw_tp_dwarf(void *ctx)
 {
-	return count_stack(ctx, true, NULL);
+	return count_stack(ctx, DWARF, NULL);
+}
+
+SEC("raw_tp")
+int stk_sc_raw_tp_cfi(void *ctx)
+{
+	return count_stack(ctx, CFI, NULL);
 }
 
 SEC("tracepoint")
 int stk_sc_tracepoint(void *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("tracepoint")
 int stk_sc_tracepoint_dwarf(void *ctx)
 {
-	return count_stack(ctx, true, NULL);
+	return count_stack(ctx, DWARF, NULL);
+}
+
+SEC("tracepoint")
+int stk_sc_tracepoint_cfi(void *ctx)
+{
+	return count_stack(ctx, CFI, NULL);
 }
 
 SEC("uprobe")
 int stk_sc_uprobe(struct pt_regs *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("uprobe")
 int stk_sc_uprobe_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, (stk_uregs_t *)ctx);
+	return count_stack(ctx, DWARF, (stk_uregs_t *)ctx);
+}
+
+SEC("uprobe")
+int stk_sc_uprobe_cfi(struct pt_regs *ctx)
+{
+	return count_stack(ctx, CFI, (stk_uregs_t *)ctx);
 }
 
 SEC("uprobe.multi")
 int stk_sc_uprobe_multi(struct pt_regs *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("uprobe.multi")
 int stk_sc_uprobe_multi_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, (stk_uregs_t *)ctx);
+	return count_stack(ctx, DWARF, (stk_uregs_t *)ctx);
+}
+
+SEC("uprobe.multi")
+int stk_sc_uprobe_multi_cfi(struct pt_regs *ctx)
+{
+	return count_stack(ctx, CFI, (stk_uregs_t *)ctx);
 }
 
 SEC("usdt")
 int stk_sc_usdt(struct pt_regs *ctx)
 {
-	return count_stack(ctx, false, NULL);
+	return count_stack(ctx, FP, NULL);
 }
 
 SEC("usdt")
 int stk_sc_usdt_dwarf(struct pt_regs *ctx)
 {
-	return count_stack(ctx, true, (stk_uregs_t *)ctx);
+	return count_stack(ctx, DWARF, (stk_uregs_t *)ctx);
+}
+
+SEC("usdt")
+int stk_sc_usdt_cfi(struct pt_regs *ctx)
+{
+	return count_stack(ctx, CFI, (stk_uregs_t *)ctx);
 }
 
 char LICENSE[] SEC("license") = "GPL";

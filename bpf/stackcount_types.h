@@ -18,6 +18,7 @@ struct stk_sc_config {
 	__u32 keep_tgid;     /* key counts by process (-P, or user stacks to symbolize) */
 	__u32 stack_bytes;   /* --unwind dwarf: user stack copied per event */
 	__u32 self_tgid;     /* stk itself, never counted (0: unknown, another PID namespace) */
+	__u32 max_depth;     /* --unwind cfi: frames a user chain keeps */
 };
 
 /* sc_counts key; the value is the number of events. */
@@ -28,6 +29,8 @@ struct stk_sc_key {
 	char comm[STK_SC_COMM_LEN];
 	__u32 pad;
 	__u64 content_hash; /* --unwind dwarf: which sample (user space has its stacks); else 0 */
+	__u64 kernel_chain; /* --unwind cfi: the kernel unwinder's chain ids (0: none) */
+	__u64 user_chain;
 };
 
 /* Slots of sc_stats (per-CPU counters of data stk could not keep). */

@@ -2,7 +2,8 @@
 /*
  * The user registers a DWARF unwinder starts from, per architecture, in
  * DWARF register numbering (user space hands them to libdw as they are).
- * Adding an architecture means: STK_UREGS_N, STK_UREG_SP, STK_UREG_PC,
+ * Adding an architecture means: STK_UREGS_N, STK_UREG_SP, STK_UREG_PC, STK_UREG_FP,
+ * STK_UREG_LR,
  * stk_uregs_t, stk_uregs_from(), stk_regs_user_mode(), STK_THREAD_SIZE and
  * STK_TASK_PT_REGS_SIZE (0: no path before bpf_task_pt_regs).
  */
@@ -14,6 +15,8 @@
 #define STK_UREGS_N 17
 #define STK_UREG_SP 7
 #define STK_UREG_PC 16
+#define STK_UREG_FP 6  /* rbp */
+#define STK_UREG_LR (-1) /* none: calls push the return address */
 /* Kernel stack size (pt_regs sit at its top before bpf_task_pt_regs); 16 KiB without KASAN. */
 #define STK_THREAD_SIZE 16384
 
@@ -39,6 +42,8 @@ typedef struct pt_regs stk_uregs_t;
 #define STK_UREGS_N 33
 #define STK_UREG_SP 31
 #define STK_UREG_PC 32
+#define STK_UREG_FP 29 /* x29 */
+#define STK_UREG_LR 30 /* x30 */
 #define STK_THREAD_SIZE 16384
 
 #ifdef __bpf__

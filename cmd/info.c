@@ -16,7 +16,7 @@
 #include "core/btf/btf_source.h"
 #include "core/base/caps.h"
 #include "core/bpf/features.h"
-#include "core/bpf/unwind_path.h"
+#include "core/bpf/unwind_facts.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/bpf/libbpf_log.h"
@@ -174,8 +174,9 @@ static int info_main(int argc, char **argv)
 		fflush(stdout);
 	}
 	char unwind[512];
-	stk_unwind_path_describe(btf.kind != STK_BTF_NONE, results[STK_FEATURE_GET_STACK].available, unwind,
-				 sizeof(unwind));
+	struct stk_unwind_facts facts;
+	stk_unwind_facts_here(btf.kind != STK_BTF_NONE, &facts);
+	stk_unwind_facts_describe(&facts, unwind, sizeof(unwind));
 	printf("unwind: %s\n", unwind);
 	print_sysctl("kernel.perf_event_max_stack", "/proc/sys/kernel/perf_event_max_stack");
 	print_sysctl("kernel.perf_event_max_sample_rate", "/proc/sys/kernel/perf_event_max_sample_rate");

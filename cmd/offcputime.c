@@ -25,6 +25,7 @@
 #include "core/btf/btf_source.h"
 #include "core/base/clock.h"
 #include "core/bpf/percpu_maps.h"
+#include "core/bpf/unwind_maps.h"
 #include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
@@ -178,24 +179,36 @@ static int parse_args(void *run, int argc, char **argv)
 	return 0;
 }
 
+/* The program of each sched_switch mechanism, per way of taking user stacks. */
+static const char *const sched_programs[STK_UNWIND_RUNG_COUNT][STK_SCHED_MECH_COUNT] = {
+	[STK_UNWIND_CFI] = { "stk_offcpu_tp_btf_cfi", "stk_offcpu_raw_tp_cfi", "stk_offcpu_tracepoint_cfi",
+			     "stk_offcpu_kprobe_cfi" },
+	[STK_UNWIND_DWARF] = { "stk_offcpu_tp_btf_dwarf", "stk_offcpu_raw_tp_dwarf", "stk_offcpu_tracepoint_dwarf",
+			       "stk_offcpu_kprobe_dwarf" },
+	[STK_UNWIND_FP] = { "stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe" },
+};
+/* The maps: frame-pointer stacks serve every rung (a copy with no buffer room falls back to them). */
 static const char *const offcpu_maps[] = {
+	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start", "offcpu_counts",
+	"offcpu_stats", "offcpu_seen", "offcpu_new_process", "offcpu_scratch", "offcpu_samples", "offcpu_sent", NULL,
+};
+static const char *const offcpu_fp_maps[] = {
 	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
 	"offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
-};
-static const char *const offcpu_dwarf_maps[] = {
-	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_scratch", "offcpu_samples", "offcpu_sent",
-	"offcpu_stacks", "offcpu_start", "offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
 };
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
+	struct offcpu_run *run = ctx;
 	const struct stk_stack_maps maps = {
 		.stacks = s->maps.offcpu_stacks, .counts = s->maps.offcpu_counts, .pids = s->maps.offcpu_pids,
 		.tids = s->maps.offcpu_tids, .counts_size = DEFAULT_COUNTS_SIZE,
 		.scratch = s->maps.offcpu_scratch,
 	};
 
-	return stk_stack_maps_size(&maps, &((struct offcpu_run *)ctx)->cfg.common);
+	if (stk_stack_maps_size(&maps, &run->cfg.common))
+		return -1;
+	return run->session.unwind.rung == STK_UNWIND_CFI ? stk_session_size_unwind_maps(&run->session, s) : 0;
 }
 
 static int write_filters(struct stk_bpf *s, void *ctx)
@@ -217,15 +230,19 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		.max_ns = cfg->max_us * 1000,
 		.stack_bytes = cfg->common.stack_bytes,
 		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
+		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
 	};
 	const struct stk_stack_maps maps = { .pids = s->maps.offcpu_pids, .tids = s->maps.offcpu_tids };
 	uint32_t zero = 0;
 
 	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
 		return -1;
-	/* The sample reader exists before the first event (a retried mechanism brings a new one). */
-	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
-	    stk_session_dwarf(&((struct offcpu_run *)ctx)->session, s->maps.offcpu_samples, true))
+	/* The sample reader and tables exist before the first event (a retried mechanism brings new ones). */
+	struct stk_session *session = &((struct offcpu_run *)ctx)->session;
+	enum stk_unwind_rung rung = session->unwind.rung;
+	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, s->maps.offcpu_samples, true))
+		return -1;
+	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, s))
 		return -1;
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -259,25 +276,23 @@ static int mark_still_off_cpu(struct stk_stack *st)
 	return 0;
 }
 
-static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, uint32_t tgid, uint32_t tid, int32_t kid,
-		     int32_t uid, uint64_t content_hash, const char *comm, uint64_t ns, bool still)
+/* One block total (or a block still going) with its stacks: chains, a stack copy's hash, or stack ids. */
+static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
+		     uint64_t content_hash, bool still)
 {
-	const struct offcpu_config *cfg = &run->cfg;
 	struct stk_dwarf_samples *dwarf = run->session.dwarf;
-	int stacks_fd = bpf_map__fd(run->skel->maps.offcpu_stacks);
 	struct stk_stack *st;
 
-	if (ns / 1000 == 0)
+	if (key->value == 0)
 		return 0;
-	const struct stk_counted_key key = {
-		.tgid = tgid, .tid = tid, .comm = comm, .kernel_stack_id = kid, .user_stack_id = uid, .value = ns / 1000,
-	};
-	/* dwarf counts by content hash, except blocks whose sample had no room in the buffer (frame pointers) */
-	if (dwarf && content_hash)
-		st = stk_dwarf_samples_add(dwarf, c, content_hash, tgid, tid, comm, ns / 1000);
-	else
-		st = stk_stack_list_add_key(c, &key, stacks_fd, run->session.sym, (uint32_t)cfg->common.max_depth,
-					    cfg->common.user_only, cfg->common.kernel_only);
+	/* copies count by content hash, except blocks whose sample had no room in the buffer (frame pointers) */
+	if (dwarf && content_hash) {
+		st = stk_dwarf_samples_add(dwarf, c, content_hash, key->tgid, key->tid, key->comm, key->value);
+	} else {
+		struct stk_stack_source src = stk_session_stack_source(&run->session, bpf_map__fd(run->skel->maps.offcpu_stacks));
+
+		st = stk_stack_list_add_key(c, key, &src);
+	}
 	if (!st)
 		return -1;
 	trim_kernel(st);
@@ -294,9 +309,13 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t ns)
 	const struct collect_ctx *cc = ctx;
 	const struct stk_offcpu_key *key = key_bytes;
 
-	return add_stack(cc->run, cc->list, key->tgid, key->tid, key->kernel_stack_id, key->user_stack_id,
-			 key->content_hash, key->comm,
-			 ns, false);
+	const struct stk_counted_key k = {
+		.tgid = key->tgid, .tid = key->tid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
+		.user_stack_id = key->user_stack_id, .kernel_chain = key->kernel_chain, .user_chain = key->user_chain,
+		.value = ns / 1000,
+	};
+
+	return add_stack(cc->run, cc->list, &k, key->content_hash, false);
 }
 
 static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
@@ -325,9 +344,12 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 		/* -M: a block already longer than the maximum can only end longer */
 		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
 			continue;
-		ret = add_stack(run, c, st.tgid, cfg->common.n_tids ? st.tid : 0, st.kernel_stack_id, st.user_stack_id,
-				st.content_hash,
-				st.comm, ns, true);
+		const struct stk_counted_key k = {
+			.tgid = st.tgid, .tid = cfg->common.n_tids ? st.tid : 0, .comm = st.comm,
+			.kernel_stack_id = st.kernel_stack_id, .user_stack_id = st.user_stack_id,
+			.kernel_chain = st.kernel_chain, .user_chain = st.user_chain, .value = ns / 1000,
+		};
+		ret = add_stack(run, c, &k, st.content_hash, true);
 	}
 	return ret;
 }
@@ -392,18 +414,14 @@ static int setup(void *arg)
 	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 
-	if (stk_session_settle_unwind(session, &cfg->common, true))
+	if (stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;
-	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
+	enum stk_unwind_rung rung = session->unwind.rung;
 	struct stk_sched_request req = {
-		.programs = {
-			[STK_SCHED_TP_BTF] = dwarf ? "stk_offcpu_tp_btf_dwarf" : "stk_offcpu_tp_btf",
-			[STK_SCHED_RAW_TP] = dwarf ? "stk_offcpu_raw_tp_dwarf" : "stk_offcpu_raw_tp",
-			[STK_SCHED_TRACEPOINT] = dwarf ? "stk_offcpu_tracepoint_dwarf" : "stk_offcpu_tracepoint",
-			[STK_SCHED_KPROBE] = dwarf ? "stk_offcpu_kprobe_dwarf" : "stk_offcpu_kprobe",
-		},
 		.free_program = "stk_offcpu_task_free",
-		.maps = dwarf ? offcpu_dwarf_maps : offcpu_maps,
+		.maps = rung == STK_UNWIND_FP ? offcpu_fp_maps : offcpu_maps,
+		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
+		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
 		.btf_custom_path = stk_session_btf_path(session),
 		.kernel_btf = btf->kernel_btf,
 		.core_btf = stk_session_has_btf(session),
@@ -414,6 +432,8 @@ static int setup(void *arg)
 		.after_load = write_filters,
 		.ctx = run,
 	};
+	for (int m = 0; m < STK_SCHED_MECH_COUNT; m++)
+		req.programs[m] = sched_programs[rung][m];
 	stk_btf_missing(btf, no_btf, sizeof(no_btf));
 	run->attachment = stk_sched_attach(&req, err, sizeof(err));
 	if (!run->attachment) {
@@ -428,7 +448,7 @@ static int setup(void *arg)
 			stk_rung_by_id(STK_ATTACH_SCHED_SWITCH, (int)m)->name,
 			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
 			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind),
-			stk_unwind_mode_name(cfg->common.unwind));
+			stk_unwind_rung_name(rung));
 	}
 	session->capture = (struct stk_stack_capture){
 		.header = print_header, .detach = detach, .results = print_results,

@@ -23,6 +23,7 @@
 #include "core/bpf/bpf_object.h"
 #include "core/btf/btf_source.h"
 #include "core/bpf/percpu_maps.h"
+#include "core/bpf/unwind_maps.h"
 #include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
@@ -158,13 +159,18 @@ static int parse_args(void *run, int argc, char **argv)
 	return 0;
 }
 
-static const char *const profile_programs[] = { "stk_profile_sample", NULL };
-static const char *const profile_dwarf_programs[] = { "stk_profile_sample_dwarf", NULL };
-static const char *const profile_dwarf_maps[] = {
+/* The sampling program per way of taking user stacks. */
+static const char *const profile_programs[STK_UNWIND_RUNG_COUNT][2] = {
+	[STK_UNWIND_CFI] = { "stk_profile_sample_cfi", NULL },
+	[STK_UNWIND_DWARF] = { "stk_profile_sample_dwarf", NULL },
+	[STK_UNWIND_FP] = { "stk_profile_sample", NULL },
+};
+/* Frame pointers serve every rung: a copy with no buffer room falls back to them. */
+static const char *const profile_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_scratch",
 	"profile_samples", "profile_stacks", "profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
 };
-static const char *const profile_maps[] = {
+static const char *const profile_fp_maps[] = {
 	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
 	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
 };
@@ -189,6 +195,7 @@ static int write_filters(struct profile_run *run)
 		.user_stacks = !cfg->common.kernel_only,
 		.per_thread = cfg->common.n_tids > 0,
 		.stack_bytes = cfg->common.stack_bytes,
+		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
 	};
 	uint32_t zero = 0;
 	struct stk_stack_maps maps = stack_maps(s);
@@ -231,14 +238,15 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t count)
 {
 	const struct collect_ctx *cc = ctx;
 	const struct stk_profile_key *key = key_bytes;
-	const struct stk_stack_opts *o = &cc->run->cfg.common;
 	const struct stk_counted_key counted = {
 		.tgid = key->tgid, .tid = key->tid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
-		.user_stack_id = key->user_stack_id, .value = count,
+		.user_stack_id = key->user_stack_id, .kernel_chain = key->kernel_chain, .user_chain = key->user_chain,
+		.value = count,
 	};
+	struct stk_stack_source src = stk_session_stack_source(&cc->run->session,
+							       bpf_map__fd(cc->run->skel->maps.profile_stacks));
 
-	return stk_stack_list_add_key(cc->list, &counted, bpf_map__fd(cc->run->skel->maps.profile_stacks),
-				      cc->run->session.sym, (uint32_t)o->max_depth, o->user_only, o->kernel_only) ? 0 : -1;
+	return stk_stack_list_add_key(cc->list, &counted, &src) ? 0 : -1;
 }
 
 static int collect(struct profile_run *run, struct stk_stack_list *c)
@@ -326,12 +334,15 @@ static int setup(void *arg)
 			return -1;
 		}
 	}
-	if (stk_session_settle_unwind(session, &cfg->common, false))
+	if (stk_session_plan_unwind(session, &cfg->common, false, STK_UNWIND_CFI))
 		return -1;
-	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF;
+	enum stk_unwind_rung rung = session->unwind.rung;
 	struct stk_bpf_selection sel = {
-		.programs = dwarf ? profile_dwarf_programs : profile_programs,
-		.maps = dwarf ? profile_dwarf_maps : profile_maps, .btf_custom_path = stk_session_btf_path(session),
+		.programs = profile_programs[rung],
+		.maps = rung == STK_UNWIND_FP ? profile_fp_maps : profile_maps,
+		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
+		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
+		.btf_custom_path = stk_session_btf_path(session),
 	};
 	run->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!run->skel) {
@@ -341,7 +352,8 @@ static int setup(void *arg)
 	struct stk_stack_maps maps = stack_maps(run->skel);
 	int ncpu = libbpf_num_possible_cpus();
 	if (stk_stack_maps_size(&maps, &cfg->common) || ncpu < 1 ||
-	    bpf_map__set_max_entries(run->skel->maps.profile_scratch, (uint32_t)ncpu) || stk_bpf__load(run->skel)) {
+	    bpf_map__set_max_entries(run->skel->maps.profile_scratch, (uint32_t)ncpu) ||
+	    (rung == STK_UNWIND_CFI && stk_session_size_unwind_maps(session, run->skel)) || stk_bpf__load(run->skel)) {
 		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)",
 			  strerror(errno));
 		return -1;
@@ -350,12 +362,14 @@ static int setup(void *arg)
 		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
-	if (dwarf && stk_session_dwarf(session, run->skel->maps.profile_samples, false))
+	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, run->skel->maps.profile_samples, false))
+		return -1;
+	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, run->skel))
 		return -1;
 	size_t attached = 0;
-	run->attachment = stk_attach_cpu_sampling(dwarf ? run->skel->progs.stk_profile_sample_dwarf
-						  : run->skel->progs.stk_profile_sample, run->cpus, run->n_cpus,
-						  &cfg->sampling, &attached, err, sizeof(err));
+	run->attachment = stk_attach_cpu_sampling(bpf_object__find_program_by_name(run->skel->obj,
+										  profile_programs[rung][0]),
+						  run->cpus, run->n_cpus, &cfg->sampling, &attached, err, sizeof(err));
 	if (!run->attachment) {
 		stk_error(APPLET, "%s", err);
 		return -1;
@@ -364,7 +378,7 @@ static int setup(void *arg)
 		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
 			"BTF %s; unwind %s\n", cfg->sampling.by_period ? "period" : "Hz",
 			(unsigned long long)cfg->sampling.value, attached, run->n_cpus,
-			stk_btf_kind_name(session->btf.kind), stk_unwind_mode_name(cfg->common.unwind));
+			stk_btf_kind_name(session->btf.kind), stk_unwind_rung_name(rung));
 	session->capture = (struct stk_stack_capture){
 		.header = print_header, .detach = detach, .results = print_results,
 		.losses = { .stats = run->skel->maps.profile_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "samples" },

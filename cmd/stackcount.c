@@ -28,6 +28,7 @@
 #include "core/btf/btf_source.h"
 #include "core/base/clock.h"
 #include "core/bpf/percpu_maps.h"
+#include "core/bpf/unwind_maps.h"
 #include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
@@ -455,12 +456,15 @@ static const char *const sc_dwarf_usdt_maps[] = {
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
+	struct sc_run *run = ctx;
 	const struct stk_stack_maps maps = {
 		.stacks = s->maps.sc_stacks, .counts = s->maps.sc_counts, .counts_size = DEFAULT_COUNTS_SIZE,
 		.scratch = s->maps.sc_scratch,
 	};
 
-	return stk_stack_maps_size(&maps, &((struct sc_run *)ctx)->cfg.common);
+	if (stk_stack_maps_size(&maps, &run->cfg.common))
+		return -1;
+	return run->session.unwind.rung == STK_UNWIND_CFI ? stk_session_size_unwind_maps(&run->session, s) : 0;
 }
 
 static int write_config(struct stk_bpf *s, void *ctx)
@@ -477,12 +481,16 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.keep_tgid = 1,
 		.stack_bytes = cfg->common.stack_bytes,
 		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
+		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
 	};
+	struct stk_session *session = &((struct sc_run *)ctx)->session;
+	enum stk_unwind_rung rung = session->unwind.rung;
 	uint32_t zero = 0;
 
-	/* The sample reader exists before the first event (a retried mechanism brings a new one). */
-	if (cfg->common.unwind == STK_UNWIND_MODE_DWARF &&
-	    stk_session_dwarf(&((struct sc_run *)ctx)->session, s->maps.sc_samples, true))
+	/* The sample reader and tables exist before the first event (a retried mechanism brings new ones). */
+	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, s->maps.sc_samples, true))
+		return -1;
+	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, s))
 		return -1;
 	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -518,16 +526,17 @@ static void trim_kernel(const struct sc_run *run, struct stk_stack *st)
 
 static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct stk_sc_key *key, uint64_t count)
 {
-	const struct stk_stack_opts *o = &run->cfg.common;
 	const struct stk_counted_key k = {
 		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
-		.user_stack_id = key->user_stack_id, .value = count,
+		.user_stack_id = key->user_stack_id, .kernel_chain = key->kernel_chain, .user_chain = key->user_chain,
+		.value = count,
 	};
-	/* dwarf counts by content hash, except hits whose sample had no room in the buffer (frame pointers) */
+	struct stk_stack_source src = stk_session_stack_source(&run->session,
+							       bpf_map__fd(run->probes.skel->maps.sc_stacks));
+	/* copies count by content hash, except hits whose sample had no room in the buffer (frame pointers) */
 	struct stk_stack *st = run->session.dwarf && key->content_hash
 		? stk_dwarf_samples_add(run->session.dwarf, c, key->content_hash, key->tgid, 0, key->comm, count)
-		: stk_stack_list_add_key(c, &k, bpf_map__fd(run->probes.skel->maps.sc_stacks), run->session.sym,
-					 (uint32_t)o->max_depth, o->user_only, o->kernel_only);
+		: stk_stack_list_add_key(c, &k, &src);
 
 	if (!st)
 		return -1;
@@ -639,10 +648,16 @@ static void print_plan(const struct sc_run *run)
 static int attach(struct sc_run *run)
 {
 	const struct sc_config *cfg = &run->cfg;
-	bool dwarf = cfg->common.unwind == STK_UNWIND_MODE_DWARF, usdt = cfg->pattern.kind == STK_PROBE_USDT;
+	enum stk_unwind_rung rung = run->session.unwind.rung;
+	bool copies = rung != STK_UNWIND_FP, usdt = cfg->pattern.kind == STK_PROBE_USDT;
+	static const char *const suffix[STK_UNWIND_RUNG_COUNT] = {
+		[STK_UNWIND_CFI] = "_cfi", [STK_UNWIND_DWARF] = "_dwarf", [STK_UNWIND_FP] = NULL,
+	};
 	struct stk_probe_load load = {
-		.maps = dwarf ? (usdt ? sc_dwarf_usdt_maps : sc_dwarf_maps) : usdt ? sc_usdt_maps : sc_maps,
-		.program_suffix = dwarf ? "_dwarf" : NULL,
+		.maps = copies ? (usdt ? sc_dwarf_usdt_maps : sc_dwarf_maps) : usdt ? sc_usdt_maps : sc_maps,
+		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
+		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
+		.program_suffix = suffix[rung],
 		.btf_custom_path = stk_session_btf_path(&run->session),
 		.before_load = size_maps,
 		.after_load = write_config,
@@ -718,7 +733,7 @@ static int setup(void *arg)
 		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
 			run->untraceable.n, names);
 	}
-	if (stk_session_settle_unwind(session, &cfg->common, true))
+	if (stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;
 	int64_t attach_start = stk_now_ns(CLOCK_MONOTONIC);
 	if (attach(run))
@@ -730,7 +745,7 @@ static int setup(void *arg)
 		fprintf(stderr, "stackcount: %zu %s attached with %s%s%s%s in %.1f ms (load included); BTF %s; "
 			"unwind %s\n", run->probes.n_targets, target_noun(run), run->probes.mechanism,
 			run->probes.tried[0] ? " (passed over: " : "", run->probes.tried, run->probes.tried[0] ? ")" : "",
-			attach_ms, stk_btf_kind_name(session->btf.kind), stk_unwind_mode_name(cfg->common.unwind));
+			attach_ms, stk_btf_kind_name(session->btf.kind), stk_unwind_rung_name(session->unwind.rung));
 	session->capture = (struct stk_stack_capture){
 		.header = print_header, .interval = interval, .detach = detach, .results = results,
 		.losses = { .stats = run->probes.skel->maps.sc_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "events" },

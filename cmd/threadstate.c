@@ -454,7 +454,8 @@ static int open_source(struct ts_run *run)
 	}
 	if (can_bpf && cfg->source != STK_TSOURCE_PROC && stk_session_open_bpf(session, APPLET, cfg->verbose, cfg->btf_file))
 		return -1;
-	if (cfg->user_stacks && can_bpf && stk_session_settle_unwind(session, &cfg->stack, true))
+	/* -u takes stacks at switch-out from the tracepoint source: copies or frame pointers */
+	if (cfg->user_stacks && can_bpf && stk_session_plan_unwind(session, &cfg->stack, true, STK_UNWIND_DWARF))
 		return -1;
 	struct stk_tsource_request req = {
 		.pids = cfg->pids,
@@ -470,7 +471,7 @@ static int open_source(struct ts_run *run)
 		.forced = !can_bpf ? stk_tsource_name(STK_TSOURCE_PROC) : cfg->source >= 0 ? stk_tsource_name(cfg->source)
 			  : cfg->user_stacks ? stk_tsource_name(STK_TSOURCE_TRACEPOINT) : NULL,
 		.sym = run->sym,
-		.user_dwarf = cfg->stack.unwind == STK_UNWIND_MODE_DWARF,
+		.user_dwarf = cfg->user_stacks && can_bpf && session->unwind.rung == STK_UNWIND_DWARF,
 		.stack_bytes = cfg->stack.stack_bytes,
 		.user_stack_by_hash = fold_user_hash,
 		.user_stack_ctx = run,
@@ -494,7 +495,7 @@ static int open_source(struct ts_run *run)
 			stk_tsource_name(stk_tsource_kind(run->source)), tried[0] ? " (passed over: " : "", tried,
 			tried[0] ? ")" : "", stk_btf_kind_name(btf->kind), can_bpf ? "" : "; no BPF privileges",
 			cfg->user_stacks ? "; unwind " : "",
-			cfg->user_stacks ? stk_unwind_mode_name(cfg->stack.unwind) : "");
+			cfg->user_stacks ? stk_unwind_rung_name(session->unwind.rung) : "");
 	}
 	return 0;
 }

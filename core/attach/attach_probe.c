@@ -30,6 +30,7 @@ int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *loa
 	char name[128];
 	const char *programs[2] = { name, NULL };
 	struct stk_bpf_selection sel = { .programs = programs, .maps = load->maps,
+					 .extra_programs = load->extra_programs, .extra_maps = load->extra_maps,
 					 .btf_custom_path = load->btf_custom_path };
 	char err[256];
 	int ret;

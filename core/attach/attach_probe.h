@@ -20,13 +20,14 @@ struct stk_rung;
 /* How the applet's side of a load looks, whatever the mechanism. */
 struct stk_probe_load {
 	const char *const *maps; /* NULL-terminated */
+	const char *const *extra_programs, *const *extra_maps; /* NULL, or more (the kernel unwinder's) */
 	const char *btf_custom_path;
 	/* Size maps before load, fill configuration maps after. 0 or -1. */
 	int (*before_load)(struct stk_bpf *skel, void *ctx);
 	int (*after_load)(struct stk_bpf *skel, void *ctx);
 	void *ctx;
 	bool progress;    /* print a progress line when attaching takes more than a second */
-	const char *program_suffix; /* NULL, or appended to every program name ("_dwarf": the --unwind dwarf twins) */
+	const char *program_suffix; /* NULL, or appended to every program name ("_dwarf", "_cfi": the --unwind twins) */
 };
 
 struct stk_probe_set {

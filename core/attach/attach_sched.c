@@ -104,6 +104,7 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 	const char *programs[3] = { req->programs[m], with_free ? req->free_program : NULL, NULL };
 	const char *pre = precondition(req, r, a->target, sizeof(a->target), why, wlen);
 	struct stk_bpf_selection sel = { .programs = programs, .maps = req->maps,
+					 .extra_programs = req->extra_programs, .extra_maps = req->extra_maps,
 					 .btf_custom_path = req->btf_custom_path };
 	char err[256];
 	int ret;

@@ -18,6 +18,7 @@ struct stk_sched_request {
 	const char *programs[STK_SCHED_MECH_COUNT]; /* the applet's program for each mechanism */
 	const char *free_program;  /* raw_tp sched_process_free cleanup for task-pointer keys, or NULL */
 	const char *const *maps;   /* NULL-terminated */
+	const char *const *extra_programs, *const *extra_maps; /* NULL, or more (the kernel unwinder's) */
 	const char *btf_custom_path;
 	bool kernel_btf;           /* libbpf finds the running kernel's own BTF (tp_btf attach target) */
 	bool core_btf;             /* some BTF for CO-RE: the kernel's, --btf FILE or embedded */

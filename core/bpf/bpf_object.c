@@ -20,12 +20,12 @@ static bool name_listed(const char *const *names, const char *name)
 }
 
 /* Every requested name must exist in the object: a typo is a bug, not a fallback. */
-static const char *first_unknown_name(struct bpf_object *obj, const struct stk_bpf_selection *sel)
+static const char *first_unknown_name(struct bpf_object *obj, const char *const *programs, const char *const *maps)
 {
-	for (const char *const *p = sel->programs; p && *p; p++)
+	for (const char *const *p = programs; p && *p; p++)
 		if (!bpf_object__find_program_by_name(obj, *p))
 			return *p;
-	for (const char *const *m = sel->maps; m && *m; m++)
+	for (const char *const *m = maps; m && *m; m++)
 		if (!bpf_object__find_map_by_name(obj, *m))
 			return *m;
 	return NULL;
@@ -43,16 +43,20 @@ struct stk_bpf *stk_bpf_open_selected(const struct stk_bpf_selection *sel, char 
 		snprintf(err, errlen, "opening the BPF object failed: %s", strerror(errno));
 		return NULL;
 	}
-	unknown = first_unknown_name(skel->obj, sel);
+	unknown = first_unknown_name(skel->obj, sel->programs, sel->maps);
+	if (!unknown)
+		unknown = first_unknown_name(skel->obj, sel->extra_programs, sel->extra_maps);
 	if (unknown) {
 		snprintf(err, errlen, "BPF object has no program or map named %s", unknown);
 		stk_bpf__destroy(skel);
 		return NULL;
 	}
 	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, name_listed(sel->programs, bpf_program__name(prog)));
+		bpf_program__set_autoload(prog, name_listed(sel->programs, bpf_program__name(prog)) ||
+						      name_listed(sel->extra_programs, bpf_program__name(prog)));
 	bpf_object__for_each_map(map, skel->obj)
-		bpf_map__set_autocreate(map, name_listed(sel->maps, bpf_map__name(map)));
+		bpf_map__set_autocreate(map, name_listed(sel->maps, bpf_map__name(map)) ||
+					     name_listed(sel->extra_maps, bpf_map__name(map)));
 	return skel;
 }
 

@@ -14,6 +14,9 @@ struct stk_bpf;
 struct stk_bpf_selection {
 	const char *const *programs; /* NULL-terminated program names */
 	const char *const *maps;     /* NULL-terminated map names */
+	/* more, NULL or NULL-terminated: what a shared part needs (the kernel unwinder's) */
+	const char *const *extra_programs;
+	const char *const *extra_maps;
 	const char *btf_custom_path; /* NULL: let libbpf find the kernel's BTF */
 };
 

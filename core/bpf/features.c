@@ -345,6 +345,18 @@ static void probe_ringbuf(struct stk_feature_result *r)
 			   ret < 0 ? strerror(-ret) : "");
 }
 
+/* The kernel unwinder's walk: one bpf_loop callback per frame (5.17). */
+static void probe_bpf_loop(struct stk_feature_result *r)
+{
+	int ret = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL);
+
+	if (ret == 1)
+		set_result(r, true, "bpf_loop accepted in a perf_event program");
+	else
+		set_result(r, false, "bpf_loop rejected%s%s (kernel 5.17 has it)", ret < 0 ? ": " : "",
+			   ret < 0 ? strerror(-ret) : "");
+}
+
 void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 		       struct stk_feature_result *r)
 {
@@ -441,6 +453,9 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 		return;
 	case STK_FEATURE_GLOBAL_DATA:
 		probe_global_data(r);
+		return;
+	case STK_FEATURE_BPF_LOOP:
+		probe_bpf_loop(r);
 		return;
 	case STK_FEATURE_COUNT:
 		return;

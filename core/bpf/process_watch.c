@@ -1,4 +1,4 @@
-/* New-process announcements -> symbolizer: see process_watch.h. */
+/* New-process announcements -> the session: see process_watch.h. */
 #include "core/bpf/process_watch.h"
 
 #include <errno.h>
@@ -10,14 +10,14 @@
 
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
-#include "core/sym/symbolize.h"
 
 /* Pages per CPU of the perf buffer: announcements are 4 bytes and rare. */
 #define WATCH_PAGES 16
 
 struct stk_process_watch {
 	struct perf_buffer *buf;
-	struct stk_symbolizer *sym;
+	stk_process_fn fn;
+	void *ctx;
 };
 
 static void learn_process(void *ctx, int cpu, void *data, __u32 size)
@@ -29,8 +29,7 @@ static void learn_process(void *ctx, int cpu, void *data, __u32 size)
 	if (size < sizeof(tgid))
 		return;
 	memcpy(&tgid, data, sizeof(tgid));
-	/* Announced again after an exec: the mappings learned before are stale. */
-	stk_symbolizer_refresh_process(w->sym, (pid_t)tgid);
+	w->fn(w->ctx, (pid_t)tgid);
 }
 
 static void consume(void *ctx)
@@ -41,7 +40,7 @@ static void consume(void *ctx)
 }
 
 struct stk_process_watch *stk_process_watch_start(const char *applet, const struct bpf_map *map,
-						  struct stk_symbolizer *sym, struct stk_run_loop *loop)
+						  stk_process_fn fn, void *ctx, struct stk_run_loop *loop)
 {
 	struct stk_process_watch *w = calloc(1, sizeof(*w));
 
@@ -49,7 +48,8 @@ struct stk_process_watch *stk_process_watch_start(const char *applet, const stru
 		stk_error(applet, "out of memory");
 		return NULL;
 	}
-	w->sym = sym;
+	w->fn = fn;
+	w->ctx = ctx;
 	w->buf = perf_buffer__new(bpf_map__fd(map), WATCH_PAGES, learn_process, NULL, w, NULL);
 	if (!w->buf) {
 		stk_error(applet, "creating the new-process buffer failed: %s", strerror(errno));

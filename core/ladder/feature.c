@@ -16,6 +16,7 @@ static const char *const feature_names[STK_FEATURE_COUNT] = {
 	[STK_FEATURE_TASK_ITER] = "task_iter",
 	[STK_FEATURE_GET_STACK] = "bpf_get_stack",
 	[STK_FEATURE_GLOBAL_DATA] = "global_data",
+	[STK_FEATURE_BPF_LOOP] = "bpf_loop",
 };
 
 const char *stk_feature_name(enum stk_feature f)

@@ -38,6 +38,12 @@ static const struct stk_rung thread_sampling[] = {
 	{ "proc", STK_RUNG_NO_BPF, STK_TSOURCE_PROC },
 };
 
+static const struct stk_rung user_stacks[] = {
+	{ "cfi", STK_FEATURE_BPF_LOOP, STK_UNWIND_CFI },
+	{ "dwarf", STK_FEATURE_GET_STACK, STK_UNWIND_DWARF },
+	{ "fp", STK_RUNG_NO_BPF, STK_UNWIND_FP },
+};
+
 #define RUNGS(a) a, sizeof(a) / sizeof(a[0])
 
 static const struct stk_ladder ladders[STK_ATTACH_CLASS_COUNT] = {
@@ -48,6 +54,7 @@ static const struct stk_ladder ladders[STK_ATTACH_CLASS_COUNT] = {
 	[STK_ATTACH_USDT] = { "usdt probe", "stackcount", RUNGS(usdt) },
 	[STK_ATTACH_SCHED_SWITCH] = { "sched_switch", "offcputime", RUNGS(sched_switch) },
 	[STK_ATTACH_THREAD_SAMPLING] = { "thread sampling", "threadstate", RUNGS(thread_sampling) },
+	[STK_ATTACH_USER_STACKS] = { "user stacks", "profile, offcputime, stackcount", RUNGS(user_stacks) },
 };
 
 const struct stk_ladder *stk_ladder_for(enum stk_attach_class c)

@@ -20,6 +20,7 @@ enum stk_attach_class {
 	STK_ATTACH_USDT,            /* stackcount u:LIB:PROBE */
 	STK_ATTACH_SCHED_SWITCH,    /* offcputime */
 	STK_ATTACH_THREAD_SAMPLING, /* threadstate */
+	STK_ATTACH_USER_STACKS,     /* how the stack applets take user stacks (core/unwind/unwind_plan.h) */
 	STK_ATTACH_CLASS_COUNT,
 };
 
@@ -49,6 +50,14 @@ enum stk_tsource {
 	STK_TSOURCE_TRACEPOINT, /* sched and syscall tracepoints keep a state map */
 	STK_TSOURCE_PROC,       /* /proc/PID/task/TID/{stat,syscall,...}, no BPF */
 	STK_TSOURCE_COUNT,
+};
+
+/* How user stacks are taken (core/unwind/unwind_plan.h says more). */
+enum stk_unwind_rung {
+	STK_UNWIND_CFI,   /* the kernel walks the stack with CFI tables */
+	STK_UNWIND_DWARF, /* a stack copy unwound in user space with libdw */
+	STK_UNWIND_FP,    /* the kernel's frame-pointer walk */
+	STK_UNWIND_RUNG_COUNT,
 };
 
 struct stk_rung {

@@ -17,13 +17,8 @@ void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_
 	o->max_depth_limit = max_depth_limit;
 	o->max_depth = max_depth_limit;
 	o->format = STK_FORMAT_TEXT;
-	o->unwind = STK_UNWIND_MODE_DWARF;
+	o->unwind = STK_UNWIND_CFI;
 	o->stack_bytes = STK_STACK_BYTES_DEFAULT;
-}
-
-const char *stk_unwind_mode_name(enum stk_unwind_mode m)
-{
-	return m == STK_UNWIND_MODE_DWARF ? "dwarf" : "fp";
 }
 
 static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids, size_t *n, char *msg,
@@ -40,6 +35,8 @@ static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids
 
 int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)
 {
+	char names[64];
+
 	if (c == 'p')
 		return parse_ids(arg, 'p', "PID", &o->pids, &o->n_pids, msg, len);
 	if (c == o->tid_opt)
@@ -81,12 +78,17 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
 	case STK_OPT_BTF: o->btf_file = arg; return 1;
 	case STK_OPT_UNWIND:
-		if (strcmp(arg, "fp") == 0 || strcmp(arg, "dwarf") == 0) {
-			o->unwind = arg[0] == 'f' ? STK_UNWIND_MODE_FP : STK_UNWIND_MODE_DWARF;
-			o->unwind_given = true;
-			return 1;
+		for (int r = 0; r < STK_UNWIND_RUNG_COUNT; r++) {
+			const struct stk_rung *rung = stk_rung_by_id(STK_ATTACH_USER_STACKS, r);
+
+			if (rung && strcmp(arg, rung->name) == 0) {
+				o->unwind = (enum stk_unwind_rung)r;
+				o->unwind_given = true;
+				return 1;
+			}
 		}
-		snprintf(msg, len, "--unwind %s: expected fp or dwarf", arg);
+		stk_ladder_names(STK_ATTACH_USER_STACKS, names, sizeof(names));
+		snprintf(msg, len, "--unwind %s: expected %s", arg, names);
 		return -1;
 	case STK_OPT_STACK_BYTES: {
 		uint64_t v;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/ladder/ladder.h"
 #include "core/output/output.h"
 
 /* One capture can be written in several formats at once (-o a.svg -o a.pb.gz). */
@@ -69,11 +70,6 @@ enum stk_stack_long_opt {
 /* The shared short options for the getopt string (without the thread option). */
 #define STK_STACK_SHORTOPTS "p:UKdfo:vh"
 
-/* How user stacks are walked (--unwind). */
-enum stk_unwind_mode {
-	STK_UNWIND_MODE_FP,    /* the kernel's frame-pointer walk (bpf_get_stackid) */
-	STK_UNWIND_MODE_DWARF, /* registers + a stack copy, unwound in user space with CFI */
-};
 /* --stack-bytes: bounds and default (perf record --call-graph dwarf copies 8 KiB too). */
 #define STK_STACK_BYTES_MIN 1024
 #define STK_STACK_BYTES_MAX 32768
@@ -93,11 +89,10 @@ struct stk_stack_opts {
 	size_t n_outputs;
 	enum stk_format format;
 	long duration_ms;        /* 0: until Ctrl-C or SIGTERM */
-	enum stk_unwind_mode unwind;
+	enum stk_unwind_rung unwind; /* --unwind: the rung asked for (core/unwind/unwind_plan.h decides) */
 	bool unwind_given;
 	uint32_t stack_bytes;    /* user stack copied per event with --unwind dwarf */
 };
-const char *stk_unwind_mode_name(enum stk_unwind_mode m);
 
 /* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */
 void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,

@@ -246,43 +246,6 @@ static void consume(void *ctx)
 	}
 }
 
-bool stk_unwind_dwarf_supported_arch(void)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-	return true;
-#else
-	return false;
-#endif
-}
-
-int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len)
-{
-	char release[128];
-	struct stk_kernel_version v;
-	const char *missing = NULL;
-
-	why[0] = '\0';
-	if (o->unwind != STK_UNWIND_MODE_DWARF)
-		return 0;
-	if (!stk_unwind_dwarf_supported_arch())
-		/* bpf/user_regs.h has no register set for it */
-		missing = "x86_64 or aarch64 (no user register set for this architecture)";
-	else if (!have_btf)
-		missing = "kernel BTF (none found; see --btf)";
-	else if (stk_kernel_release(release, sizeof(release)) == 0 && stk_kernel_version_parse(release, &v) == 0 &&
-		 stk_kernel_version_cmp(&v, hashes ? 5 : 4, hashes ? 3 : 18) < 0)
-		missing = hashes ? "bounded BPF loops (kernel 5.3)" : "bpf_get_stack (kernel 4.18)";
-	if (!missing)
-		return 0;
-	if (o->unwind_given) {
-		snprintf(why, len, "--unwind dwarf needs %s; use --unwind fp", missing);
-		return -1;
-	}
-	o->unwind = STK_UNWIND_MODE_FP;
-	snprintf(why, len, "unwind fp: dwarf needs %s", missing);
-	return 0;
-}
-
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
 						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
 						  const struct stk_dwarf_opts *o)

@@ -28,18 +28,7 @@ struct stk_dwarf_opts {
 	bool by_hash;
 };
 
-struct stk_stack_opts;
 struct stk_stack;
-/*
- * Settles o->unwind for this kernel: dwarf needs BTF for its CO-RE reads of
- * the task (any source: sysfs, --btf, embedded) and bpf_get_stack (4.18);
- * hashing the copy in the kernel (offcputime, stackcount: hashes) needs
- * bounded loops (5.3). Without them the default falls back to fp (why says
- * so, for -v); an explicit --unwind dwarf is an error. 0, or -1 with why.
- */
-int stk_unwind_settle(struct stk_stack_opts *o, bool have_btf, bool hashes, char *why, size_t len);
-/* Whether --unwind dwarf runs on the architecture stk was built for (x86_64 today). */
-bool stk_unwind_dwarf_supported_arch(void);
 
 /*
  * Reads map from loop. NULL after printing a one-line error. loop may be

@@ -16,7 +16,10 @@
 #include "core/bpf/libbpf_log.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/bpf/process_watch.h"
+#include "core/bpf/unwind_facts.h"
+#include "core/bpf/unwind_maps.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/kernel_unwind.h"
 #include "core/sym/symbolize.h"
 
 int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose, const char *btf_file)
@@ -70,9 +73,9 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 	if (stk_session_open_bpf(s, applet, opts->verbose, opts->btf_file) || open_outputs(s))
 		return -1;
 
-	/* keep_elf: the files' CFI for --unwind dwarf, even after their processes exit. */
+	/* keep_elf: the files' CFI for the unwinders, even after their processes exit. */
 	struct stk_symbolizer_opts so = { .demangle = opts->no_args ? STK_DEMANGLE_NO_ARGS : STK_DEMANGLE_FULL,
-					  .keep_elf = opts->unwind == STK_UNWIND_MODE_DWARF,
+					  .keep_elf = opts->unwind != STK_UNWIND_FP,
 					  .debuginfod = !opts->no_debuginfod, .verbose = opts->verbose,
 					  .no_inline = opts->no_inline };
 	s->sym = stk_symbolizer_new(&so);
@@ -85,17 +88,62 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 	return 0;
 }
 
-int stk_session_settle_unwind(struct stk_session *s, struct stk_stack_opts *o, bool hashes)
+int stk_session_plan_unwind(struct stk_session *s, const struct stk_stack_opts *o, bool hashes,
+			    enum stk_unwind_rung top)
 {
-	char why[256];
+	const struct stk_unwind_want want = { .rung = o->unwind, .given = o->unwind_given, .hashes = hashes, .top = top };
+	struct stk_unwind_facts facts;
+	char err[256];
 
-	if (stk_unwind_settle(o, stk_session_has_btf(s), hashes, why, sizeof(why))) {
-		stk_error(s->applet, "%s", why);
+	stk_unwind_facts_here(stk_session_has_btf(s), &facts);
+	if (stk_unwind_plan_make(&want, &facts, &s->unwind, err, sizeof(err))) {
+		stk_error(s->applet, "%s", err);
 		return -1;
 	}
-	if (o->verbose && why[0])
-		fprintf(stderr, "%s: %s\n", s->applet, why);
+	if (o->verbose && s->unwind.passed_over[0])
+		fprintf(stderr, "%s: unwind %s: passed over %s\n", s->applet, stk_unwind_rung_name(s->unwind.rung),
+			s->unwind.passed_over);
 	return 0;
+}
+
+int stk_session_kernel_unwind(struct stk_session *s, struct stk_bpf *skel)
+{
+	stk_kernel_unwind_free(s->kunwind);
+	s->kunwind = stk_kernel_unwind_start(s->applet, skel, s->sym, s->opts->pids, s->opts->n_pids,
+					     s->opts->verbose);
+	return s->kunwind ? 0 : -1;
+}
+
+int stk_session_size_unwind_maps(struct stk_session *s, struct stk_bpf *skel)
+{
+	struct stk_unwind_sizes sizes;
+
+	(void)s;
+	stk_unwind_sizes_default(&sizes);
+	return stk_kernel_unwind_prepare(skel, &sizes);
+}
+
+uint32_t stk_unwind_chain_depth(uint64_t max_depth)
+{
+	return max_depth < STK_CHAIN_MAX ? (uint32_t)max_depth : STK_CHAIN_MAX;
+}
+
+struct stk_stack_source stk_session_stack_source(const struct stk_session *s, int stack_map_fd)
+{
+	return (struct stk_stack_source){
+		.stack_map_fd = stack_map_fd, .chains = s->kunwind, .sym = s->sym,
+		.max_depth = (uint32_t)s->opts->max_depth, .user_only = s->opts->user_only,
+		.kernel_only = s->opts->kernel_only,
+	};
+}
+
+/* An announced process: its mappings learned again (an exec makes the old ones stale), its tables loaded. */
+static void on_process(void *ctx, pid_t pid)
+{
+	struct stk_session *s = ctx;
+
+	stk_symbolizer_refresh_process(s->sym, pid);
+	stk_kernel_unwind_load(s->kunwind, pid);
 }
 
 bool stk_session_has_btf(const struct stk_session *s)
@@ -139,11 +187,13 @@ int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, 
 		return -1;
 	}
 	if (new_process) {
-		s->processes = stk_process_watch_start(s->applet, new_process, s->sym, s->loop);
+		s->processes = stk_process_watch_start(s->applet, new_process, on_process, s, s->loop);
 		if (!s->processes)
 			return -1;
 	}
 	if (s->dwarf && stk_dwarf_samples_watch(s->applet, s->dwarf, s->loop))
+		return -1;
+	if (s->kunwind && stk_kernel_unwind_watch(s->applet, s->kunwind, s->loop))
 		return -1;
 	if (s->opts && s->opts->verbose)
 		fprintf(stderr, "%s: tracing %.1f ms after start\n", s->applet,
@@ -162,6 +212,7 @@ void stk_session_drain(struct stk_session *s)
 {
 	if (s->processes)
 		stk_process_watch_drain(s->processes);
+	stk_kernel_unwind_drain(s->kunwind);
 	stk_dwarf_samples_drain(s->dwarf);
 }
 
@@ -216,6 +267,12 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 		stk_dwarf_samples_stats(s->dwarf, &n, &ns);
 		fprintf(stderr, "%s: unwound %llu user stacks with CFI in %.1f ms CPU (%.1f us each)\n", s->applet,
 			(unsigned long long)n, (double)ns / 1e6, n ? (double)ns / 1e3 / (double)n : 0.0);
+	}
+	if (s->kunwind) {
+		uint64_t copies = 0, ns;
+
+		stk_dwarf_samples_stats(s->dwarf, &copies, &ns);
+		stk_kernel_unwind_report(s->kunwind, s->applet, copies);
 	}
 	if (stat[STK_STAT_NEW_PROCESS_LOST])
 		fprintf(stderr, "WARNING: %llu new-process notifications lost; short-lived processes may "
@@ -313,6 +370,7 @@ void stk_session_close(struct stk_session *s)
 	if (s->processes)
 		stk_process_watch_free(s->processes);
 	stk_dwarf_samples_free(s->dwarf);
+	stk_kernel_unwind_free(s->kunwind);
 	stk_run_loop_free(s->loop);
 	if (s->sym)
 		stk_symbolizer_free(s->sym);

@@ -27,6 +27,7 @@
 #include "core/output/output.h"
 #include "core/session/stack_list.h"
 #include "core/options/stack_opts.h"
+#include "core/unwind/unwind_plan.h"
 
 /* How long symbolizing after a capture may take before the rest prints as addresses. */
 #define STK_SYMBOLIZE_DEADLINE_MS 30000
@@ -35,6 +36,8 @@ struct bpf_map;
 struct stk_symbolizer;
 struct stk_process_watch;
 struct stk_dwarf_samples;
+struct stk_kernel_unwind;
+struct stk_bpf;
 
 /* How the loss counters of one applet read (bpf/stack_stats.h slots of stats). */
 struct stk_loss_sizes {
@@ -64,7 +67,9 @@ struct stk_session {
 	struct stk_symbolizer *sym;
 	struct stk_run_loop *loop;
 	struct stk_process_watch *processes;
-	struct stk_dwarf_samples *dwarf;  /* --unwind dwarf: samples unwound in user space (stk_session_dwarf) */
+	struct stk_unwind_plan unwind;    /* how user stacks are taken (stk_session_plan_unwind) */
+	struct stk_dwarf_samples *dwarf;  /* stack copies unwound in user space (stk_session_dwarf) */
+	struct stk_kernel_unwind *kunwind; /* the cfi rung's tables (stk_session_kernel_unwind) */
 	uint64_t dwarf_missing_reported;
 	FILE *outs[STK_MAX_OUTPUTS];
 	int64_t start_wall, start_mono; /* what the next report covers */
@@ -89,11 +94,26 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
  * one on kernels that have none, so that programs without CO-RE still load. */
 const char *stk_session_btf_path(struct stk_session *s);
 /*
- * --unwind for this kernel (stk_unwind_settle): a default of dwarf falls back
- * to fp where the kernel cannot take it (-v says why), an explicit one fails.
- * hashes: the applet hashes stack copies in the kernel. 0, or -1 after an error.
+ * How user stacks are taken in this run (core/unwind/unwind_plan.h), into
+ * s->unwind: the rung o's --unwind asked for, or the first this kernel
+ * offers from top down (-v says which were passed over and why). hashes:
+ * the applet hashes stack copies in the kernel. 0, or -1 after an error
+ * (the rung asked for cannot work).
  */
-int stk_session_settle_unwind(struct stk_session *s, struct stk_stack_opts *o, bool hashes);
+int stk_session_plan_unwind(struct stk_session *s, const struct stk_stack_opts *o, bool hashes,
+			    enum stk_unwind_rung top);
+/*
+ * The cfi rung, after load: the kernel unwinder's tables over skel's maps,
+ * filled from here on (-p processes now, others as they are announced).
+ * 0, or -1 after printing an error.
+ */
+int stk_session_kernel_unwind(struct stk_session *s, struct stk_bpf *skel);
+/* The cfi rung, before load: the kernel unwinder's maps sized. 0, or -1 (errno). */
+int stk_session_size_unwind_maps(struct stk_session *s, struct stk_bpf *skel);
+/* Frames a user chain keeps: --perf-max-stack-depth, at most what a chain holds. */
+uint32_t stk_unwind_chain_depth(uint64_t max_depth);
+/* Where count keys' stacks are read from (stack_map_fd: the applet's STACK_TRACE map). */
+struct stk_stack_source stk_session_stack_source(const struct stk_session *s, int stack_map_fd);
 /* Whether CO-RE relocations can be resolved (some BTF for this kernel exists). */
 bool stk_session_has_btf(const struct stk_session *s);
 /*

@@ -19,7 +19,7 @@ int stk_stack_maps_size(const struct stk_stack_maps *m, const struct stk_stack_o
 		return -1;
 	if (m->tids && bpf_map__set_max_entries(m->tids, filter_size(o->n_tids)))
 		return -1;
-	if (m->scratch && o->unwind == STK_UNWIND_MODE_DWARF) {
+	if (m->scratch) {
 		int ncpu = libbpf_num_possible_cpus();
 		if (ncpu < 1 || bpf_map__set_max_entries(m->scratch, (uint32_t)ncpu))
 			return -1;

@@ -13,7 +13,7 @@ struct bpf_map;
 struct stk_stack_maps {
 	struct bpf_map *stacks, *counts;
 	struct bpf_map *pids, *tids; /* NULL when the applet has no such filter */
-	struct bpf_map *scratch;     /* --unwind dwarf: a per-CPU sample buffer (an entry per CPU), or NULL */
+	struct bpf_map *scratch;     /* stack copies: a per-CPU sample buffer (an entry per CPU), or NULL */
 	unsigned counts_size;
 };
 

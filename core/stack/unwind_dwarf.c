@@ -47,9 +47,9 @@ struct stk_unwinder {
 const char *stk_unwind_how_name(enum stk_unwind_how how)
 {
 	switch (how) {
-	case STK_UNWIND_REGS: return "regs";
-	case STK_UNWIND_CFI: return "cfi";
-	case STK_UNWIND_FP: return "fp";
+	case STK_FRAME_BY_REGS: return "regs";
+	case STK_FRAME_BY_CFI: return "cfi";
+	case STK_FRAME_BY_FP: return "fp";
 	}
 	return "?";
 }
@@ -351,7 +351,7 @@ static void walk_frame_records(struct current *c, Dwfl_Frame *state)
 		}
 		r->ips[r->n] = lr;
 		if (c->want_how)
-			r->how[r->n] = STK_UNWIND_FP;
+			r->how[r->n] = STK_FRAME_BY_FP;
 		r->n++;
 		if (!fp) {
 			c->stop = "outermost frame record (frame pointer 0)";
@@ -386,7 +386,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (r->n && (c->want_how || c->records_after_guess))
 		from_cfi = has_cfi(dwfl_thread_dwfl(dwfl_frame_thread(state)), r->ips[r->n - 1], r->n == 1);
 	if (c->want_how)
-		r->how[r->n] = r->n == 0 ? STK_UNWIND_REGS : from_cfi ? STK_UNWIND_CFI : STK_UNWIND_FP;
+		r->how[r->n] = r->n == 0 ? STK_FRAME_BY_REGS : from_cfi ? STK_FRAME_BY_CFI : STK_FRAME_BY_FP;
 	r->n++;
 	/* Only reads made while unwinding past the last frame explain where the chain ends. */
 	c->read_outside = 0;
@@ -421,7 +421,7 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		if (r->max) {
 			r->ips[0] = in->regs[in->n_regs - 1];
 			if (r->how)
-				r->how[0] = STK_UNWIND_REGS;
+				r->how[0] = STK_FRAME_BY_REGS;
 			r->n = 1;
 		}
 		r->stop = p ? p->why : "out of memory";

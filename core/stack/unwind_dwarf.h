@@ -29,9 +29,9 @@ typedef int (*stk_unwind_modules_fn)(void *source, pid_t pid, stk_unwind_module_
 
 /* How a frame was found. */
 enum stk_unwind_how {
-	STK_UNWIND_REGS, /* the leaf: the captured program counter */
-	STK_UNWIND_CFI,  /* from its callee's CFI */
-	STK_UNWIND_FP,   /* from its callee's frame pointer (no CFI there) */
+	STK_FRAME_BY_REGS, /* the leaf: the captured program counter */
+	STK_FRAME_BY_CFI,  /* from its callee's CFI */
+	STK_FRAME_BY_FP,   /* from its callee's frame pointer (no CFI there) */
 };
 const char *stk_unwind_how_name(enum stk_unwind_how how);
 

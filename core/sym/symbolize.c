@@ -45,6 +45,7 @@ struct sym_file {
 	int ok; /* 0: parse failed, kept so the file is not retried */
 	Elf *unwind_elf; /* opts.keep_elf: the file itself for CFI, read with pread on unwind_fd */
 	int unwind_fd;
+	char *vdso_image; /* the vDSO's unwind_elf reads this copy */
 	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */
 	char *remote_name; /* set: no local debug file; ask debuginfod by build ID when first resolved */
 	int dwarf_fd;      /* the file with this one's DWARF (itself or its debug file), while has_dwarf_fd */
@@ -189,8 +190,10 @@ static void free_sym_file(struct sym_file *f)
 	stk_elf_file_release(&f->elf);
 	if (f->unwind_elf) {
 		elf_end(f->unwind_elf);
-		close(f->unwind_fd);
+		if (!f->vdso_image)
+			close(f->unwind_fd);
 	}
+	free(f->vdso_image);
 	free(f);
 }
 
@@ -555,6 +558,11 @@ static struct sym_file *vdso_file(struct stk_symbolizer *s)
 		s->vdso->ok = 1;
 	else
 		note_failure(s, "vdso: %s", why);
+	/* its CFI for the unwinders: a copy, so the Elf owns what it reads */
+	if (s->vdso->ok && s->opts.keep_elf && (s->vdso->vdso_image = malloc(size))) {
+		memcpy(s->vdso->vdso_image, (const void *)base, size);
+		s->vdso->unwind_elf = elf_memory(s->vdso->vdso_image, size);
+	}
 	return s->vdso->ok ? s->vdso : NULL;
 }
 
@@ -982,6 +990,28 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 			continue;
 		um.elf = m->file->unwind_elf;
 		fn(ctx, &um);
+	}
+	return 0;
+}
+
+int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_exec_mapping_fn fn, void *ctx)
+{
+	struct sym_proc *p = get_proc(s, pid);
+
+	if (!p || p->err)
+		return -1;
+	for (size_t i = 0; i < p->n_maps; i++) {
+		const struct sym_map *m = &p->maps[i];
+		struct stk_exec_mapping em = { m->start, m->end, m->offset, m->path, NULL, NULL };
+		struct sym_file *f = m->kind == MAP_FILE ? m->file : m->kind == MAP_VDSO ? vdso_file(s) : NULL;
+
+		if (m->kind == MAP_SPECIAL)
+			continue;
+		if (f) {
+			em.file = f;
+			em.elf = f->unwind_elf;
+		}
+		fn(ctx, &em);
 	}
 	return 0;
 }

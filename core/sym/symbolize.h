@@ -96,6 +96,23 @@ typedef void (*stk_user_module_fn)(void *ctx, const struct stk_user_module *m);
  */
 int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx);
 
+/*
+ * Every executable mapping of pid, for the kernel unwinder's tables: file
+ * mappings (elf the file's, when kept), the vDSO (stk's own image: the
+ * kernel maps the same one into every process) and anonymous code (JITs;
+ * elf and file NULL). file identifies the file: the same pointer for every
+ * mapping of it, in any process. Learns pid when unknown. 0, or -1 when
+ * pid's mappings could not be read.
+ */
+struct stk_exec_mapping {
+	uint64_t start, end, offset;
+	const char *path;
+	struct Elf *elf;
+	const void *file;
+};
+typedef void (*stk_exec_mapping_fn)(void *ctx, const struct stk_exec_mapping *m);
+int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_exec_mapping_fn fn, void *ctx);
+
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */
 	unsigned processes_failed; /* gone or unreadable before they could be learned */

@@ -130,8 +130,8 @@ static void unwinds_own_stack_in_order(struct test_ctx *t)
 	if (found < 4)
 		printf("  unwound %zu frames (stop: %s), found %zu of 4 callers in order\n", r.n, r.stop, found);
 	CHECK(t, found == 4);
-	CHECK(t, how[0] == STK_UNWIND_REGS);
-	CHECK(t, r.n > 1 && how[1] == STK_UNWIND_CFI);
+	CHECK(t, how[0] == STK_FRAME_BY_REGS);
+	CHECK(t, r.n > 1 && how[1] == STK_FRAME_BY_CFI);
 	/* Cached per process: a second unwind gives the same chain. */
 	uint64_t again[64];
 	struct stk_unwind_result r2 = { .ips = again, .max = 64 };

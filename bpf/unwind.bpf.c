@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel CFI unwinder (bpf/unwind_types.h says what the tables hold):
+ * the maps user space fills (core/unwind/), the walk of the current task's
+ * user stack over them, and the chain store every applet counts under.
+ *
+ * Needs bpf_loop (5.17): the walk is one callback per frame, so the
+ * verifier checks one frame, whatever the depth. Kernels without it take the
+ * next rung (the stack copy unwound in user space); core/unwind/unwind_plan.c
+ * decides before anything loads.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "unwind_types.h"
+
+#define STK_UNWIND_MAPS_HERE
+#include "unwind_maps.h"
+
+#define HASH_MUL 0x9e3779b97f4a7c15ULL
+/* Code addresses are below 2^48 on both architectures; arm64 signs return addresses above. */
+#define USER_VA_MASK 0x0000ffffffffffffULL
+
+static __always_inline void ustat(u32 slot)
+{
+	u64 *v = bpf_map_lookup_elem(&unwind_stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void ustat_add(u32 slot, u64 n)
+{
+	u64 *v = bpf_map_lookup_elem(&unwind_stats, &slot);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline struct stk_walk *scratch(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&unwind_scratch, &zero);
+}
+
+static __always_inline int stop(struct stk_walk *w, u32 why)
+{
+	w->user.stop = why;
+	w->done = 1;
+	return 1;
+}
+
+/* The mapping holding pc among the process's (binary search), into w->map. 0, or -1: none. */
+static __always_inline int find_mapping(struct stk_walk *w, u64 pc)
+{
+	u32 lo = 0, hi = w->n_maps;
+
+	for (int i = 0; i < 11; i++) { /* 2^10 > STK_UNWIND_PROC_MAPS_MAX */
+		u32 mid, idx;
+		struct stk_unwind_mapping *m;
+
+		if (lo >= hi)
+			break;
+		mid = (lo + hi) / 2;
+		idx = w->first_map + mid;
+		m = bpf_map_lookup_elem(&unwind_mappings, &idx);
+		if (!m)
+			return -1;
+		if (pc < m->start) {
+			hi = mid;
+		} else if (pc >= m->end) {
+			lo = mid + 1;
+		} else {
+			w->map = *m;
+			w->have_map = 1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The row covering pc in w->map: the page index narrows it to a few rows, searched in halves. */
+static __always_inline struct stk_cfi_row *find_row(struct stk_walk *w, u64 pc)
+{
+	u64 rel = pc - w->map.base;
+	u32 page, idx, lo, hi, *p;
+
+	if (pc < w->map.base || rel >> 32)
+		return NULL;
+	page = (u32)(rel >> STK_UNWIND_PAGE_SHIFT);
+	if (page >= w->map.n_pages)
+		return NULL;
+	idx = w->map.first_page + page;
+	if (!(p = bpf_map_lookup_elem(&unwind_pages, &idx)))
+		return NULL;
+	lo = *p;
+	idx++;
+	if (!(p = bpf_map_lookup_elem(&unwind_pages, &idx)))
+		return NULL;
+	hi = *p + 1; /* the row covering the next page's start is the last candidate */
+	/* rows[lo].pc <= rel < rows[hi].pc: find the last row starting at or before rel */
+	for (int i = 0; i < 14; i++) { /* a page holds at most 4096 rows */
+		struct stk_cfi_row *r;
+		u32 mid;
+
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		idx = w->map.first_row + mid;
+		if (!(r = bpf_map_lookup_elem(&unwind_rows, &idx)))
+			return NULL;
+		if (r->pc <= (u32)rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	idx = w->map.first_row + lo;
+	return bpf_map_lookup_elem(&unwind_rows, &idx);
+}
+
+static __always_inline int read_word(u64 *dst, u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) ? -1 : 0;
+}
+
+/* Moves to the caller: sp, fp and pc; 1 when the chain ends here. */
+static __always_inline int to_caller(struct stk_walk *w, u64 cfa, u64 ra)
+{
+#ifdef __TARGET_ARCH_arm64
+	ra &= USER_VA_MASK; /* pointer authentication signs saved return addresses */
+#endif
+	if (cfa < w->sp || (cfa == w->sp && w->user.n > 1))
+		return stop(w, STK_STOP_BACKWARDS);
+	if (!ra)
+		return stop(w, STK_STOP_ZERO_RA);
+	w->sp = cfa;
+	w->pc = ra;
+	return 0;
+}
+
+/*
+ * A frame without CFI: its frame record (x86_64: the saved rbp and the
+ * return address above it; arm64: x29 and x30), as perf's walk takes it.
+ */
+static __always_inline int fp_step(struct stk_walk *w)
+{
+	u64 rec[2];
+
+	if (!w->fp || w->fp_unknown || w->fp < w->sp || (w->fp & 7))
+		return stop(w, STK_STOP_FP_END);
+	if (bpf_probe_read_user(rec, sizeof(rec), (const void *)w->fp))
+		return stop(w, STK_STOP_READ);
+	w->via_fp = 1;
+	if (to_caller(w, w->fp + 16, rec[1]))
+		return 1;
+	w->fp = rec[0];
+	return 0;
+}
+
+/* One row's rule: the CFA, then the return address and frame pointer saved relative to it. */
+static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row *r, u64 pc)
+{
+	u64 cfa, ra = 0, fp = w->fp;
+
+	switch (r->cfa_how) {
+	case STK_CFA_SP:
+		cfa = w->sp + r->cfa_off;
+		break;
+	case STK_CFA_FP:
+		if (w->fp_unknown)
+			return stop(w, STK_STOP_FP_UNKNOWN);
+		cfa = w->fp + r->cfa_off;
+		break;
+	case STK_CFA_DEREF_FP:
+		if (w->fp_unknown)
+			return stop(w, STK_STOP_FP_UNKNOWN);
+		if (read_word(&cfa, w->fp + r->cfa_off))
+			return stop(w, STK_STOP_READ);
+		break;
+	case STK_CFA_PLT:
+		cfa = w->sp + 8 + ((pc & 15) >= (u64)r->cfa_off ? 8 : 0);
+		break;
+	default:
+		return stop(w, STK_STOP_CFA_SHAPE);
+	}
+	switch (r->ra_how) {
+	case STK_REG_AT_CFA:
+		if (read_word(&ra, cfa + r->ra_off))
+			return stop(w, STK_STOP_READ);
+		break;
+	case STK_REG_SAME: /* arm64: still in x30, which only the leaf's registers hold */
+		if (w->user.n != 1 || !w->lr)
+			return stop(w, STK_STOP_LR_NOT_LEAF);
+		ra = w->lr;
+		break;
+	default:
+		return stop(w, STK_STOP_ROOT);
+	}
+	if (r->fp_how == STK_REG_AT_CFA) {
+		if (read_word(&fp, cfa + r->fp_off))
+			return stop(w, STK_STOP_READ);
+		w->fp_unknown = 0;
+	} else if (r->fp_how == STK_REG_UNDEF) {
+		w->fp_unknown = 1;
+	}
+	if (to_caller(w, cfa, ra))
+		return 1;
+	w->fp = fp;
+	return 0;
+}
+
+/* One frame: record pc, find its rule, move to the caller. 1 ends the loop. */
+static long walk_frame(u32 i, void *ctx)
+{
+	struct stk_walk *w = scratch();
+	struct stk_cfi_row *r;
+	u32 n;
+	u64 pc;
+
+	if (!w || w->done)
+		return 1;
+	n = w->user.n;
+	if (n >= w->max || n >= STK_CHAIN_MAX)
+		return stop(w, STK_STOP_DEPTH);
+	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
+	w->user.n = n + 1;
+	/* A return address points after its call: the call's rule is one byte back. */
+	pc = n ? w->pc - 1 : w->pc;
+	if (!w->have_map || pc < w->map.start || pc >= w->map.end) {
+		if (find_mapping(w, pc)) {
+			/* A leaf or a CFI-found caller outside every mapping: the mappings changed
+			 * (a frame-pointer guess may just have gone wrong). */
+			if (!w->via_fp)
+				w->result = STK_WALK_STALE;
+			return stop(w, STK_STOP_NO_MAPPING);
+		}
+	}
+	w->via_fp = 0;
+	if (w->map.flags & STK_MAP_NO_CFI)
+		return fp_step(w);
+	if (!w->map.n_rows) {
+		w->result = STK_WALK_PARTIAL;
+		return stop(w, STK_STOP_NONE);
+	}
+	r = find_row(w, pc);
+	if (!r)
+		return fp_step(w);
+	switch (r->kind) {
+	case STK_ROW_CFA:
+		return cfa_step(w, r, pc);
+	case STK_ROW_ROOT:
+		return stop(w, STK_STOP_ROOT);
+	case STK_ROW_NO_CFI:
+		return fp_step(w);
+	default:
+		return stop(w, r->fp_how);
+	}
+}
+
+/*
+ * Walks the current task's user stack from the registers the caller put in
+ * scratch (pc, sp, fp, lr) into scratch's user chain: at most max frames.
+ * Returns an enum stk_walk_result.
+ */
+__noinline int stk_unwind_walk(u32 tgid, u32 max)
+{
+	struct stk_walk *w = scratch();
+	struct stk_unwind_proc *p;
+
+	if (!w)
+		return STK_WALK_NO_PROCESS;
+	w->tgid = tgid;
+	w->max = max;
+	w->result = STK_WALK_DONE;
+	w->done = 0;
+	w->have_map = 0;
+	w->fp_unknown = 0;
+	w->via_fp = 0;
+	w->ask_refresh = 0;
+	w->user.n = 0;
+	w->user.stop = STK_STOP_NONE;
+	w->user.flags = 0;
+	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	if (!p) {
+		ustat(STK_USTAT_NO_PROCESS);
+		return STK_WALK_NO_PROCESS;
+	}
+	w->first_map = p->first_map;
+	w->n_maps = p->n_maps;
+	bpf_loop(STK_CHAIN_MAX + 1, walk_frame, NULL, 0);
+	if (w->result == STK_WALK_STALE) {
+		ustat(STK_USTAT_STALE);
+		/* once until user space has looked (it rewrites the entry) */
+		if (!p->refresh_asked) {
+			p->refresh_asked = 1;
+			w->ask_refresh = 1; /* the caller sends the request: it has the context */
+		}
+		return STK_WALK_STALE;
+	}
+	if (w->result == STK_WALK_PARTIAL) {
+		ustat(STK_USTAT_PARTIAL);
+		return STK_WALK_PARTIAL;
+	}
+	ustat(STK_USTAT_WALKS);
+	ustat_add(STK_USTAT_FRAMES, w->user.n);
+	if (w->user.stop < STK_STOP_COUNT)
+		ustat(STK_USTAT_STOP_FIRST + w->user.stop);
+	return STK_WALK_DONE;
+}
+
+/* One chunk of c into w->chunk (the chain's tail past n is zero: see clear_tail). */
+static __always_inline void fill_chunk(struct stk_walk *w, const struct stk_chain *c, u32 chunk)
+{
+	u32 base = chunk * STK_CHAIN_CHUNK;
+
+	w->chunk.n = c->n;
+	w->chunk.stop = c->stop;
+	w->chunk.flags = c->flags;
+	w->chunk.pad = 0;
+#pragma unroll
+	for (int i = 0; i < STK_CHAIN_CHUNK; i++)
+		w->chunk.pcs[i] = c->pcs[(base + i) & (STK_CHAIN_MAX - 1)];
+}
+
+static __always_inline bool chunk_equal(const struct stk_chain_chunk *a, const struct stk_chain_chunk *b)
+{
+	if (a->n != b->n || a->stop != b->stop || a->flags != b->flags)
+		return false;
+	for (int i = 0; i < STK_CHAIN_CHUNK; i++)
+		if (a->pcs[i] != b->pcs[i])
+			return false;
+	return true;
+}
+
+static __always_inline u64 chain_hash(const struct stk_chain *c)
+{
+	u64 h = 0x243f6a8885a308d3ULL ^ ((u64)c->n << 16 | (u64)c->stop << 8 | c->flags);
+
+	for (int i = 0; i < STK_CHAIN_MAX; i++) {
+		if (i >= c->n)
+			break;
+		h = (h ^ c->pcs[i]) * HASH_MUL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* One intern: its chain, the id tried, what the chunk loop found. */
+struct intern {
+	u64 id;
+	u32 kernel;
+	u32 chunks;
+	int found; /* compare: 1 all chunks equal, 0 another chain, -1 none stored; store: 0, or -1 full */
+};
+
+static __always_inline const struct stk_chain *chain_of(struct stk_walk *w, const struct intern *in)
+{
+	return in->kernel ? &w->kernel : &w->user;
+}
+
+/* bpf_loop callback: compares chunk k of the chain with the store's. */
+static long compare_chunk(u32 k, void *ctx)
+{
+	struct intern *in = ctx;
+	struct stk_walk *w = scratch();
+	struct stk_chain_key key = { .id = in->id, .chunk = k };
+	struct stk_chain_chunk *have;
+
+	if (!w)
+		return 1;
+	have = bpf_map_lookup_elem(&unwind_chains, &key);
+	if (!have) {
+		in->found = k == 0 ? -1 : 0; /* a chain whose later chunks found no room: never matched */
+		return 1;
+	}
+	fill_chunk(w, chain_of(w, in), k);
+	if (!chunk_equal(have, &w->chunk)) {
+		in->found = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* bpf_loop callback: stores chunk chunks - 1 - i, so chunk 0 comes last: a chain is found only once whole. */
+static long store_chunk(u32 i, void *ctx)
+{
+	struct intern *in = ctx;
+	struct stk_walk *w = scratch();
+	u32 k = in->chunks - 1 - i;
+	struct stk_chain_key key = { .id = in->id, .chunk = k };
+
+	if (!w || k >= STK_CHAIN_CHUNKS)
+		return 1;
+	fill_chunk(w, chain_of(w, in), k);
+	if (bpf_map_update_elem(&unwind_chains, &key, &w->chunk, k ? BPF_ANY : BPF_NOEXIST)) {
+		in->found = -1;
+		return 1;
+	}
+	return 0;
+}
+
+/* bpf_loop callback: zeroes one slot of the chain's last chunk past its end (from in->found). */
+static long clear_slot(u32 i, void *ctx)
+{
+	struct intern *in = ctx;
+	struct stk_walk *w = scratch();
+	struct stk_chain *c;
+
+	if (!w)
+		return 1;
+	c = in->kernel ? &w->kernel : &w->user;
+	c->pcs[((u32)in->found + i) & (STK_CHAIN_MAX - 1)] = 0;
+	return 0;
+}
+
+/* The id of scratch's user (kernel: its kernel) chain, stored when new; 0 when no room. */
+__noinline u64 stk_chain_intern(u32 kernel)
+{
+	struct stk_walk *w = scratch();
+	struct intern in = { .kernel = kernel };
+	u32 n;
+	u64 h;
+
+	if (!w)
+		return 0;
+	const struct stk_chain *c = chain_of(w, &in);
+	n = c->n;
+	if (n > STK_CHAIN_MAX)
+		return 0;
+	in.chunks = (n + STK_CHAIN_CHUNK - 1) / STK_CHAIN_CHUNK;
+	if (!in.chunks)
+		in.chunks = 1;
+	/* chunks are compared and stored whole: what an earlier, longer chain left there goes */
+	in.found = (int)n;
+	bpf_loop(in.chunks * STK_CHAIN_CHUNK - n, clear_slot, &in, 0);
+	h = chain_hash(c);
+	/* a second id for the one chain in 2^64 that collides with another */
+	for (int probe = 0; probe < 2; probe++) {
+		in.id = (h + probe * HASH_MUL) | 1; /* never 0 */
+		in.found = 1;
+		bpf_loop(in.chunks, compare_chunk, &in, 0);
+		if (in.found == 1)
+			return in.id;
+		if (in.found == 0) {
+			ustat(STK_USTAT_CHAIN_PROBES);
+			continue;
+		}
+		in.found = 0;
+		bpf_loop(in.chunks, store_chunk, &in, 0);
+		if (in.found == 0)
+			return in.id;
+		/* another CPU stored it (or another chain) meanwhile: look once more */
+		in.found = 1;
+		bpf_loop(in.chunks, compare_chunk, &in, 0);
+		if (in.found == 1)
+			return in.id;
+		break;
+	}
+	ustat(STK_USTAT_CHAINS_FULL);
+	return 0;
+}
+
+/* Tells user space that tgid's entry is gone (exec, exit); a lost message only delays a reload. */
+static __always_inline void tell(void *ctx, u32 tgid, u32 kind)
+{
+	struct stk_unwind_request req = { .tgid = tgid, .kind = kind };
+
+	if (bpf_perf_event_output(ctx, &unwind_requests, BPF_F_CURRENT_CPU, &req, sizeof(req)))
+		ustat(STK_USTAT_REQUESTS_LOST);
+}
+
+/*
+ * An exec replaces the process's mappings: its entry goes at once (a new
+ * program at the old addresses must never be walked with the old rows), and
+ * user space loads it again.
+ */
+SEC("raw_tp/sched_process_exec")
+int stk_unwind_exec(struct bpf_raw_tracepoint_args *ctx)
+{
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
+		tell(ctx, tgid, STK_UNWIND_REQ_EXEC);
+	return 0;
+}
+
+/* The last thread of a process exits: its entry and slots are freed (the pid may come back as another process). */
+SEC("raw_tp/sched_process_exit")
+int stk_unwind_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (BPF_CORE_READ(t, signal, live.counter) != 0)
+		return 0;
+	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
+		tell(ctx, tgid, STK_UNWIND_REQ_EXIT);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

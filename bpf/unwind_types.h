@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel CFI unwinder's tables, shared by bpf/ (the walk) and
+ * core/unwind/ (which builds and loads them). User space turns each
+ * executable file's CFI into rows (one per address range with the same rule
+ * for the CFA, the return address and the frame pointer), keyed by file and
+ * shared by every process that maps the file; per process, a sorted list of
+ * its executable mappings points at those rows. The BPF walk finds a pc's
+ * mapping, then its row, computes the caller's registers and goes on, as a
+ * frame-pointer walk does; the chain it yields is interned in a hash map
+ * under a 64-bit id (probed on collision, compared in full: two different
+ * chains never share an id) and counted under that id.
+ */
+#ifndef STK_UNWIND_TYPES_H
+#define STK_UNWIND_TYPES_H
+
+#include <linux/types.h>
+#include "user_regs.h"
+
+/* Frames one chain holds at most (perf_event_max_stack's default is 127). */
+#define STK_CHAIN_MAX 256
+/* A process's executable mappings the walk searches (more: the rest take the copy path). */
+#define STK_UNWIND_PROC_MAPS_MAX 512
+/* Table pages: the page index covers a file's rows in 4 KiB steps. */
+#define STK_UNWIND_PAGE_SHIFT 12
+
+/* How a row computes the CFA (canonical frame address: the caller's stack pointer). */
+enum stk_cfa_how {
+	STK_CFA_SP,      /* sp + cfa_off */
+	STK_CFA_FP,      /* fp + cfa_off */
+	STK_CFA_DEREF_FP, /* *(fp + cfa_off): gcc's stack realignment (main with -mavx...) */
+	STK_CFA_PLT,     /* x86_64 PLT: sp + 8, + 8 more when (pc & 15) >= cfa_off */
+};
+
+/* What a row is. */
+enum stk_row_kind {
+	STK_ROW_CFA,     /* a rule: CFA, return address and frame pointer as the fields say */
+	STK_ROW_ROOT,    /* return address undefined: the outermost frame (_start, clone) */
+	STK_ROW_NO_CFI,  /* a gap between functions with CFI: a frame-pointer step */
+	STK_ROW_STOP,    /* a shape the walk does not take: ends the chain with stop */
+};
+
+/* Where the return address or the saved frame pointer is. */
+enum stk_reg_how {
+	STK_REG_SAME,    /* unchanged (fp), or still in the link register (arm64 ra, leaf only) */
+	STK_REG_AT_CFA,  /* saved at cfa + off */
+	STK_REG_UNDEF,   /* unknown from here on */
+};
+
+/* One row: from pc (relative to the mapping's base) to the next row's pc. */
+struct stk_cfi_row {
+	__u32 pc;
+	__s32 cfa_off;
+	__s16 ra_off;
+	__s16 fp_off;
+	__u8 kind;    /* enum stk_row_kind */
+	__u8 cfa_how; /* enum stk_cfa_how */
+	__u8 ra_how;  /* enum stk_reg_how */
+	__u8 fp_how;  /* enum stk_reg_how; for STK_ROW_STOP: enum stk_walk_stop */
+};
+
+/* Mapping flags. */
+#define STK_MAP_NO_CFI 1   /* no table (anonymous code, a file without CFI): frame-pointer steps */
+
+/* One executable mapping of a process: [start, end), its rows and page index. */
+struct stk_unwind_mapping {
+	__u64 start, end;
+	__u64 base;       /* runtime address of row pc 0 */
+	__u32 first_row, n_rows;   /* in unwind_rows */
+	__u32 first_page, n_pages; /* in unwind_pages: n_pages + 1 entries */
+	__u32 flags;
+	__u32 pad;
+};
+
+/* Process flags. */
+#define STK_PROC_PARTIAL 1 /* some mappings have no room in the tables: their frames need the copy path */
+
+/* unwind_procs value: the process's mappings, sorted by start, in unwind_mappings. */
+struct stk_unwind_proc {
+	__u32 first_map, n_maps;
+	__u32 flags;
+	__u32 refresh_asked; /* the walk met a pc in no mapping and asked user space to look again */
+};
+
+/* Why a chain ended (user chains; kernel chains say STK_STOP_KERNEL). */
+enum stk_walk_stop {
+	STK_STOP_NONE,
+	STK_STOP_ROOT,        /* CFI says the return address is undefined: the thread's root */
+	STK_STOP_ZERO_RA,     /* a return address of 0: the outermost frame */
+	STK_STOP_DEPTH,       /* --perf-max-stack-depth reached */
+	STK_STOP_READ,        /* the stack could not be read there (not mapped, not paged in) */
+	STK_STOP_NO_MAPPING,  /* a pc in no executable mapping the tables know */
+	STK_STOP_FP_END,      /* no CFI there, and the frame-pointer chain ended */
+	STK_STOP_BACKWARDS,   /* the stack pointer went down: a corrupt or looping stack */
+	STK_STOP_CFA_SHAPE,   /* the CFA is computed in a way the walk does not take */
+	STK_STOP_RA_SHAPE,    /* the return address is kept in a way the walk does not take */
+	STK_STOP_HOSTILE,     /* the CFI was refused (out-of-bounds registers or nesting) */
+	STK_STOP_SIGNAL,      /* a signal frame */
+	STK_STOP_LR_NOT_LEAF, /* the return address is in the link register, past the leaf */
+	STK_STOP_FP_UNKNOWN,  /* the CFA is frame-pointer based, and the frame pointer is unknown */
+	STK_STOP_NO_REGS,     /* no user registers (kernel thread, unreadable) */
+	STK_STOP_KERNEL,      /* a kernel chain */
+	STK_STOP_COUNT,
+};
+
+/* The result of a walk (stk_unwind_walk). */
+enum stk_walk_result {
+	STK_WALK_DONE,        /* the chain is complete as far as the tables go; stop says why it ended */
+	STK_WALK_NO_PROCESS,  /* the process has no tables yet: take the copy path, announce it */
+	STK_WALK_STALE,       /* a pc in no known mapping (dlopen, exec): copy path, refresh asked */
+	STK_WALK_PARTIAL,     /* a mapping without room in the tables: copy path */
+	STK_WALK_NO_USER,     /* no user stack at all (a kernel thread) */
+};
+
+/* Chain flags (part of the identity). */
+#define STK_CHAIN_KERNEL 1
+
+/* A chain as the walk builds it (in unwind_scratch). */
+struct stk_chain {
+	__u16 n;
+	__u8 stop;  /* enum stk_walk_stop */
+	__u8 flags;
+	__u32 pad;
+	__u64 pcs[STK_CHAIN_MAX]; /* leaf first */
+};
+
+/*
+ * unwind_chains stores a chain in chunks of STK_CHAIN_CHUNK frames under
+ * (id, 0), (id, 1), ...: memory follows the frames a chain has, not the most
+ * it could have. Every chunk repeats the chain's header.
+ */
+#define STK_CHAIN_CHUNK 32
+#define STK_CHAIN_CHUNKS (STK_CHAIN_MAX / STK_CHAIN_CHUNK)
+struct stk_chain_key {
+	__u64 id;    /* never 0: 0 means "no chain" in count keys */
+	__u32 chunk;
+	__u32 pad;
+};
+struct stk_chain_chunk {
+	__u16 n;    /* frames of the whole chain */
+	__u8 stop;
+	__u8 flags;
+	__u32 pad;
+	__u64 pcs[STK_CHAIN_CHUNK];
+};
+
+/* Requests from the walk to user space (unwind_requests). */
+enum stk_unwind_request_kind {
+	STK_UNWIND_REQ_REFRESH = 1, /* reread the process's mappings: a pc fell outside them */
+	STK_UNWIND_REQ_EXEC,        /* the process exec'd: its entry is gone, load it again */
+	STK_UNWIND_REQ_EXIT,        /* the process is gone: its slots are free */
+};
+struct stk_unwind_request {
+	__u32 tgid;
+	__u32 kind;
+};
+
+/* The walk's state, one per CPU (unwind_scratch). */
+struct stk_walk {
+	__u64 pc, sp, fp, lr;
+	__u64 hash;
+	__u32 tgid;
+	__u32 max;         /* frames to keep */
+	__u32 result;      /* enum stk_walk_result */
+	__u32 done;
+	/* the mapping of the last pc, cached: callers often share their callee's file */
+	struct stk_unwind_mapping map;
+	__u32 have_map;
+	__u32 first_map, n_maps;
+	__u32 fp_unknown;  /* the frame pointer's value is not known (CFI left it undefined) */
+	__u32 via_fp;      /* the last caller came from a frame-pointer step (a guess) */
+	__u32 ask_refresh; /* the walk wants user space to reread the process's mappings */
+	struct stk_chain user;
+	struct stk_chain kernel;
+	struct stk_chain_chunk chunk; /* a chunk being stored or compared */
+};
+
+/* Per-CPU statistics of the walk (unwind_stats, PERCPU_ARRAY). */
+enum stk_unwind_stat {
+	STK_USTAT_WALKS,        /* user chains walked in the kernel */
+	STK_USTAT_FRAMES,       /* frames they yielded */
+	STK_USTAT_NO_PROCESS,   /* samples of processes without tables (copy path) */
+	STK_USTAT_STALE,        /* samples with a pc outside the known mappings (copy path) */
+	STK_USTAT_PARTIAL,      /* samples in mappings without table room (copy path) */
+	STK_USTAT_CHAINS_FULL,  /* chains not kept: the chain map was full */
+	STK_USTAT_CHAIN_PROBES, /* chain ids taken past their first choice (hash collisions) */
+	STK_USTAT_REQUESTS_LOST,
+	STK_USTAT_STOP_FIRST,   /* + enum stk_walk_stop: how chains ended */
+	STK_USTAT_COUNT = STK_USTAT_STOP_FIRST + STK_STOP_COUNT,
+};
+
+#endif

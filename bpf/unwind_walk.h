@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What an applet's program calls to take stacks by the kernel unwinder
+ * (bpf/unwind.bpf.c): its kernel chain and the current task's user chain,
+ * each interned to a chain id to count under. A user stack the tables cannot
+ * walk yet (a process not loaded, mappings that changed) is the caller's to
+ * take by the next rung, the stack copy.
+ */
+#ifndef STK_UNWIND_WALK_H
+#define STK_UNWIND_WALK_H
+
+#include <bpf/bpf_core_read.h>
+#include "unwind_maps.h"
+#include "stack_capture.h"
+
+int stk_unwind_walk(u32 tgid, u32 max);
+u64 stk_chain_intern(u32 kernel);
+
+static __always_inline struct stk_walk *stk_unwind_scratch(void)
+{
+	u32 zero = 0;
+
+	return bpf_map_lookup_elem(&unwind_scratch, &zero);
+}
+
+/*
+ * The kernel stack of ctx's event as a chain id; 0 without one, and then
+ * *why says: -EFAULT none (the event was in user mode), -ENOSPC not kept.
+ */
+static __always_inline u64 stk_unwind_kernel_chain(void *ctx, s32 *why)
+{
+	struct stk_walk *w = stk_unwind_scratch();
+	long n;
+	u64 id;
+
+	if (!w)
+		return 0;
+	n = bpf_get_stack(ctx, w->kernel.pcs, sizeof(w->kernel.pcs), 0);
+	if (n <= 0) {
+		*why = -STK_EFAULT;
+		return 0;
+	}
+	w->kernel.n = n / sizeof(u64);
+	w->kernel.stop = STK_STOP_KERNEL;
+	w->kernel.flags = STK_CHAIN_KERNEL;
+	id = stk_chain_intern(1);
+	if (!id)
+		*why = -STK_ENOSPC;
+	return id;
+}
+
+/*
+ * The current task's user chain by the tables: STK_WALK_DONE with its id in
+ * *chain (0 when it could not be kept), STK_WALK_NO_USER for a task without
+ * user space, or another result when the caller must take the copy path. ctx_regs: the event's registers when they may be
+ * user mode (perf_event, uprobe), else NULL (the task's saved registers).
+ */
+static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_regs, u32 tgid, u32 max, u64 *chain)
+{
+	struct stk_walk *w = stk_unwind_scratch();
+	struct stk_unwind_request req = { .tgid = tgid, .kind = STK_UNWIND_REQ_REFRESH };
+	u64 regs[STK_UREGS_N];
+	stk_uregs_t r;
+	int res;
+
+	*chain = 0;
+	if (!w)
+		return STK_WALK_DONE;
+	/* One conversion, from a stack copy: the verifier wants ctx read by its own instructions. */
+	if (ctx_regs && stk_regs_user_mode(*ctx_regs))
+		r = *ctx_regs;
+	else if (stk_task_user_regs(&r))
+		return STK_WALK_NO_USER; /* a kernel thread */
+	stk_uregs_from(regs, r);
+	w->pc = regs[STK_UREG_PC];
+	w->sp = regs[STK_UREG_SP];
+	w->fp = regs[STK_UREG_FP];
+	w->lr = STK_UREG_LR >= 0 ? regs[STK_UREG_LR < 0 ? 0 : STK_UREG_LR] : 0;
+	res = stk_unwind_walk(tgid, max);
+	if (res == STK_WALK_DONE) {
+		*chain = stk_chain_intern(0);
+		return res;
+	}
+	if (res == STK_WALK_STALE && w->ask_refresh &&
+	    bpf_perf_event_output(ctx, &unwind_requests, BPF_F_CURRENT_CPU, &req, sizeof(req))) {
+		u32 slot = STK_USTAT_REQUESTS_LOST;
+		u64 *v = bpf_map_lookup_elem(&unwind_stats, &slot);
+
+		if (v)
+			(*v)++;
+	}
+	return res;
+}
+
+#endif

@@ -1,0 +1,212 @@
+/* The kernel unwinder's tables kept filled during a capture: see kernel_unwind.h. */
+#include "core/session/kernel_unwind.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "stk.skel.h"
+#include "bpf/unwind_types.h"
+#include "core/base/grow.h"
+#include "core/base/log.h"
+#include "core/base/run_loop.h"
+#include "core/bpf/unwind_maps.h"
+#include "core/sym/symbolize.h"
+#include "core/unwind/unwind_tables.h"
+
+/* Pages per CPU of the request buffer: requests are 8 bytes and rare. */
+#define REQUEST_PAGES 16
+
+struct stk_kernel_unwind {
+	struct stk_bpf *skel;
+	struct stk_symbolizer *sym;
+	struct stk_unwind_tables *tables;
+	struct bpf_link *links[2];
+	struct perf_buffer *requests;
+	bool verbose;
+	unsigned loads, exits, refreshes;
+	/* a process's mappings, gathered for one load */
+	struct stk_unwind_source_map *maps;
+	size_t n_maps, cap_maps;
+	bool oom;
+};
+
+int stk_kernel_unwind_prepare(struct stk_bpf *skel, const struct stk_unwind_sizes *sizes)
+{
+	return stk_unwind_maps_size(skel, sizes);
+}
+
+static void gather(void *ctx, const struct stk_exec_mapping *m)
+{
+	struct stk_kernel_unwind *u = ctx;
+
+	if (stk_grow((void **)&u->maps, &u->cap_maps, u->n_maps + 1, sizeof(*u->maps))) {
+		u->oom = true;
+		return;
+	}
+	u->maps[u->n_maps++] = (struct stk_unwind_source_map){
+		.start = m->start, .end = m->end, .offset = m->offset, .file = m->file, .elf = m->elf, .name = m->path,
+	};
+}
+
+void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
+{
+	if (!u || pid <= 0)
+		return;
+	u->n_maps = 0;
+	u->oom = false;
+	if (stk_symbolizer_each_exec_mapping(u->sym, pid, gather, u) || u->oom)
+		return; /* gone already: its samples keep taking the copy path */
+	stk_unwind_tables_load(u->tables, (uint32_t)pid, u->maps, u->n_maps);
+	u->loads++;
+}
+
+static void on_request(void *ctx, int cpu, void *data, __u32 size)
+{
+	struct stk_kernel_unwind *u = ctx;
+	struct stk_unwind_request req;
+
+	(void)cpu;
+	if (size < sizeof(req))
+		return;
+	memcpy(&req, data, sizeof(req));
+	switch (req.kind) {
+	case STK_UNWIND_REQ_REFRESH:
+	case STK_UNWIND_REQ_EXEC:
+		/* its mappings are not what the symbolizer and the tables knew */
+		stk_symbolizer_refresh_process(u->sym, (pid_t)req.tgid);
+		if (req.kind == STK_UNWIND_REQ_EXEC)
+			stk_unwind_tables_forget(u->tables, req.tgid);
+		stk_kernel_unwind_load(u, (pid_t)req.tgid);
+		u->refreshes++;
+		break;
+	case STK_UNWIND_REQ_EXIT:
+		stk_unwind_tables_forget(u->tables, req.tgid);
+		u->exits++;
+		break;
+	}
+}
+
+static void consume(void *ctx)
+{
+	struct stk_kernel_unwind *u = ctx;
+
+	perf_buffer__consume(u->requests);
+}
+
+struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk_bpf *skel,
+						  struct stk_symbolizer *sym, const uint32_t *pids, size_t n_pids,
+						  bool verbose)
+{
+	struct stk_kernel_unwind *u = calloc(1, sizeof(*u));
+	struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
+	struct stk_unwind_capacity cap = {
+		.rows = bpf_map__max_entries(skel->maps.unwind_rows),
+		.pages = bpf_map__max_entries(skel->maps.unwind_pages),
+		.mappings = bpf_map__max_entries(skel->maps.unwind_mappings),
+		.procs = bpf_map__max_entries(skel->maps.unwind_procs),
+	};
+
+	if (!u || !(u->tables = stk_unwind_tables_new(&stk_unwind_bpf_ops, skel, &cap, &lim))) {
+		stk_error(applet, "out of memory");
+		stk_kernel_unwind_free(u);
+		return NULL;
+	}
+	u->skel = skel;
+	u->sym = sym;
+	u->verbose = verbose;
+	u->links[0] = bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exec, "sched_process_exec");
+	u->links[1] = u->links[0] ? bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exit,
+								       "sched_process_exit")
+				  : NULL;
+	if (!u->links[1]) {
+		stk_error(applet, "attaching the unwinder's exec and exit hooks failed: %s", strerror(errno));
+		stk_kernel_unwind_free(u);
+		return NULL;
+	}
+	u->requests = perf_buffer__new(bpf_map__fd(skel->maps.unwind_requests), REQUEST_PAGES, on_request, NULL, u,
+				       NULL);
+	if (!u->requests) {
+		stk_error(applet, "creating the unwinder's request buffer failed: %s", strerror(errno));
+		stk_kernel_unwind_free(u);
+		return NULL;
+	}
+	for (size_t i = 0; i < n_pids; i++)
+		stk_kernel_unwind_load(u, (pid_t)pids[i]);
+	return u;
+}
+
+int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop)
+{
+	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(u->requests), consume, u)) {
+		stk_error(applet, "watching the unwinder's request buffer failed");
+		return -1;
+	}
+	return 0;
+}
+
+void stk_kernel_unwind_drain(struct stk_kernel_unwind *u)
+{
+	if (u)
+		perf_buffer__consume(u->requests);
+}
+
+int stk_kernel_unwind_chain(const struct stk_kernel_unwind *u, uint64_t id, uint64_t *pcs, size_t max, size_t *n,
+			    unsigned *stop, bool *kernel)
+{
+	return stk_unwind_chain_read(u->skel, id, pcs, max, n, stop, kernel);
+}
+
+void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *applet, uint64_t copy_samples)
+{
+	struct stk_unwind_tables_stats st;
+	uint64_t walks = stk_unwind_stat(u->skel, STK_USTAT_WALKS), full = stk_unwind_stat(u->skel, STK_USTAT_CHAINS_FULL);
+
+	stk_unwind_tables_get_stats(u->tables, &st);
+	if (full)
+		fprintf(stderr, "WARNING: %llu stacks lost because the chain store (%u chunks of %d frames) was full\n",
+			(unsigned long long)full, bpf_map__max_entries(u->skel->maps.unwind_chains), STK_CHAIN_CHUNK);
+	if (st.files_no_room)
+		fprintf(stderr, "WARNING: %u files got no room in the unwind tables (%llu of %llu rows used); their "
+			"frames took the slower copy path\n", st.files_no_room, (unsigned long long)st.rows_used,
+			(unsigned long long)st.rows_cap);
+	if (!u->verbose)
+		return;
+	fprintf(stderr, "%s: user stacks: %llu walked in the kernel (%llu frames), %llu by the copy path "
+		"(process not loaded yet %llu, mappings changed %llu, no table room %llu)\n", applet,
+		(unsigned long long)walks, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_FRAMES),
+		(unsigned long long)copy_samples, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_NO_PROCESS),
+		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_STALE),
+		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_PARTIAL));
+	fprintf(stderr, "%s: kernel walks ended:", applet);
+	for (unsigned s = 0; s < STK_STOP_COUNT; s++) {
+		uint64_t n = stk_unwind_stat(u->skel, STK_USTAT_STOP_FIRST + s);
+
+		if (n)
+			fprintf(stderr, " %s %llu;", stk_walk_stop_text(s), (unsigned long long)n);
+	}
+	fputc('\n', stderr);
+	fprintf(stderr, "%s: unwind tables: %u files built in %.1f ms CPU (%u without usable CFI, %u evicted), "
+		"largest %s (%zu rows); rows %llu of %llu, mappings %llu of %llu; %u processes loaded, %u reloads, "
+		"%u exits; chain probes %llu\n", applet, st.files_built, (double)st.build_ns / 1e6, st.files_failed,
+		st.files_evicted, st.biggest[0] ? st.biggest : "-", st.biggest_rows, (unsigned long long)st.rows_peak,
+		(unsigned long long)st.rows_cap, (unsigned long long)st.mappings_used,
+		(unsigned long long)st.mappings_cap, st.procs_loaded, st.reloads, u->exits,
+		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_CHAIN_PROBES));
+	if (st.last_failure[0])
+		fprintf(stderr, "%s: unwind tables: last file without a table: %s\n", applet, st.last_failure);
+}
+
+void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(u->links[i]);
+	perf_buffer__free(u->requests);
+	stk_unwind_tables_free(u->tables);
+	free(u->maps);
+	free(u);
+}

@@ -1,0 +1,368 @@
+/* Files' CFI tables and processes' mappings, placed in the kernel's maps: see unwind_tables.h. */
+#include "core/unwind/unwind_tables.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/grow.h"
+#include "core/unwind/range_alloc.h"
+
+/* A process asking again and again for its mappings to be reread (a JIT, endless dlopen) stops being heard. */
+#define MAX_RELOADS 16
+
+enum file_state {
+	FILE_PLACED,  /* its rows and pages are in the maps */
+	FILE_NO_CFI,  /* no table (no CFI, too large, unreadable): frame-pointer steps */
+	FILE_NO_ROOM, /* a table, but no room in the maps right now */
+};
+
+struct file_table {
+	const void *file;
+	enum file_state state;
+	uint64_t base_vaddr;
+	uint32_t first_row, n_rows, first_page, n_pages; /* n_pages + 1 page entries */
+	unsigned refs;     /* loaded processes mapping it */
+	uint64_t last_use; /* for eviction, oldest first */
+};
+
+struct proc_entry {
+	uint32_t tgid;
+	uint32_t first_map, n_maps;
+	unsigned reloads;
+	struct file_table **files; /* the tables it holds a reference on */
+	size_t n_files;
+};
+
+struct stk_unwind_tables {
+	const struct stk_unwind_maps_ops *ops;
+	void *ctx;
+	struct stk_unwind_capacity cap;
+	struct stk_cfi_table_limits lim;
+	struct stk_range_alloc rows, pages, mappings;
+	struct file_table **files;
+	size_t n_files, cap_files;
+	struct proc_entry *procs; /* sorted by tgid */
+	size_t n_procs, cap_procs;
+	uint64_t clock;
+	struct stk_unwind_tables_stats stats;
+};
+
+struct stk_unwind_tables *stk_unwind_tables_new(const struct stk_unwind_maps_ops *ops, void *ctx,
+						const struct stk_unwind_capacity *cap,
+						const struct stk_cfi_table_limits *lim)
+{
+	struct stk_unwind_tables *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ops = ops;
+	t->ctx = ctx;
+	t->cap = *cap;
+	t->lim = *lim;
+	if (stk_range_alloc_init(&t->rows, cap->rows) || stk_range_alloc_init(&t->pages, cap->pages) ||
+	    stk_range_alloc_init(&t->mappings, cap->mappings)) {
+		stk_unwind_tables_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void release_proc(struct proc_entry *p)
+{
+	for (size_t i = 0; i < p->n_files; i++)
+		p->files[i]->refs--;
+	free(p->files);
+	p->files = NULL;
+	p->n_files = 0;
+}
+
+void stk_unwind_tables_free(struct stk_unwind_tables *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_procs; i++)
+		release_proc(&t->procs[i]);
+	free(t->procs);
+	for (size_t i = 0; i < t->n_files; i++)
+		free(t->files[i]);
+	free(t->files);
+	stk_range_alloc_release(&t->rows);
+	stk_range_alloc_release(&t->pages);
+	stk_range_alloc_release(&t->mappings);
+	free(t);
+}
+
+static struct file_table *file_lookup(struct stk_unwind_tables *t, const void *file)
+{
+	for (size_t i = 0; i < t->n_files; i++)
+		if (t->files[i]->file == file)
+			return t->files[i];
+	return NULL;
+}
+
+/* Gives an unreferenced table's slots back, oldest first. false: none left to evict. */
+static bool evict_one(struct stk_unwind_tables *t)
+{
+	struct file_table *victim = NULL;
+
+	for (size_t i = 0; i < t->n_files; i++) {
+		struct file_table *f = t->files[i];
+
+		if (f->state == FILE_PLACED && !f->refs && (!victim || f->last_use < victim->last_use))
+			victim = f;
+	}
+	if (!victim)
+		return false;
+	stk_range_alloc_give(&t->rows, victim->first_row, victim->n_rows);
+	stk_range_alloc_give(&t->pages, victim->first_page, victim->n_pages + 1);
+	victim->state = FILE_NO_ROOM; /* rebuilt when a process maps it again */
+	t->stats.files_evicted++;
+	return true;
+}
+
+/* Slots for a table of n_rows rows and n_pages pages, evicting unused tables as needed. 0, or -1. */
+static int place(struct stk_unwind_tables *t, struct file_table *f, size_t n_rows, size_t n_pages)
+{
+	int64_t r, p;
+
+	if (n_rows > t->cap.rows || n_pages + 1 > t->cap.pages)
+		return -1;
+	for (;;) {
+		r = stk_range_alloc_take(&t->rows, (uint32_t)n_rows);
+		p = r < 0 ? -1 : stk_range_alloc_take(&t->pages, (uint32_t)n_pages + 1);
+		if (p >= 0)
+			break;
+		if (r >= 0)
+			stk_range_alloc_give(&t->rows, (uint32_t)r, (uint32_t)n_rows);
+		if (!evict_one(t))
+			return -1;
+	}
+	f->first_row = (uint32_t)r;
+	f->n_rows = (uint32_t)n_rows;
+	f->first_page = (uint32_t)p;
+	f->n_pages = (uint32_t)n_pages;
+	return 0;
+}
+
+static void note_failure(struct stk_unwind_tables *t, const char *name, const char *why)
+{
+	snprintf(t->stats.last_failure, sizeof(t->stats.last_failure), "%s: %s", name ? name : "?", why);
+}
+
+/* Builds m's file's table and writes it into the maps. */
+static void build(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
+{
+	struct stk_cfi_table tab;
+	char why[160];
+
+	if (stk_cfi_table_build(m->elf, &t->lim, &tab, why, sizeof(why))) {
+		t->stats.build_ns += tab.stats.build_ns;
+		t->stats.files_failed++;
+		note_failure(t, m->name, why);
+		f->state = FILE_NO_CFI;
+		return;
+	}
+	t->stats.build_ns += tab.stats.build_ns;
+	f->base_vaddr = tab.base_vaddr;
+	if (place(t, f, tab.n_rows, tab.n_pages)) {
+		t->stats.files_no_room++;
+		note_failure(t, m->name, "no room left in the unwind tables");
+		f->state = FILE_NO_ROOM;
+	} else if (t->ops->write_rows(t->ctx, f->first_row, tab.rows, tab.n_rows) ||
+		   t->ops->write_pages(t->ctx, f->first_page, tab.pages, tab.n_pages + 1)) {
+		note_failure(t, m->name, strerror(errno));
+		stk_range_alloc_give(&t->rows, f->first_row, f->n_rows);
+		stk_range_alloc_give(&t->pages, f->first_page, f->n_pages + 1);
+		f->state = FILE_NO_ROOM;
+	} else {
+		f->state = FILE_PLACED;
+		t->stats.files_built++;
+		if (tab.n_rows > t->stats.biggest_rows) {
+			t->stats.biggest_rows = tab.n_rows;
+			snprintf(t->stats.biggest, sizeof(t->stats.biggest), "%s", m->name ? m->name : "?");
+		}
+	}
+	stk_cfi_table_free(&tab);
+}
+
+/* The table of m's file, built on first sight (or after eviction); NULL when out of memory. */
+static struct file_table *table_for(struct stk_unwind_tables *t, const struct stk_unwind_source_map *m)
+{
+	struct file_table *f = file_lookup(t, m->file);
+
+	if (!f) {
+		if (stk_grow((void **)&t->files, &t->cap_files, t->n_files + 1, sizeof(*t->files)) ||
+		    !(f = calloc(1, sizeof(*f))))
+			return NULL;
+		f->file = m->file;
+		f->state = FILE_NO_ROOM;
+		t->files[t->n_files++] = f;
+	}
+	if (f->state == FILE_NO_ROOM && !f->refs)
+		build(t, f, m);
+	f->last_use = ++t->clock;
+	return f;
+}
+
+static size_t proc_find(const struct stk_unwind_tables *t, uint32_t tgid, bool *found)
+{
+	size_t lo = 0, hi = t->n_procs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->procs[mid].tgid == tgid) {
+			*found = true;
+			return mid;
+		}
+		if (t->procs[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+/* The kernel's view of mapping m, whose file's table is f (NULL: anonymous code). */
+static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *m, const struct file_table *f)
+{
+	struct stk_unwind_mapping um = { .start = m->start, .end = m->end, .flags = STK_MAP_NO_CFI };
+
+	uint64_t base;
+
+	if (!f || f->state == FILE_NO_CFI)
+		return um;
+	if (stk_cfi_table_mapping_base(m->elf, f->base_vaddr, m->start, m->offset, &base))
+		return um;
+	um.base = base;
+	um.flags = 0;
+	if (f->state == FILE_PLACED) {
+		um.first_row = f->first_row;
+		um.n_rows = f->n_rows;
+		um.first_page = f->first_page;
+		um.n_pages = f->n_pages;
+	} /* else n_rows 0: the walk hands the sample to the copy path */
+	return um;
+}
+
+int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const struct stk_unwind_source_map *maps,
+			   size_t n)
+{
+	struct stk_unwind_mapping *um = NULL;
+	struct file_table **files = NULL;
+	struct stk_unwind_proc entry = { 0 };
+	size_t n_files = 0;
+	bool found, partial = false;
+	size_t at = proc_find(t, tgid, &found);
+	int64_t first;
+
+	if (found && t->procs[at].reloads >= MAX_RELOADS)
+		return 0; /* its refresh_asked stays set: the walk asks no more */
+	if (n > STK_UNWIND_PROC_MAPS_MAX) {
+		n = STK_UNWIND_PROC_MAPS_MAX;
+		partial = true;
+	}
+	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files)))))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		struct file_table *f = NULL;
+
+		if (maps[i].file && maps[i].elf && !(f = table_for(t, &maps[i])))
+			goto fail;
+		um[i] = mapping_of(&maps[i], f);
+		if (f && f->state == FILE_NO_ROOM)
+			partial = true;
+		if (f) {
+			f->refs++;
+			files[n_files++] = f;
+		}
+	}
+	first = stk_range_alloc_take(&t->mappings, (uint32_t)n);
+	if (first < 0 || (n && t->ops->write_mappings(t->ctx, (uint32_t)first, um, n))) {
+		if (first >= 0)
+			stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
+		for (size_t i = 0; i < n_files; i++)
+			files[i]->refs--;
+		goto fail;
+	}
+	entry.first_map = (uint32_t)first;
+	entry.n_maps = (uint32_t)n;
+	entry.flags = partial ? STK_PROC_PARTIAL : 0;
+	if (t->ops->write_proc(t->ctx, tgid, &entry)) {
+		stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
+		for (size_t i = 0; i < n_files; i++)
+			files[i]->refs--;
+		goto fail;
+	}
+	if (found) {
+		struct proc_entry *p = &t->procs[at];
+
+		/* the walk now reads the new entry: the old slots are free */
+		stk_range_alloc_give(&t->mappings, p->first_map, p->n_maps);
+		release_proc(p);
+		p->reloads++;
+		t->stats.reloads++;
+	} else {
+		if (stk_grow((void **)&t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs))) {
+			t->ops->delete_proc(t->ctx, tgid);
+			stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
+			for (size_t i = 0; i < n_files; i++)
+				files[i]->refs--;
+			goto fail;
+		}
+		memmove(&t->procs[at + 1], &t->procs[at], (t->n_procs - at) * sizeof(*t->procs));
+		t->procs[at] = (struct proc_entry){ .tgid = tgid };
+		t->n_procs++;
+		t->stats.procs_loaded++;
+	}
+	t->procs[at].first_map = (uint32_t)first;
+	t->procs[at].n_maps = (uint32_t)n;
+	t->procs[at].files = files;
+	t->procs[at].n_files = n_files;
+	if (partial)
+		t->stats.procs_partial++;
+	free(um);
+	return partial ? 1 : 0;
+fail:
+	free(um);
+	free(files);
+	t->stats.procs_failed++;
+	return -1;
+}
+
+void stk_unwind_tables_forget(struct stk_unwind_tables *t, uint32_t tgid)
+{
+	bool found;
+	size_t at = proc_find(t, tgid, &found);
+
+	if (!found)
+		return;
+	t->ops->delete_proc(t->ctx, tgid);
+	stk_range_alloc_give(&t->mappings, t->procs[at].first_map, t->procs[at].n_maps);
+	release_proc(&t->procs[at]);
+	memmove(&t->procs[at], &t->procs[at + 1], (t->n_procs - at - 1) * sizeof(*t->procs));
+	t->n_procs--;
+}
+
+bool stk_unwind_tables_has(const struct stk_unwind_tables *t, uint32_t tgid)
+{
+	bool found;
+
+	proc_find(t, tgid, &found);
+	return found;
+}
+
+void stk_unwind_tables_get_stats(const struct stk_unwind_tables *t, struct stk_unwind_tables_stats *st)
+{
+	*st = t->stats;
+	st->rows_used = t->rows.used;
+	st->rows_peak = t->rows.peak;
+	st->rows_cap = t->cap.rows;
+	st->pages_used = t->pages.used;
+	st->pages_cap = t->cap.pages;
+	st->mappings_used = t->mappings.used;
+	st->mappings_cap = t->cap.mappings;
+}

@@ -1,0 +1,77 @@
+/*
+ * The kernel unwinder's tables as user space keeps them: one CFI table per
+ * executable file (core/unwind/cfi_table.c), built once when a process
+ * mapping it is first loaded and shared by every process mapping it; per
+ * process, its executable mappings pointing at those tables. Everything is
+ * written into the BPF maps through struct stk_unwind_maps_ops (libbpf in
+ * core/bpf/unwind_maps.c, a fake in the unit tests), in an order that never
+ * lets the walk see a half-written process: rows and mappings first, the
+ * process entry that points at them last.
+ */
+#ifndef STK_UNWIND_TABLES_H
+#define STK_UNWIND_TABLES_H
+
+#include <libelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/unwind_types.h"
+#include "core/unwind/cfi_table.h"
+
+/* How the tables reach the kernel. Each returns 0, or -1 (errno set). */
+struct stk_unwind_maps_ops {
+	int (*write_rows)(void *ctx, uint32_t first, const struct stk_cfi_row *rows, size_t n);
+	int (*write_pages)(void *ctx, uint32_t first, const uint32_t *pages, size_t n);
+	int (*write_mappings)(void *ctx, uint32_t first, const struct stk_unwind_mapping *m, size_t n);
+	int (*write_proc)(void *ctx, uint32_t tgid, const struct stk_unwind_proc *p);
+	int (*delete_proc)(void *ctx, uint32_t tgid);
+};
+
+/* Slots of each map (what the maps were created with). */
+struct stk_unwind_capacity {
+	uint32_t rows, pages, mappings, procs;
+};
+
+/* One executable mapping of a process, as its loader sees it. */
+struct stk_unwind_source_map {
+	uint64_t start, end, offset;
+	const void *file; /* the file's identity: the same pointer for the same file (NULL: anonymous code) */
+	Elf *elf;         /* the file, to build its table from (NULL: none; frame-pointer steps) */
+	const char *name; /* for -v */
+};
+
+struct stk_unwind_tables_stats {
+	unsigned files_built, files_failed, files_no_room, files_evicted;
+	unsigned procs_loaded, procs_partial, procs_failed, reloads;
+	int64_t build_ns;          /* CPU time building tables */
+	uint64_t rows_used, rows_peak, rows_cap;
+	uint64_t pages_used, pages_cap, mappings_used, mappings_cap;
+	size_t biggest_rows;       /* rows of the largest table */
+	char biggest[96];          /* its file */
+	char last_failure[192];    /* "" when no file failed */
+};
+
+struct stk_unwind_tables;
+
+/* NULL when out of memory. ops and ctx must outlive the tables. */
+struct stk_unwind_tables *stk_unwind_tables_new(const struct stk_unwind_maps_ops *ops, void *ctx,
+						const struct stk_unwind_capacity *cap,
+						const struct stk_cfi_table_limits *lim);
+void stk_unwind_tables_free(struct stk_unwind_tables *t);
+
+/*
+ * Loads (or reloads, after an exec or a new mapping) process tgid with its
+ * executable mappings maps (sorted by start): tables are built for files
+ * not seen before. 0; 1 when some mappings got no table room (their frames
+ * take the copy path); -1 when the process could not be loaded at all.
+ */
+int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const struct stk_unwind_source_map *maps,
+			   size_t n);
+/* The process is gone (or exec'd): its entry and mapping slots are released. */
+void stk_unwind_tables_forget(struct stk_unwind_tables *t, uint32_t tgid);
+/* Whether tgid is loaded. */
+bool stk_unwind_tables_has(const struct stk_unwind_tables *t, uint32_t tgid);
+void stk_unwind_tables_get_stats(const struct stk_unwind_tables *t, struct stk_unwind_tables_stats *st);
+
+#endif
