@@ -247,7 +247,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
-	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh \
+	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
+	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
 	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
@@ -332,6 +333,24 @@ $(W)/nofp_static: tests/workloads/nofp.c
 $(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ $(NOFP_CFLAGS) -o $@ $<
+# 49 levels of 700-byte frames without frame pointers: deeper than a stack copy reaches.
+$(W)/deep: tests/workloads/deep.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -o $@ $<
+$(W)/deep_static: tests/workloads/deep.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -o $@ $<
+# Stacks that are wrong or endless to walk (hand-written assembly and CFI).
+$(W)/bad_stack: tests/workloads/bad_stack.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -o $@ $<
+# A library loaded and unloaded at changing addresses, without frame pointers.
+$(W)/libstkremap.so: tests/workloads/burn_lib.c
+	@mkdir -p $(@D)
+	@gcc -shared -fPIC $(NOFP_CFLAGS) -o $@ $<
+$(W)/remap: tests/workloads/remap.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -o $@ $< -ldl
 # No .eh_frame at all (and no .debug_frame): unwinding must stop with a reason, not crash.
 $(W)/nofp_noeh: tests/workloads/nofp.c
 	@mkdir -p $(@D)

@@ -200,7 +200,7 @@ struct switch_out {
 
 /*
  * The current task's stacks by the kernel unwinder into the start record;
- * false when its user stack needs the dwarf way (no tables yet).
+ * false when they need the dwarf way (no tables yet, no room to keep them).
  */
 static __always_inline bool cfi_stacks(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, bool kthread,
 				       u64 *kchain, u64 *uchain, s32 *kid, s32 *uid)
@@ -212,12 +212,8 @@ static __always_inline bool cfi_stacks(void *ctx, const struct stk_offcpu_config
 			*uid = -STK_EFAULT;
 		else if (res != STK_WALK_DONE)
 			return false;
-		else if (!*uchain)
-			*uid = -STK_ENOSPC;
 	}
-	if (cfg->kernel_stacks)
-		*kchain = stk_unwind_kernel_chain(ctx, kid);
-	return true;
+	return !cfg->kernel_stacks || stk_unwind_kernel_chain(ctx, kchain, kid);
 }
 
 /* The current task's stacks for a block, by the program's mode; dwarf falls back to frame pointers. */
@@ -227,12 +223,12 @@ static __always_inline void take_stacks(void *ctx, const struct stk_offcpu_confi
 {
 	if (mode == CFI && cfi_stacks(ctx, cfg, tgid, kthread, kchain, uchain, kid, uid))
 		return;
-	if (mode != FP && (*hash = capture_dwarf(ctx, cfg, tgid, tid, kthread))) {
-		*kchain = 0;
-		*kid = -1;
-		*uid = -1;
+	*kchain = 0;
+	*uchain = 0;
+	*kid = -1;
+	*uid = -1;
+	if (mode != FP && (*hash = capture_dwarf(ctx, cfg, tgid, tid, kthread)))
 		return;
-	}
 	fp_stack_ids(ctx, cfg, kid, uid);
 }
 

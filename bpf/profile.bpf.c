@@ -214,12 +214,10 @@ int stk_profile_sample_cfi(struct bpf_perf_event_data *ctx)
 		if (res == STK_WALK_NO_USER)
 			key.user_stack_id = -STK_EFAULT;
 		else if (res != STK_WALK_DONE)
-			return send_copy(ctx, cfg, tgid, tid); /* no tables for it yet */
-		else if (!key.user_chain)
-			key.user_stack_id = -STK_ENOSPC;
+			return send_copy(ctx, cfg, tgid, tid); /* no tables for it yet, no room */
 	}
-	if (cfg->kernel_stacks)
-		key.kernel_chain = stk_unwind_kernel_chain(ctx, &key.kernel_stack_id);
+	if (cfg->kernel_stacks && !stk_unwind_kernel_chain(ctx, &key.kernel_chain, &key.kernel_stack_id))
+		return send_copy(ctx, cfg, tgid, tid);
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;

@@ -101,7 +101,7 @@ struct {
 /* How a program takes stacks: the --unwind rung it was built for. */
 enum mode { FP, DWARF, CFI };
 
-/* The kernel unwinder's chains into key; false when the user stack needs the dwarf way. */
+/* The kernel unwinder's chains into key; false when they need the dwarf way (no tables yet, no room). */
 static __always_inline bool cfi_stacks(void *ctx, const struct stk_sc_config *cfg, u32 tgid, stk_uregs_t *user_ctx,
 				       struct stk_sc_key *key)
 {
@@ -112,12 +112,8 @@ static __always_inline bool cfi_stacks(void *ctx, const struct stk_sc_config *cf
 			key->user_stack_id = -STK_EFAULT;
 		else if (res != STK_WALK_DONE)
 			return false;
-		else if (!key->user_chain)
-			key->user_stack_id = -STK_ENOSPC;
 	}
-	if (cfg->kernel_stacks)
-		key->kernel_chain = stk_unwind_kernel_chain(ctx, &key->kernel_stack_id);
-	return true;
+	return !cfg->kernel_stacks || stk_unwind_kernel_chain(ctx, &key->kernel_chain, &key->kernel_stack_id);
 }
 
 /*
@@ -149,6 +145,8 @@ static __always_inline int count_stack(void *ctx, const int mode, stk_uregs_t *u
 	}
 	if (mode == CFI && cfi_stacks(ctx, cfg, tgid, user_ctx, &key))
 		goto count;
+	key.kernel_chain = 0;
+	key.user_chain = 0;
 	key.user_stack_id = -1;
 	if (mode != FP)
 		key.content_hash = stk_capture_hashed(ctx, &sc_scratch, &sc_samples, &sc_sent, &sc_stats, tgid,

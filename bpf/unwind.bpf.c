@@ -229,10 +229,13 @@ static long walk_frame(u32 i, void *ctx)
 	pc = n ? w->pc - 1 : w->pc;
 	if (!w->have_map || pc < w->map.start || pc >= w->map.end) {
 		if (find_mapping(w, pc)) {
-			/* A leaf or a CFI-found caller outside every mapping: the mappings changed
-			 * (a frame-pointer guess may just have gone wrong). */
-			if (!w->via_fp)
-				w->result = STK_WALK_STALE;
+			/* A frame-pointer guess that went nowhere is no frame; a leaf or a
+			 * CFI-found caller outside every mapping means the mappings changed. */
+			if (w->via_fp) {
+				w->user.n = n;
+				return stop(w, STK_STOP_FP_END);
+			}
+			w->result = STK_WALK_STALE;
 			return stop(w, STK_STOP_NO_MAPPING);
 		}
 	}

@@ -110,6 +110,7 @@ enum stk_walk_result {
 	STK_WALK_STALE,       /* a pc in no known mapping (dlopen, exec): copy path, refresh asked */
 	STK_WALK_PARTIAL,     /* a mapping without room in the tables: copy path */
 	STK_WALK_NO_USER,     /* no user stack at all (a kernel thread) */
+	STK_WALK_NO_ROOM,     /* the chain store was full: copy path */
 };
 
 /* Chain flags (part of the identity). */

@@ -24,35 +24,34 @@ static __always_inline struct stk_walk *stk_unwind_scratch(void)
 }
 
 /*
- * The kernel stack of ctx's event as a chain id; 0 without one, and then
- * *why says: -EFAULT none (the event was in user mode), -ENOSPC not kept.
+ * The kernel stack of ctx's event as a chain id in *chain (0: none, the
+ * event was in user mode: *why then says -EFAULT). false when the chain
+ * store had no room: the caller takes the copy path.
  */
-static __always_inline u64 stk_unwind_kernel_chain(void *ctx, s32 *why)
+static __always_inline bool stk_unwind_kernel_chain(void *ctx, u64 *chain, s32 *why)
 {
 	struct stk_walk *w = stk_unwind_scratch();
 	long n;
-	u64 id;
 
+	*chain = 0;
 	if (!w)
-		return 0;
+		return false;
 	n = bpf_get_stack(ctx, w->kernel.pcs, sizeof(w->kernel.pcs), 0);
 	if (n <= 0) {
 		*why = -STK_EFAULT;
-		return 0;
+		return true;
 	}
 	w->kernel.n = n / sizeof(u64);
 	w->kernel.stop = STK_STOP_KERNEL;
 	w->kernel.flags = STK_CHAIN_KERNEL;
-	id = stk_chain_intern(1);
-	if (!id)
-		*why = -STK_ENOSPC;
-	return id;
+	*chain = stk_chain_intern(1);
+	return *chain != 0;
 }
 
 /*
  * The current task's user chain by the tables: STK_WALK_DONE with its id in
- * *chain (0 when it could not be kept), STK_WALK_NO_USER for a task without
- * user space, or another result when the caller must take the copy path. ctx_regs: the event's registers when they may be
+ * *chain, STK_WALK_NO_USER for a task without user space, or another result
+ * when the caller must take the copy path (no tables yet, no room). ctx_regs: the event's registers when they may be
  * user mode (perf_event, uprobe), else NULL (the task's saved registers).
  */
 static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_regs, u32 tgid, u32 max, u64 *chain)
@@ -79,7 +78,7 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 	res = stk_unwind_walk(tgid, max);
 	if (res == STK_WALK_DONE) {
 		*chain = stk_chain_intern(0);
-		return res;
+		return *chain ? res : STK_WALK_NO_ROOM;
 	}
 	if (res == STK_WALK_STALE && w->ask_refresh &&
 	    bpf_perf_event_output(ctx, &unwind_requests, BPF_F_CURRENT_CPU, &req, sizeof(req))) {

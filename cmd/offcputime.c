@@ -77,8 +77,7 @@ static void print_help(void)
 	       "                              (comma separated) or bcc's number (0 = runnable, else a mask)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
-	       "      --stack-bytes N         user stack copied per block with --unwind dwarf (default %d)\n"
+	       STK_UNWIND_HELP
 	       "  -o, --output FILE           write there; format from --format or the extension\n"
 	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
 	       "      --format FMT            text, folded, pmp, pprof or svg\n"
@@ -88,7 +87,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT);
+	       DEFAULT_STACK_STORAGE);
 }
 
 enum offcpu_long_opt {

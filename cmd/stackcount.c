@@ -93,8 +93,7 @@ static void print_help(void)
 	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       "      --unwind fp|dwarf       user stacks by frame pointers, or by CFI from a stack copy (default dwarf)\n"
-	       "      --stack-bytes N         user stack copied per event with --unwind dwarf (default %d)\n"
+	       STK_UNWIND_HELP
 	       "      --max-probes N          refuse patterns matching more than N probes (default %d)\n"
 	       "      --fentry-max N          kernel functions up to which fentry is tried before kprobe.multi\n"
 	       "                              (default %d)\n"
@@ -108,7 +107,7 @@ static void print_help(void)
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE, STK_STACK_BYTES_DEFAULT, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
+	       DEFAULT_STACK_STORAGE, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
 }
 
 enum long_only {
@@ -191,8 +190,7 @@ static int parse_args(void *run, int argc, char **argv)
 		{ "format", required_argument, NULL, STK_OPT_FORMAT },
 		{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },
 		{ "btf", required_argument, NULL, STK_OPT_BTF },
-		{ "unwind", required_argument, NULL, STK_OPT_UNWIND },
-		{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },
+		STK_UNWIND_LONGOPTS,
 		STK_SYMBOL_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -19,6 +19,8 @@ void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_
 	o->format = STK_FORMAT_TEXT;
 	o->unwind = STK_UNWIND_CFI;
 	o->stack_bytes = STK_STACK_BYTES_DEFAULT;
+	o->cfi_rows = STK_CFI_ROWS_DEFAULT;
+	o->cfi_chains = STK_CFI_CHAINS_DEFAULT;
 }
 
 static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids, size_t *n, char *msg,
@@ -104,6 +106,18 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	case STK_OPT_NO_DEBUGINFOD: o->no_debuginfod = true; return 1;
 	case STK_OPT_LINES: o->lines = true; return 1;
 	case STK_OPT_NO_INLINE: o->no_inline = true; return 1;
+	case STK_OPT_CFI_ROWS:
+	case STK_OPT_CFI_CHAINS: {
+		uint64_t v;
+
+		if (stk_parse_u64(arg, 16, 1u << 26, &v) == 0) {
+			*(c == STK_OPT_CFI_ROWS ? &o->cfi_rows : &o->cfi_chains) = (uint32_t)v;
+			return 1;
+		}
+		snprintf(msg, len, "--%s %s: expected a whole number from 16 to 67108864",
+			 c == STK_OPT_CFI_ROWS ? "cfi-rows" : "cfi-chains", arg);
+		return -1;
+	}
 	default: return 0;
 	}
 }

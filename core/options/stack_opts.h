@@ -34,6 +34,8 @@ enum stk_stack_long_opt {
 	STK_OPT_NO_DEBUGINFOD,
 	STK_OPT_LINES,
 	STK_OPT_NO_INLINE,
+	STK_OPT_CFI_ROWS,
+	STK_OPT_CFI_CHAINS,
 	STK_OPT_APPLET = 1100,
 };
 
@@ -47,6 +49,19 @@ enum stk_stack_long_opt {
 	"      --no-debuginfod         never fetch debug files from $DEBUGINFOD_URLS\n"                  \
 	"      --lines                 source file:line of every frame (text), inlined frames marked\n"      \
 	"      --no-inline             no frames for functions inlined into others (as perf's --no-inline)\n"
+
+/* How user stacks are taken, shared by every stack applet: the options and their help lines. */
+#define STK_UNWIND_LONGOPTS                                                            \
+	{ "unwind", required_argument, NULL, STK_OPT_UNWIND },                         \
+	{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },               \
+	{ "cfi-rows", required_argument, NULL, STK_OPT_CFI_ROWS },                     \
+	{ "cfi-chains", required_argument, NULL, STK_OPT_CFI_CHAINS }
+#define STK_UNWIND_HELP                                                                                     \
+	"      --unwind cfi|dwarf|fp   user stacks: CFI walked in the kernel (default where it runs), a\n"    \
+	"                              stack copy unwound with libdw, or frame pointers\n"                  \
+	"      --stack-bytes N         stack copied per event for dwarf (and cfi's first samples) (default 8192)\n" \
+	"      --cfi-rows N            rows of CFI the kernel's tables hold (default 2097152, 16 bytes each)\n" \
+	"      --cfi-chains N          chain store: chunks of 32 frames it holds (default 32768)\n"
 
 /* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
 #define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
@@ -62,8 +77,7 @@ enum stk_stack_long_opt {
 	{ "format", required_argument, NULL, STK_OPT_FORMAT },                         \
 	{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },                             \
 	{ "btf", required_argument, NULL, STK_OPT_BTF },                               \
-	{ "unwind", required_argument, NULL, STK_OPT_UNWIND },                         \
-	{ "stack-bytes", required_argument, NULL, STK_OPT_STACK_BYTES },               \
+	STK_UNWIND_LONGOPTS,                                                           \
 	STK_SYMBOL_LONGOPTS,                                                           \
 	{ "verbose", no_argument, NULL, 'v' },                                         \
 	{ "help", no_argument, NULL, 'h' }
@@ -74,6 +88,9 @@ enum stk_stack_long_opt {
 #define STK_STACK_BYTES_MIN 1024
 #define STK_STACK_BYTES_MAX 32768
 #define STK_STACK_BYTES_DEFAULT 8192
+/* The kernel unwinder's map sizes (core/bpf/unwind_maps.c says what they cost). */
+#define STK_CFI_ROWS_DEFAULT (2u << 20)
+#define STK_CFI_CHAINS_DEFAULT 32768u
 
 struct stk_stack_opts {
 	char tid_opt;            /* the thread option's letter: 'L' (profile) or 't' */
@@ -92,6 +109,8 @@ struct stk_stack_opts {
 	enum stk_unwind_rung unwind; /* --unwind: the rung asked for (core/unwind/unwind_plan.h decides) */
 	bool unwind_given;
 	uint32_t stack_bytes;    /* user stack copied per event with --unwind dwarf */
+	uint32_t cfi_rows;       /* --cfi-rows: the kernel unwinder's row capacity */
+	uint32_t cfi_chains;     /* --cfi-chains: its chain store's chunks */
 };
 
 /* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */

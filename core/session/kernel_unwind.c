@@ -166,20 +166,21 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 
 	stk_unwind_tables_get_stats(u->tables, &st);
 	if (full)
-		fprintf(stderr, "WARNING: %llu stacks lost because the chain store (%u chunks of %d frames) was full\n",
-			(unsigned long long)full, bpf_map__max_entries(u->skel->maps.unwind_chains), STK_CHAIN_CHUNK);
+		fprintf(stderr, "WARNING: %llu stacks found the chain store full (%u chunks of %d frames) and took the "
+			"slower copy path; raise --cfi-chains\n", (unsigned long long)full,
+			bpf_map__max_entries(u->skel->maps.unwind_chains), STK_CHAIN_CHUNK);
 	if (st.files_no_room)
 		fprintf(stderr, "WARNING: %u files got no room in the unwind tables (%llu of %llu rows used); their "
-			"frames took the slower copy path\n", st.files_no_room, (unsigned long long)st.rows_used,
-			(unsigned long long)st.rows_cap);
+			"frames took the slower copy path; raise --cfi-rows\n", st.files_no_room,
+			(unsigned long long)st.rows_used, (unsigned long long)st.rows_cap);
 	if (!u->verbose)
 		return;
 	fprintf(stderr, "%s: user stacks: %llu walked in the kernel (%llu frames), %llu by the copy path "
-		"(process not loaded yet %llu, mappings changed %llu, no table room %llu)\n", applet,
-		(unsigned long long)walks, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_FRAMES),
+		"(process not loaded yet %llu, mappings changed %llu, no table room %llu, chain store full %llu)\n",
+		applet, (unsigned long long)walks, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_FRAMES),
 		(unsigned long long)copy_samples, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_NO_PROCESS),
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_STALE),
-		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_PARTIAL));
+		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_PARTIAL), (unsigned long long)full);
 	fprintf(stderr, "%s: kernel walks ended:", applet);
 	for (unsigned s = 0; s < STK_STOP_COUNT; s++) {
 		uint64_t n = stk_unwind_stat(u->skel, STK_USTAT_STOP_FIRST + s);

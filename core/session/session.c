@@ -118,8 +118,9 @@ int stk_session_size_unwind_maps(struct stk_session *s, struct stk_bpf *skel)
 {
 	struct stk_unwind_sizes sizes;
 
-	(void)s;
 	stk_unwind_sizes_default(&sizes);
+	sizes.tables.rows = s->opts->cfi_rows;
+	sizes.chains = s->opts->cfi_chains;
 	return stk_kernel_unwind_prepare(skel, &sizes);
 }
 

@@ -27,12 +27,20 @@ struct file_table {
 	uint64_t last_use; /* for eviction, oldest first */
 };
 
+/* What a load was made from: an identical list needs no new load. */
+struct loaded_map {
+	uint64_t start, end, offset;
+	const void *file;
+};
+
 struct proc_entry {
 	uint32_t tgid;
 	uint32_t first_map, n_maps;
 	unsigned reloads;
 	struct file_table **files; /* the tables it holds a reference on */
 	size_t n_files;
+	struct loaded_map *loaded; /* n_maps of them */
+	bool partial;
 };
 
 struct stk_unwind_tables {
@@ -74,8 +82,22 @@ static void release_proc(struct proc_entry *p)
 	for (size_t i = 0; i < p->n_files; i++)
 		p->files[i]->refs--;
 	free(p->files);
+	free(p->loaded);
 	p->files = NULL;
+	p->loaded = NULL;
 	p->n_files = 0;
+}
+
+/* Whether p was loaded from exactly these mappings (and all got tables). */
+static bool same_load(const struct proc_entry *p, const struct stk_unwind_source_map *maps, size_t n)
+{
+	if (p->partial || !p->loaded || p->n_maps != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p->loaded[i].start != maps[i].start || p->loaded[i].end != maps[i].end ||
+		    p->loaded[i].offset != maps[i].offset || p->loaded[i].file != maps[i].file)
+			return false;
+	return true;
 }
 
 void stk_unwind_tables_free(struct stk_unwind_tables *t)
@@ -253,6 +275,7 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 {
 	struct stk_unwind_mapping *um = NULL;
 	struct file_table **files = NULL;
+	struct loaded_map *loaded = NULL;
 	struct stk_unwind_proc entry = { 0 };
 	size_t n_files = 0;
 	bool found, partial = false;
@@ -265,11 +288,16 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 		n = STK_UNWIND_PROC_MAPS_MAX;
 		partial = true;
 	}
-	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files)))))
+	/* announced again with nothing changed (its first key after a load at start) */
+	if (found && same_load(&t->procs[at], maps, n))
+		return 0;
+	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files))) ||
+		  !(loaded = calloc(n, sizeof(*loaded)))))
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		struct file_table *f = NULL;
 
+		loaded[i] = (struct loaded_map){ maps[i].start, maps[i].end, maps[i].offset, maps[i].file };
 		if (maps[i].file && maps[i].elf && !(f = table_for(t, &maps[i])))
 			goto fail;
 		um[i] = mapping_of(&maps[i], f);
@@ -322,6 +350,8 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 	t->procs[at].n_maps = (uint32_t)n;
 	t->procs[at].files = files;
 	t->procs[at].n_files = n_files;
+	t->procs[at].loaded = loaded;
+	t->procs[at].partial = partial;
 	if (partial)
 		t->stats.procs_partial++;
 	free(um);
@@ -329,6 +359,7 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 fail:
 	free(um);
 	free(files);
+	free(loaded);
 	t->stats.procs_failed++;
 	return -1;
 }
