@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
@@ -27,6 +30,10 @@ struct stk_kernel_unwind {
 	struct perf_buffer *requests;
 	bool verbose;
 	unsigned loads, exits, refreshes;
+	/* processes whose reload had to wait (they remap code often): retried when the timer fires */
+	uint32_t *later;
+	size_t n_later, cap_later;
+	int timer_fd;
 	/* a process's mappings, gathered for one load */
 	struct stk_unwind_source_map *maps;
 	size_t n_maps, cap_maps;
@@ -51,6 +58,29 @@ static void gather(void *ctx, const struct stk_exec_mapping *m)
 	};
 }
 
+static int64_t monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* pid's reload waits for its next token: retried when the timer fires. */
+static void load_later(struct stk_kernel_unwind *u, pid_t pid)
+{
+	struct itimerspec in = { .it_value = { 0, STK_UNWIND_RELOAD_EVERY_NS } };
+
+	for (size_t i = 0; i < u->n_later; i++)
+		if (u->later[i] == (uint32_t)pid)
+			return;
+	if (stk_grow((void **)&u->later, &u->cap_later, u->n_later + 1, sizeof(*u->later)))
+		return;
+	u->later[u->n_later++] = (uint32_t)pid;
+	if (u->timer_fd >= 0)
+		timerfd_settime(u->timer_fd, 0, &in, NULL);
+}
+
 void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
 {
 	if (!u || pid <= 0)
@@ -59,8 +89,28 @@ void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
 	u->oom = false;
 	if (stk_symbolizer_each_exec_mapping(u->sym, pid, gather, u) || u->oom)
 		return; /* gone already: its samples keep taking the copy path */
-	stk_unwind_tables_load(u->tables, (uint32_t)pid, u->maps, u->n_maps);
+	if (stk_unwind_tables_load(u->tables, (uint32_t)pid, u->maps, u->n_maps, monotonic_ns()) == STK_UNWIND_LATER)
+		load_later(u, pid);
 	u->loads++;
+}
+
+/* The timer: the reloads that had to wait, with the mappings as they are now. */
+static void retry_later(void *ctx)
+{
+	struct stk_kernel_unwind *u = ctx;
+	uint64_t expirations;
+	size_t n = u->n_later;
+	uint32_t *pids = u->later;
+
+	if (read(u->timer_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	u->later = NULL;
+	u->n_later = u->cap_later = 0;
+	for (size_t i = 0; i < n; i++) {
+		stk_symbolizer_refresh_process(u->sym, (pid_t)pids[i]);
+		stk_kernel_unwind_load(u, (pid_t)pids[i]);
+	}
+	free(pids);
 }
 
 static void on_request(void *ctx, int cpu, void *data, __u32 size)
@@ -109,6 +159,8 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 		.procs = bpf_map__max_entries(skel->maps.unwind_procs),
 	};
 
+	if (u)
+		u->timer_fd = -1;
 	if (!u || !(u->tables = stk_unwind_tables_new(&stk_unwind_bpf_ops, skel, &cap, &lim))) {
 		stk_error(applet, "out of memory");
 		stk_kernel_unwind_free(u);
@@ -117,6 +169,7 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 	u->skel = skel;
 	u->sym = sym;
 	u->verbose = verbose;
+	u->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	u->links[0] = bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exec, "sched_process_exec");
 	u->links[1] = u->links[0] ? bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exit,
 								       "sched_process_exit")
@@ -140,7 +193,8 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 
 int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop)
 {
-	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(u->requests), consume, u)) {
+	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(u->requests), consume, u) ||
+	    (u->timer_fd >= 0 && stk_run_loop_add_fd(loop, u->timer_fd, retry_later, u))) {
 		stk_error(applet, "watching the unwinder's request buffer failed");
 		return -1;
 	}
@@ -208,6 +262,9 @@ void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
 		bpf_link__destroy(u->links[i]);
 	perf_buffer__free(u->requests);
 	stk_unwind_tables_free(u->tables);
+	if (u->timer_fd >= 0)
+		close(u->timer_fd);
+	free(u->later);
 	free(u->maps);
 	free(u);
 }

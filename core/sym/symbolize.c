@@ -33,6 +33,8 @@
 
 /* How often one process's maps are re-read when an address falls outside them (dlopen). */
 #define MAX_MAPS_REFRESH 8
+/* File mappings a process no longer has, kept so addresses taken while it had them still resolve. */
+#define MAX_GONE_MAPS 64
 /* How often one process's perf map is parsed (it grows as the JIT writes). */
 #define MAX_PERF_MAP_LOADS 8
 /* Files whose DWARF stays open for source lines and inline frames (one fd each). */
@@ -63,6 +65,7 @@ struct sym_map {
 	char *path; /* as /proc/PID/maps shows it */
 	enum map_kind kind;
 	bool exe; /* the process's executable (/proc/PID/exe) */
+	bool gone; /* no longer mapped (a library unloaded, a program before its exec): names only */
 	struct sym_file *file;
 };
 
@@ -662,6 +665,51 @@ static int map_order(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static bool overlaps_any(const struct sym_map *maps, size_t n, const struct sym_map *m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].start < m->end && m->start < maps[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * After a reread: the file mappings p had that nothing new covers move into
+ * *maps (sorted again), marked gone, up to MAX_GONE_MAPS, so stacks taken
+ * before a library moved or the process exec'd still resolve. The rest stay
+ * in p->maps, freed by the caller.
+ */
+static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n, size_t *cap)
+{
+	size_t fresh = *n, kept = 0;
+
+	for (size_t i = 0; i < p->n_maps; i++)
+		kept += p->maps[i].gone;
+	for (size_t i = p->n_maps; i-- > 0 && kept < MAX_GONE_MAPS;) {
+		struct sym_map *old = &p->maps[i];
+
+		if (old->kind != MAP_FILE || !old->file || old->gone || overlaps_any(*maps, fresh, old) ||
+		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
+			continue;
+		(*maps)[(*n)++] = *old;
+		(*maps)[*n - 1].gone = true;
+		old->path = NULL; /* moved */
+		kept++;
+	}
+	/* the gone ones kept before, still not covered */
+	for (size_t i = 0; i < p->n_maps; i++) {
+		struct sym_map *old = &p->maps[i];
+
+		if (!old->gone || !old->path || overlaps_any(*maps, fresh, old) ||
+		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
+			continue;
+		(*maps)[(*n)++] = *old;
+		old->path = NULL;
+	}
+	if (*n > fresh)
+		qsort(*maps, *n, sizeof(**maps), map_order);
+}
+
 /* Reads /proc/PID/maps and learns every executable mapping's file now. */
 static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 {
@@ -723,6 +771,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	}
 	if (n)
 		qsort(maps, n, sizeof(*maps), map_order);
+	keep_gone_maps(p, &maps, &n, &cap);
 	free_maps(p->maps, p->n_maps);
 	p->maps = maps;
 	p->n_maps = n;
@@ -986,7 +1035,7 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 		const struct sym_map *m = &p->maps[i];
 		struct stk_user_module um = { m->start, m->end, m->offset, m->path, NULL };
 
-		if (m->kind != MAP_FILE || !m->file || !m->file->unwind_elf)
+		if (m->kind != MAP_FILE || m->gone || !m->file || !m->file->unwind_elf)
 			continue;
 		um.elf = m->file->unwind_elf;
 		fn(ctx, &um);
@@ -1005,7 +1054,7 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_ex
 		struct stk_exec_mapping em = { m->start, m->end, m->offset, m->path, NULL, NULL };
 		struct sym_file *f = m->kind == MAP_FILE ? m->file : m->kind == MAP_VDSO ? vdso_file(s) : NULL;
 
-		if (m->kind == MAP_SPECIAL)
+		if (m->kind == MAP_SPECIAL || m->gone)
 			continue;
 		if (f) {
 			em.file = f;

@@ -9,8 +9,6 @@
 #include "core/base/grow.h"
 #include "core/unwind/range_alloc.h"
 
-/* A process asking again and again for its mappings to be reread (a JIT, endless dlopen) stops being heard. */
-#define MAX_RELOADS 16
 
 enum file_state {
 	FILE_PLACED,  /* its rows and pages are in the maps */
@@ -36,7 +34,8 @@ struct loaded_map {
 struct proc_entry {
 	uint32_t tgid;
 	uint32_t first_map, n_maps;
-	unsigned reloads;
+	unsigned reload_tokens;   /* reloads it may make now (a process remapping code all the time waits) */
+	int64_t tokens_at;        /* when the last token was added */
 	struct file_table **files; /* the tables it holds a reference on */
 	size_t n_files;
 	struct loaded_map *loaded; /* n_maps of them */
@@ -270,8 +269,25 @@ static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *
 	return um;
 }
 
-int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const struct stk_unwind_source_map *maps,
-			   size_t n)
+/* Whether p may reload now: a token per STK_UNWIND_RELOAD_EVERY_NS, up to the burst. */
+static bool take_reload_token(struct proc_entry *p, int64_t now_ns)
+{
+	int64_t earned = (now_ns - p->tokens_at) / STK_UNWIND_RELOAD_EVERY_NS;
+
+	if (earned > 0) {
+		p->reload_tokens = earned + p->reload_tokens > STK_UNWIND_RELOAD_BURST
+					   ? STK_UNWIND_RELOAD_BURST
+					   : p->reload_tokens + (unsigned)earned;
+		p->tokens_at += earned * STK_UNWIND_RELOAD_EVERY_NS;
+	}
+	if (!p->reload_tokens)
+		return false;
+	p->reload_tokens--;
+	return true;
+}
+
+enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid,
+						   const struct stk_unwind_source_map *maps, size_t n, int64_t now_ns)
 {
 	struct stk_unwind_mapping *um = NULL;
 	struct file_table **files = NULL;
@@ -282,15 +298,16 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 	size_t at = proc_find(t, tgid, &found);
 	int64_t first;
 
-	if (found && t->procs[at].reloads >= MAX_RELOADS)
-		return 0; /* its refresh_asked stays set: the walk asks no more */
 	if (n > STK_UNWIND_PROC_MAPS_MAX) {
 		n = STK_UNWIND_PROC_MAPS_MAX;
 		partial = true;
 	}
 	/* announced again with nothing changed (its first key after a load at start) */
 	if (found && same_load(&t->procs[at], maps, n))
-		return 0;
+		return STK_UNWIND_LOADED;
+	/* its refresh_asked stays set meanwhile: the walk asks no more */
+	if (found && !take_reload_token(&t->procs[at], now_ns))
+		return STK_UNWIND_LATER;
 	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files))) ||
 		  !(loaded = calloc(n, sizeof(*loaded)))))
 		goto fail;
@@ -331,7 +348,6 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 		/* the walk now reads the new entry: the old slots are free */
 		stk_range_alloc_give(&t->mappings, p->first_map, p->n_maps);
 		release_proc(p);
-		p->reloads++;
 		t->stats.reloads++;
 	} else {
 		if (stk_grow((void **)&t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs))) {
@@ -342,7 +358,8 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 			goto fail;
 		}
 		memmove(&t->procs[at + 1], &t->procs[at], (t->n_procs - at) * sizeof(*t->procs));
-		t->procs[at] = (struct proc_entry){ .tgid = tgid };
+		t->procs[at] = (struct proc_entry){ .tgid = tgid, .reload_tokens = STK_UNWIND_RELOAD_BURST,
+						    .tokens_at = now_ns };
 		t->n_procs++;
 		t->stats.procs_loaded++;
 	}
@@ -355,13 +372,13 @@ int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const str
 	if (partial)
 		t->stats.procs_partial++;
 	free(um);
-	return partial ? 1 : 0;
+	return partial ? STK_UNWIND_PARTIAL : STK_UNWIND_LOADED;
 fail:
 	free(um);
 	free(files);
 	free(loaded);
 	t->stats.procs_failed++;
-	return -1;
+	return STK_UNWIND_LOAD_FAILED;
 }
 
 void stk_unwind_tables_forget(struct stk_unwind_tables *t, uint32_t tgid)

@@ -60,14 +60,23 @@ struct stk_unwind_tables *stk_unwind_tables_new(const struct stk_unwind_maps_ops
 						const struct stk_cfi_table_limits *lim);
 void stk_unwind_tables_free(struct stk_unwind_tables *t);
 
+/* What a load did. */
+enum stk_unwind_load_result {
+	STK_UNWIND_LOADED,     /* written (or already so: nothing changed) */
+	STK_UNWIND_PARTIAL,    /* written, but some mappings got no table room: their frames take the copy path */
+	STK_UNWIND_LATER,      /* refused for now: the process reloads too often (try again later) */
+	STK_UNWIND_LOAD_FAILED,
+};
 /*
  * Loads (or reloads, after an exec or a new mapping) process tgid with its
  * executable mappings maps (sorted by start): tables are built for files
- * not seen before. 0; 1 when some mappings got no table room (their frames
- * take the copy path); -1 when the process could not be loaded at all.
+ * not seen before. A process may reload STK_UNWIND_RELOAD_BURST times at
+ * once, then once per STK_UNWIND_RELOAD_EVERY_NS (now_ns: CLOCK_MONOTONIC).
  */
-int stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid, const struct stk_unwind_source_map *maps,
-			   size_t n);
+#define STK_UNWIND_RELOAD_BURST 16
+#define STK_UNWIND_RELOAD_EVERY_NS 50000000LL
+enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid,
+						   const struct stk_unwind_source_map *maps, size_t n, int64_t now_ns);
 /* The process is gone (or exec'd): its entry and mapping slots are released. */
 void stk_unwind_tables_forget(struct stk_unwind_tables *t, uint32_t tgid);
 /* Whether tgid is loaded. */

@@ -4,7 +4,9 @@
  * level holding 700 bytes of locals, so the whole stack is over 34 KiB: more
  * than a stack copy of the usual 8 KiB reaches, all of it for CFI walked in
  * the kernel.
- * Usage: deep MODE [SECONDS]   (default 30); prints "ready PID" when started.
+ * Usage: deep MODE [SECONDS [PROGRAM ARGS...]]   (default 30); prints "ready
+ * PID" when started; with PROGRAM, execs it when the time is up (the same
+ * process becomes another program: mappings an unwinder knew are stale).
  *   spin   the leaf burns CPU
  *   sleep  the leaf sleeps in nanosleep, 1 ms at a time
  */
@@ -84,5 +86,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!expired())
 		sink += level_01(sink);
+	if (argc > 3) {
+		execv(argv[3], argv + 3);
+		perror("deep: exec");
+		return 1;
+	}
 	return 0;
 }

@@ -55,10 +55,10 @@ int main(int argc, char **argv)
 	for (unsigned i = 1; now_s() < end; i++) {
 		if (remap_cycle(argv[1]))
 			return 1;
-		/* the next load lands elsewhere: memory of a changing size where the library was */
+		/* the next load lands elsewhere: a block of a changing size takes the place it left */
 		if (hole)
 			munmap(hole, hole_len);
-		hole_len = (size_t)(1 + i % 7) << 20;
+		hole_len = (size_t)(1 + i % 4) << 14;
 		hole = mmap(NULL, hole_len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (hole == MAP_FAILED)
 			hole = NULL;
