@@ -747,6 +747,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 		m->end = e->end;
 		m->offset = e->offset;
 		m->file = NULL;
+		m->gone = false;
 		m->exe = exe[0] && strcmp(e->path, exe) == 0;
 		if (!e->path[0]) {
 			m->kind = MAP_ANON;
