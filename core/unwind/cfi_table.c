@@ -287,7 +287,7 @@ int stk_cfi_table_build(Elf *e, const struct stk_cfi_table_limits *lim, struct s
 	struct builder b = { 0 };
 	GElf_Ehdr eh;
 	Dwarf *dw = NULL;
-	Dwarf_CFI *ehcfi, *dbgcfi;
+	Dwarf_CFI *ehcfi = NULL, *dbgcfi;
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
@@ -348,6 +348,8 @@ oom:
 		snprintf(why, len, "out of memory");
 out:
 	free(b.rows);
+	if (ehcfi)
+		dwarf_cfi_end(ehcfi);
 	if (dw)
 		dwarf_end(dw);
 	stk_cfi_ranges_free(&fdes);

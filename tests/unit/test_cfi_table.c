@@ -182,13 +182,14 @@ static void rows_of_a_fixture(struct test_ctx *t)
 
 /* ---- the store, over arrays standing in for the BPF maps ---- */
 
-#define CAP_ROWS 200000
-#define CAP_PAGES 20000
-#define CAP_MAPS 64
+/* room for this test binary and its libraries, ASan's build included */
+#define CAP_ROWS (4u << 20)
+#define CAP_PAGES (256u << 10)
+#define CAP_MAPS 256
 
 struct fake_maps {
-	struct stk_cfi_row rows[CAP_ROWS];
-	uint32_t pages[CAP_PAGES];
+	struct stk_cfi_row *rows;
+	uint32_t *pages;
 	struct stk_unwind_mapping maps[CAP_MAPS];
 	uint32_t tgid;
 	struct stk_unwind_proc proc;
@@ -260,6 +261,27 @@ static int fake_delete(void *ctx, uint32_t tgid)
 static const struct stk_unwind_maps_ops fake_ops = {
 	fake_rows, fake_pages, fake_mappings, fake_proc, fake_delete,
 };
+
+static struct fake_maps *fake_new(void)
+{
+	struct fake_maps *f = calloc(1, sizeof(*f));
+
+	if (f && (!(f->rows = calloc(CAP_ROWS, sizeof(*f->rows))) || !(f->pages = calloc(CAP_PAGES, sizeof(*f->pages))))) {
+		free(f->rows);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void fake_free(struct fake_maps *f)
+{
+	if (f) {
+		free(f->rows);
+		free(f->pages);
+		free(f);
+	}
+}
 
 /* This process's executable mappings, from the symbolizer as the session gathers them. */
 struct gathered {
@@ -432,12 +454,12 @@ static int from_symbolizer(void *source, pid_t pid, stk_unwind_module_fn fn, voi
 static void walk_matches_libdw(struct test_ctx *t)
 {
 	static struct snap s;
-	static struct fake_maps f;
+	struct fake_maps *fm = fake_new();
 	struct stk_symbolizer_opts so = { .keep_elf = true };
 	struct stk_symbolizer *sym = stk_symbolizer_new(&so);
 	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
-	struct stk_unwind_tables *tables = stk_unwind_tables_new(&fake_ops, &f, &cap, &lim);
+	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
 	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
 	struct gathered g = { .n = 0 };
 	uint64_t kips[64], dips[64];
@@ -450,7 +472,7 @@ static void walk_matches_libdw(struct test_ctx *t)
 	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), gather, &g) == 0 && g.n > 0);
 	CHECK(t, stk_unwind_tables_load(tables, (uint32_t)getpid(), g.maps, g.n, 0) != STK_UNWIND_LOAD_FAILED);
 	CHECK(t, cfi_test_outer(&s) == 2);
-	n = walk(&f, &s, kips, 64);
+	n = walk(fm, &s, kips, 64);
 	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
 	stk_unwind(u, &in, &r);
 	/* the same frames, as far as the copy reaches (the kernel walk has no copy to run out of) */
@@ -475,61 +497,63 @@ out:
 	stk_unwinder_free(u);
 	stk_unwind_tables_free(tables);
 	stk_symbolizer_free(sym);
+	fake_free(fm);
 }
 #endif
 
 static void store_lifecycle(struct test_ctx *t)
 {
-	static struct fake_maps f;
+	struct fake_maps *fm = fake_new();
 	struct stk_symbolizer_opts so = { .keep_elf = true };
 	struct stk_symbolizer *sym = stk_symbolizer_new(&so);
 	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
-	struct stk_unwind_tables *tables = stk_unwind_tables_new(&fake_ops, &f, &cap, &lim);
+	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
 	struct stk_unwind_tables_stats st;
 	struct gathered g = { .n = 0 };
 	uint32_t me = (uint32_t)getpid();
 
-	CHECK(t, sym && tables);
-	if (!sym || !tables)
+	CHECK(t, fm && sym && tables);
+	if (!fm || !sym || !tables)
 		goto out;
 	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), gather, &g) == 0 && g.n > 0);
 	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LOADED);
-	CHECK(t, f.has_proc && f.tgid == me && f.proc.n_maps == g.n && f.proc_written_last);
+	CHECK(t, fm->has_proc && fm->tgid == me && fm->proc.n_maps == g.n && fm->proc_written_last);
 	CHECK(t, stk_unwind_tables_has(tables, me));
 	/* the same mappings again: nothing is written */
-	unsigned writes = f.writes, procs = f.proc_writes;
+	unsigned writes = fm->writes, procs = fm->proc_writes;
 	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LOADED);
-	CHECK(t, f.writes == writes && f.proc_writes == procs);
+	CHECK(t, fm->writes == writes && fm->proc_writes == procs);
 	/* one mapping fewer: a new entry (the files' tables are shared, not rebuilt) */
 	stk_unwind_tables_get_stats(tables, &st);
 	unsigned built = st.files_built;
 	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n - 1, 0) == STK_UNWIND_LOADED);
 	stk_unwind_tables_get_stats(tables, &st);
-	CHECK(t, f.proc.n_maps == g.n - 1 && st.files_built == built && st.reloads == 1);
+	CHECK(t, fm->proc.n_maps == g.n - 1 && st.files_built == built && st.reloads == 1);
 	CHECK(t, st.mappings_used == g.n - 1);
 	/* the reload budget: a burst, then one per interval */
 	for (int i = 0; i < STK_UNWIND_RELOAD_BURST + 4; i++)
 		stk_unwind_tables_load(tables, me, g.maps, (i & 1) ? g.n : g.n - 1, 0);
 	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LATER ||
 		 stk_unwind_tables_load(tables, me, g.maps, g.n - 1, 0) == STK_UNWIND_LATER);
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, f.proc.n_maps == g.n ? g.n - 1 : g.n,
+	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, fm->proc.n_maps == g.n ? g.n - 1 : g.n,
 					STK_UNWIND_RELOAD_EVERY_NS) == STK_UNWIND_LOADED);
 	/* forgotten: deleted from the map, its slots back */
 	stk_unwind_tables_forget(tables, me);
 	stk_unwind_tables_get_stats(tables, &st);
-	CHECK(t, !f.has_proc && !stk_unwind_tables_has(tables, me) && st.mappings_used == 0);
+	CHECK(t, !fm->has_proc && !stk_unwind_tables_has(tables, me) && st.mappings_used == 0);
 	stk_unwind_tables_free(tables);
 	/* no room for any table: the process still loads, partial (its frames take the copy path) */
 	const struct stk_unwind_capacity small = { 8, 8, CAP_MAPS, 16 };
-	tables = stk_unwind_tables_new(&fake_ops, &f, &small, &lim);
+	tables = stk_unwind_tables_new(&fake_ops, fm, &small, &lim);
 	CHECK(t, tables && stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_PARTIAL);
-	CHECK(t, f.has_proc && (f.proc.flags & STK_PROC_PARTIAL));
+	CHECK(t, fm->has_proc && (fm->proc.flags & STK_PROC_PARTIAL));
 	stk_unwind_tables_get_stats(tables, &st);
 	CHECK(t, st.files_no_room > 0 && strstr(st.last_failure, "no room"));
 out:
 	stk_unwind_tables_free(tables);
 	stk_symbolizer_free(sym);
+	fake_free(fm);
 }
 
 const struct test_case cfi_table_tests[] = {
