@@ -54,6 +54,8 @@ static int add_row(struct builder *b, uint64_t vaddr, struct stk_cfi_row r)
 	if (vaddr < b->base || vaddr - b->base >= b->span)
 		return 0;
 	r.pc = (uint32_t)(vaddr - b->base);
+	if (b->n && r.pc < b->rows[b->n - 1].pc)
+		return 0; /* rows only go up (overlapping or corrupt FDEs add nothing) */
 	if (b->n && b->rows[b->n - 1].pc == r.pc) {
 		b->n--;
 		if (b->n && same_rule(&b->rows[b->n - 1], &r))
@@ -323,9 +325,11 @@ int stk_cfi_table_build(Elf *e, const struct stk_cfi_table_limits *lim, struct s
 	for (size_t i = 0; i < fdes.n; i++) {
 		uint64_t lo = fdes.ranges[i].start, hi = lo + fdes.ranges[i].size;
 
-		/* an FDE overlapping the one before (duplicate CFI) adds nothing */
-		if (b.n && lo < b.base + b.rows[b.n - 1].pc)
+		/* an FDE overlapping the one before (duplicate CFI), or wrapping around, adds nothing */
+		if (hi <= lo || (b.n && lo < b.base + b.rows[b.n - 1].pc))
 			continue;
+		if (hi > b.base + b.span)
+			hi = b.base + b.span;
 		if (add_fde(&b, ehcfi, dbgcfi, lo, hi) || add_row(&b, hi, no_cfi_row()))
 			goto oom;
 		if ((i & 255) == 255 && cpu_ns() - t0 > lim->max_cpu_ns) {
