@@ -60,9 +60,9 @@ sc_end() { # runs the loop once, stops every tracer, prints the blocks
 }
 sc_begin
 # Both shapes from one capture: folded (checked) and bcc's text (shown in the README).
-# vfs_read, the syscall tracepoint and USDT run the default --unwind dwarf; the
+# vfs_read, the syscall tracepoint and USDT run the default unwinding (cfi or dwarf); the
 # mechanism cases take fp, which verifies in a fraction of the time under TCG
-# (40-unwind.sh covers dwarf at a uprobe).
+# (40-unwind.sh covers the default at a uprobe).
 sc_trace stackcount_vfs_read -o @OUT@.file.folded -o @OUT@.file.txt vfs_read
 sc_trace stackcount_wildcard --unwind fp -d -f 'vfs_rea*'
 sc_trace stackcount_regex --unwind fp -d -r -f 'vfs_read$'

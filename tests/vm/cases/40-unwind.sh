@@ -1,4 +1,4 @@
-# Guest case: --unwind dwarf (the default) on code without frame pointers
+# Guest case: the default unwinding (--unwind cfi from 5.17, else dwarf) on code without frame pointers
 # (tests/workloads/nofp.c, static glibc): a CPU chain for profile, threads in
 # nanosleep and pthread_cond_timedwait for offcputime, and a uprobe at a
 # function's entry for stackcount, each with its whole caller chain.
