@@ -250,6 +250,11 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 		(unsigned long long)st.rows_cap, (unsigned long long)st.mappings_used,
 		(unsigned long long)st.mappings_cap, st.procs_loaded, st.reloads, u->exits,
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_CHAIN_PROBES));
+	for (size_t i = 0; i < st.n_built; i++)
+		fprintf(stderr, "%s: unwind table: %s: %zu rows, %.1f MiB in the kernel, built in %.1f ms CPU\n", applet,
+			st.built[i].name, st.built[i].rows,
+			(double)(st.built[i].rows * sizeof(struct stk_cfi_row) + st.built[i].pages * 4) / (1 << 20),
+			(double)st.built[i].build_ns / 1e6);
 	if (st.last_failure[0])
 		fprintf(stderr, "%s: unwind tables: last file without a table: %s\n", applet, st.last_failure);
 }

@@ -172,6 +172,23 @@ static void note_failure(struct stk_unwind_tables *t, const char *name, const ch
 	snprintf(t->stats.last_failure, sizeof(t->stats.last_failure), "%s: %s", name ? name : "?", why);
 }
 
+/* Keeps the STK_UNWIND_BUILT_KEPT largest tables built, largest first. */
+static void note_built(struct stk_unwind_tables_stats *st, const char *name, const struct stk_cfi_table *tab)
+{
+	size_t at = st->n_built;
+
+	while (at > 0 && st->built[at - 1].rows < tab->n_rows)
+		at--;
+	if (at == STK_UNWIND_BUILT_KEPT)
+		return;
+	if (st->n_built < STK_UNWIND_BUILT_KEPT)
+		st->n_built++;
+	memmove(&st->built[at + 1], &st->built[at], (st->n_built - 1 - at) * sizeof(st->built[0]));
+	st->built[at] = (struct stk_unwind_built){ .rows = tab->n_rows, .pages = tab->n_pages + 1,
+						   .build_ns = tab->stats.build_ns };
+	snprintf(st->built[at].name, sizeof(st->built[at].name), "%s", name ? name : "?");
+}
+
 /* Builds m's file's table and writes it into the maps. */
 static void build(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
 {
@@ -204,6 +221,7 @@ static void build(struct stk_unwind_tables *t, struct file_table *f, const struc
 			t->stats.biggest_rows = tab.n_rows;
 			snprintf(t->stats.biggest, sizeof(t->stats.biggest), "%s", m->name ? m->name : "?");
 		}
+		note_built(&t->stats, m->name, &tab);
 	}
 	stk_cfi_table_free(&tab);
 }

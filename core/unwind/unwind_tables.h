@@ -41,6 +41,14 @@ struct stk_unwind_source_map {
 	const char *name; /* for -v */
 };
 
+/* One file's table as it was built (-v lists them). */
+struct stk_unwind_built {
+	char name[96];
+	size_t rows, pages;
+	int64_t build_ns;
+};
+#define STK_UNWIND_BUILT_KEPT 32
+
 struct stk_unwind_tables_stats {
 	unsigned files_built, files_failed, files_no_room, files_evicted;
 	unsigned procs_loaded, procs_partial, procs_failed, reloads;
@@ -50,6 +58,8 @@ struct stk_unwind_tables_stats {
 	size_t biggest_rows;       /* rows of the largest table */
 	char biggest[96];          /* its file */
 	char last_failure[192];    /* "" when no file failed */
+	struct stk_unwind_built built[STK_UNWIND_BUILT_KEPT]; /* the largest tables built */
+	size_t n_built;
 };
 
 struct stk_unwind_tables;
