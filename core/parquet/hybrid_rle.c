@@ -66,7 +66,8 @@ void stk_pq_rle_encode(struct stk_pq_buf *out, const uint32_t *v, size_t n, unsi
 
 int stk_pq_rle_decode(uint32_t *out, size_t n, const uint8_t *in, size_t len, unsigned width)
 {
-	const uint8_t *p = in, *end = in + len;
+	/* no bytes may come as a NULL pointer: no arithmetic on it */
+	const uint8_t *p = in, *end = len ? in + len : in;
 	size_t done = 0, value_bytes = (width + 7) / 8;
 	uint64_t limit = width >= 32 ? UINT32_MAX : (1ULL << width) - 1;
 
