@@ -32,7 +32,7 @@ void stk_pq_colw_free(struct stk_pq_colw *c)
 	*c = (struct stk_pq_colw){ 0 };
 }
 
-/* Appends a page (header, then [p, p + n) gzipped) to out; adds its uncompressed size to *raw. */
+/* Appends a page (header, then [p, p + n) gzipped or stored) to out; adds its uncompressed size to *raw. */
 static int put_page(struct stk_pq_buf *out, struct stk_pq_page_header *h, const uint8_t *p, size_t n,
 		    struct stk_pq_page_scratch *s, int64_t *raw)
 {
@@ -40,7 +40,9 @@ static int put_page(struct stk_pq_buf *out, struct stk_pq_page_header *h, const 
 		return -1;
 	s->zbody.len = 0;
 	s->header.len = 0;
-	if (stk_pq_gzip(&s->deflater, &s->zbody, p, n) < 0)
+	if (s->stored)
+		stk_pq_buf_put(&s->zbody, p, n);
+	else if (stk_pq_gzip(&s->deflater, &s->zbody, p, n) < 0)
 		return -1;
 	h->uncompressed_size = (int32_t)n;
 	h->compressed_size = (int32_t)s->zbody.len;
@@ -108,7 +110,7 @@ int stk_pq_colw_end_chunk(struct stk_pq_colw *c, FILE *out, int64_t *offset, int
 		.physical = c->type == STK_PQ_INT32	 ? STK_PQ_PHYS_INT32 :
 			    c->type == STK_PQ_STRING ? STK_PQ_PHYS_BYTE_ARRAY :
 						       STK_PQ_PHYS_INT64,
-		.codec = STK_PQ_CODEC_GZIP,
+		.codec = s->stored ? STK_PQ_CODEC_UNCOMPRESSED : STK_PQ_CODEC_GZIP,
 		.num_values = rows,
 		.dict_page_offset = -1,
 		.null_count = c->nulls,

@@ -36,6 +36,7 @@ struct stk_pq_colw {
 struct stk_pq_page_scratch {
 	struct stk_pq_buf body, zbody, header;
 	struct stk_pq_deflater deflater;
+	bool stored;            /* pages as they are (codec UNCOMPRESSED), not gzipped */
 };
 
 /* 0, or -1 out of memory. page_rows: the most rows a page takes. */

@@ -71,7 +71,7 @@ static int check_schema(const struct stk_pq_column *cols, size_t n, const struct
 			}
 	}
 	if (o->page_rows > STK_PQ_MAX_PAGE_VALUES || o->row_group_bytes > STK_PQ_MAX_GROUP_BYTES ||
-	    o->gzip_level < 0 || o->gzip_level > 9) {
+	    o->gzip_level < -1 || o->gzip_level > 9) {
 		snprintf(err, err_len, "Parquet writer options out of range");
 		return -1;
 	}
@@ -95,7 +95,8 @@ static int setup(struct stk_pq_writer *w, const struct stk_pq_column *cols, size
 			w->required_mask |= 1ULL << i;
 	}
 	w->opts.created_by = NULL;
-	return stk_pq_deflater_init(&w->scratch.deflater, w->opts.gzip_level);
+	w->scratch.stored = w->opts.gzip_level < 0;
+	return w->scratch.stored ? 0 : stk_pq_deflater_init(&w->scratch.deflater, w->opts.gzip_level);
 }
 
 struct stk_pq_writer *stk_pq_writer_new(FILE *out, const struct stk_pq_column *cols, size_t n,

@@ -40,7 +40,8 @@ struct stk_pq_writer_opts {
 	uint32_t row_group_rows;  /* 0: STK_PQ_DEFAULT_GROUP_ROWS */
 	uint32_t row_group_bytes; /* 0: STK_PQ_DEFAULT_GROUP_BYTES; at most STK_PQ_MAX_GROUP_BYTES */
 	uint32_t page_rows;       /* 0: STK_PQ_DEFAULT_PAGE_ROWS; at most 131072 */
-	int gzip_level;           /* 0: STK_PQ_DEFAULT_GZIP_LEVEL; else zlib's 1..9 */
+	int gzip_level;           /* 0: STK_PQ_DEFAULT_GZIP_LEVEL; else zlib's 1..9; -1: pages
+				     stored uncompressed (for tests of readers) */
 	const char *created_by;   /* the footer's created_by; NULL: "stk" */
 };
 

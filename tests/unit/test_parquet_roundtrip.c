@@ -151,6 +151,13 @@ static void one_group(struct test_ctx *t)
 	round_trip(t, 7000, NULL);
 }
 
+static void stored_pages(struct test_ctx *t)
+{
+	struct stk_pq_writer_opts o = { .row_group_rows = 1000, .gzip_level = -1 };
+
+	round_trip(t, 3000, &o);
+}
+
 static void few_rows(struct test_ctx *t)
 {
 	struct stk_pq_writer_opts o = { .row_group_rows = 3 };
@@ -293,6 +300,7 @@ const struct test_case parquet_roundtrip_tests[] = {
 	{ "parquet_round_trip_many_groups_and_pages", many_groups_and_pages },
 	{ "parquet_round_trip_one_group", one_group },
 	{ "parquet_round_trip_few_rows", few_rows },
+	{ "parquet_round_trip_stored_pages", stored_pages },
 	{ "parquet_groups_end_at_the_byte_bound", groups_end_at_the_byte_bound },
 	{ "parquet_flush_writes_a_group", flush_writes_a_group },
 	{ "parquet_writer_errors", writer_errors },
