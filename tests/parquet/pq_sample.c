@@ -8,6 +8,7 @@
  *   pq_sample until-term FILE             events until SIGTERM, then closes the file
  *   pq_sample read FILE                   reads an events file back with stk's reader and
  *                                         prints what "events" prints (but stack0)
+ *   pq_sample seeds DIR                   the small files of tests/fuzz/corpus/parquet/
  */
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "core/parquet/parquet_reader.h"
 #include "core/parquet/parquet_writer.h"
 #include "tests/parquet/event_stream.h"
+#include "tests/parquet/fuzz_schema.h"
 
 static volatile sig_atomic_t stop;
 
@@ -188,6 +190,59 @@ static int until_term(FILE *f)
 	return finish(w, f);
 }
 
+static void seed_row(struct stk_pq_writer *w, int i, bool nulls)
+{
+	char text[32];
+	int n = snprintf(text, sizeof(text), "main;run;f%d", i % 5);
+
+	stk_pq_set_int64(w, FZ_TIME, 1767225600000000000LL + i * 1500);
+	stk_pq_set_int32(w, FZ_PID, 100 + i % 3);
+	stk_pq_set_string(w, FZ_STACK, text, (size_t)n);
+	if (nulls)
+		return;
+	if (i % 3)
+		stk_pq_set_int64(w, FZ_WEIGHT, (int64_t)i * 977 - 5000);
+	if (i % 4 == 1)
+		stk_pq_set_string(w, FZ_SPAN, text + 5, (size_t)n - 5);
+	stk_pq_set_int32(w, FZ_CPU, i % 2);
+}
+
+/* Small files for the reader's fuzz target: gzip, stored pages, NULL columns, no rows. */
+static int seeds(const char *dir)
+{
+	static const struct {
+		const char *name;
+		struct stk_pq_writer_opts o;
+		int rows;
+		bool nulls;
+	} files[] = {
+		{ "gzip.parquet", { .row_group_rows = 10, .page_rows = 4 }, 24, false },
+		{ "stored.parquet", { .row_group_rows = 10, .page_rows = 4, .gzip_level = -1 }, 24, false },
+		{ "nulls.parquet", { .gzip_level = -1 }, 9, true },
+		{ "empty.parquet", { 0 }, 0, false },
+	};
+	char path[4096], err[256];
+
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		FILE *f;
+		struct stk_pq_writer *w;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[k].name);
+		if (!(f = fopen(path, "wb")) ||
+		    !(w = stk_pq_writer_new(f, fuzz_columns, FZ_COLUMNS, &files[k].o, err, sizeof(err)))) {
+			fprintf(stderr, "pq_sample: %s\n", f ? err : path);
+			return 1;
+		}
+		for (int i = 0; i < files[k].rows; i++) {
+			seed_row(w, i, files[k].nulls);
+			stk_pq_end_row(w);
+		}
+		if (finish(w, f))
+			return 1;
+	}
+	return 0;
+}
+
 /* The distinct stacks of a file: each group's dictionary ids mapped to texts seen before. */
 struct stack_set {
 	const char *text[EV_STACKS + 1];
@@ -263,11 +318,13 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: pq_sample events|edge|empty|until-term|read FILE [N [GROUP_ROWS]]\n");
+		fprintf(stderr, "usage: pq_sample events|edge|empty|until-term|read|seeds FILE|DIR [N [GROUP_ROWS]]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "read") == 0)
 		return read_back(argv[2]);
+	if (strcmp(argv[1], "seeds") == 0)
+		return seeds(argv[2]);
 	f = fopen(argv[2], "wb");
 	if (!f) {
 		perror(argv[2]);
