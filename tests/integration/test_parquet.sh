@@ -12,12 +12,7 @@ BUILD=${BUILD:-$ROOT/build}
 PQ=$BUILD/tests/pq_sample
 NODE_DIR=$BUILD/node
 tmp=$(mktemp -d)
-spid=""
-cleanup() {
-    [ -n "$spid" ] && kill -9 "$spid" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+workloads_begin
 
 if ! make -C "$ROOT" --no-print-directory BUILD="$BUILD" "$PQ" >"$tmp/make.log" 2>&1; then
     fail build_pq_sample "$(tail -3 "$tmp/make.log" | tr '\n' ' ')"
@@ -111,12 +106,13 @@ expect_eq empty_stk_reader "$("$PQ" read "$em" | head -1)" "count 0"
 st=$tmp/term.parquet
 "$PQ" until-term "$st" >"$tmp/term.out" 2>&1 &
 spid=$!
+pids+=("$spid")
 for _ in $(seq 100); do grep -q '^ready ' "$tmp/term.out" && break; sleep 0.05; done
 sleep 0.5
 kill -TERM "$spid"
 wait "$spid"
 rc=$?
-spid=""
+pids=()
 expect_eq sigterm_clean_exit "$rc" 0
 rows=$(want count "$tmp/term.out")
 [ -n "$rows" ] && [ "$rows" -gt 0 ] && pass sigterm_rows_written || fail sigterm_rows_written "no count in: $(cat "$tmp/term.out")"
