@@ -1,8 +1,8 @@
 /*
  * Parquet's encodings against byte sequences worked out by hand from the
- * format's own examples (Encodings.md: bit-packing of 0..7 in 3 bits, the
- * two DELTA_BINARY_PACKED examples with their 8-value blocks) and from
- * Thrift's compact protocol rules, both ways.
+ * format's own worked examples (bit-packing of 0..7 in 3 bits, the two
+ * DELTA_BINARY_PACKED examples with their 8-value blocks) and from Thrift's
+ * compact protocol rules, both ways.
  */
 #include <stdint.h>
 #include <stdlib.h>
