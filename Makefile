@@ -392,7 +392,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/symbols.sh
 
 clean:
-	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf
+	rm -rf $(OBJ) $(GEN) $(BUILD)/bpf $(BUILD)/tests $(BUILD)/stk $(BUILD)/stk.unstripped $(BUILD)/btf $(BUILD)/bench
 
 distclean:
 	rm -rf $(BUILD)
@@ -452,6 +452,28 @@ $(FIX)/libstkweak.so: tests/fixtures/sym_weak_lib.c tests/fixtures/sym_weak_lib.
 	@gcc $(FIX_FLAGS) -fPIC -shared -s -Wl,--version-script=tests/fixtures/sym_weak_lib.map -o $@ $<
 $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # --- symbolizer fixtures (end) ---
+
+# --- Parquet drivers (begin) ---
+# pq_sample writes Parquet files with known rows, which
+# tests/integration/test_parquet.sh reads back with DuckDB and with stk's
+# reader; parquet_bench times the writer (bench/parquet.sh, make bench-parquet).
+# Both link core/parquet/ and what it needs, nothing else.
+PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c tests/parquet/event_stream.c
+PQ_HDRS := $(wildcard core/parquet/*.h tests/parquet/*.h)
+$(BUILD)/tests/pq_sample: tests/parquet/pq_sample.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC       $@"
+	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) -L$(DEPS)/lib -lz -lm
+$(BUILD)/bench/parquet_bench: bench/parquet_bench.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC       $@"
+	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) -L$(DEPS)/lib -lz -lm
+check: $(BUILD)/tests/pq_sample
+.PHONY: bench-parquet
+bench-parquet: $(BUILD)/bench/parquet_bench
+	@BUILD=$(abspath $(BUILD)) bash bench/parquet.sh
+bench: bench-parquet
+# --- Parquet drivers (end) ---
 
 # --- fuzzing (begin) ---
 # libFuzzer targets: tests/fuzz/fuzz_NAME.c, one per parser of outside data,
