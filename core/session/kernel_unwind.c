@@ -191,8 +191,18 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 	return u;
 }
 
+void stk_kernel_unwind_set_stop(struct stk_kernel_unwind *u, bool (*stop)(void *ctx), void *ctx)
+{
+	struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
+
+	lim.stop = stop;
+	lim.stop_ctx = ctx;
+	stk_unwind_tables_set_limits(u->tables, &lim);
+}
+
 int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop)
 {
+	stk_kernel_unwind_set_stop(u, stk_run_loop_stop_requested, loop);
 	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(u->requests), consume, u) ||
 	    (u->timer_fd >= 0 && stk_run_loop_add_fd(loop, u->timer_fd, retry_later, u))) {
 		stk_error(applet, "watching the unwinder's request buffer failed");

@@ -31,6 +31,8 @@ int stk_kernel_unwind_prepare(struct stk_bpf *skel, const struct stk_unwind_size
 struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk_bpf *skel,
 						  struct stk_symbolizer *sym, const uint32_t *pids, size_t n_pids,
 						  bool verbose);
+/* Table builds end early once stop(ctx) is true (the run loop's SIGINT/SIGTERM). */
+void stk_kernel_unwind_set_stop(struct stk_kernel_unwind *u, bool (*stop)(void *ctx), void *ctx);
 /* Reads the hooks' and the walk's requests from loop. 0, or -1 after printing an error. */
 int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop);
 /* Loads (or reloads) pid's tables from the symbolizer's view of it (an announcement). */

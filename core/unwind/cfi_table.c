@@ -336,6 +336,10 @@ int stk_cfi_table_build(Elf *e, const struct stk_cfi_table_limits *lim, struct s
 			snprintf(why, len, "building its table took over %lld ms", (long long)(lim->max_cpu_ns / 1000000));
 			goto out;
 		}
+		if ((i & 255) == 255 && lim->stop && lim->stop(lim->stop_ctx)) {
+			snprintf(why, len, "stopped (a signal) while its table was built");
+			goto out;
+		}
 	}
 	t->base_vaddr = b.base;
 	t->rows = b.rows;

@@ -14,6 +14,7 @@
 #define STK_CFI_TABLE_H
 
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,8 +25,11 @@ struct stk_cfi_table_limits {
 	size_t max_rows;      /* more: the build fails ("too large") */
 	uint64_t max_span;    /* bytes of executable address space a table may cover */
 	int64_t max_cpu_ns;   /* CPU time one build may take */
+	/* polled as the build goes: true ends it (SIGINT/SIGTERM); NULL: never */
+	bool (*stop)(void *ctx);
+	void *stop_ctx;
 };
-#define STK_CFI_TABLE_LIMITS_DEFAULT { .max_rows = 4u << 20, .max_span = 1ULL << 31, .max_cpu_ns = 2000000000LL }
+#define STK_CFI_TABLE_LIMITS_DEFAULT { .max_rows = 4u << 20, .max_span = 1ULL << 31, .max_cpu_ns = 10000000000LL }
 
 struct stk_cfi_table_stats {
 	size_t fdes;           /* FDEs turned into rows */

@@ -76,6 +76,11 @@ struct stk_unwind_tables *stk_unwind_tables_new(const struct stk_unwind_maps_ops
 	return t;
 }
 
+void stk_unwind_tables_set_limits(struct stk_unwind_tables *t, const struct stk_cfi_table_limits *lim)
+{
+	t->lim = *lim;
+}
+
 static void release_proc(struct proc_entry *p)
 {
 	for (size_t i = 0; i < p->n_files; i++)

@@ -69,6 +69,8 @@ struct stk_unwind_tables *stk_unwind_tables_new(const struct stk_unwind_maps_ops
 						const struct stk_unwind_capacity *cap,
 						const struct stk_cfi_table_limits *lim);
 void stk_unwind_tables_free(struct stk_unwind_tables *t);
+/* The limits every build from here on keeps (its stop callback, say). */
+void stk_unwind_tables_set_limits(struct stk_unwind_tables *t, const struct stk_cfi_table_limits *lim);
 
 /* What a load did. */
 enum stk_unwind_load_result {
