@@ -195,9 +195,16 @@ static struct stk_cfi_row row_of(const struct builder *b, Dwarf_Frame *f, bool s
 static int add_fde(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg, uint64_t lo, uint64_t hi)
 {
 	Dwarf_CFI *cfi = eh;
+	Dwarf_Frame *prev = NULL;
 	uint64_t pc = lo;
 	size_t rows = 0;
+	int ret = 0;
 
+	/*
+	 * Each row's frame is freed only once the next one exists: libdw
+	 * allocates one per call, and musl's allocator would otherwise hand the
+	 * memory back to the kernel and fault it in again, row after row.
+	 */
 	while (pc < hi) {
 		Dwarf_Frame *f = NULL;
 		Dwarf_Addr start, end;
@@ -205,29 +212,32 @@ static int add_fde(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg, uint64_t lo
 
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc, &f) != 0) {
 			free(f);
-			f = NULL;
 			if (pc == lo && cfi == eh && dbg) {
 				cfi = dbg; /* this function's CFI is in .debug_frame only */
 				continue;
 			}
 			b->stats->fdes_refused++;
-			return add_row(b, pc, no_cfi_row());
+			ret = add_row(b, pc, no_cfi_row());
+			goto out;
 		}
+		free(prev);
+		prev = f;
 		if (dwarf_frame_info(f, &start, &end, &signal) < 0 || end <= pc || ++rows > MAX_FDE_ROWS) {
-			free(f);
 			b->stats->fdes_refused++;
-			return add_row(b, pc, stop_row(STK_STOP_CFA_SHAPE));
+			ret = add_row(b, pc, stop_row(STK_STOP_CFA_SHAPE));
+			goto out;
 		}
 		struct stk_cfi_row r = row_of(b, f, signal);
-		free(f);
 		if (r.kind == STK_ROW_STOP)
 			b->stats->stop_rows++;
-		if (add_row(b, pc, r))
-			return -1;
+		if ((ret = add_row(b, pc, r)))
+			goto out;
 		pc = end < hi ? end : hi;
 	}
 	b->stats->fdes++;
-	return 0;
+out:
+	free(prev);
+	return ret;
 }
 
 /* [base, base + span) spans the executable PT_LOAD segments. false: none. */
