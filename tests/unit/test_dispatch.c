@@ -9,9 +9,9 @@ static int fake_main(int argc, char **argv)
 }
 
 static const struct stk_applet table[] = {
-	{ "profile", "p", fake_main, true },
-	{ "stackcount", "s", NULL, true },
-	{ "info", "i", fake_main, false },
+	{ "profile", "p", fake_main, true, 10 },
+	{ "stackcount", "s", NULL, true, 20 },
+	{ "info", "i", fake_main, false, 50 },
 };
 #define N (sizeof(table) / sizeof(table[0]))
 

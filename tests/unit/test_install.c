@@ -7,8 +7,8 @@
 #include "core/base/install.h"
 
 static const struct stk_applet table[] = {
-	{ "profile", "p", NULL, true },
-	{ "info", "i", NULL, false },
+	{ "profile", "p", NULL, true, 10 },
+	{ "info", "i", NULL, false, 50 },
 };
 #define N (sizeof(table) / sizeof(table[0]))
 
