@@ -221,13 +221,13 @@ $(UNIT_SUITES_H): $(UNIT_SRCS)
 	@rm -f $@.names
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h) $(CORE_HDRS) btf/btf_archive_pack.h $(DEPS_STAMP) \
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h tests/fuzz/*.h) $(CORE_HDRS) btf/btf_archive_pack.h $(DEPS_STAMP) \
 		     | $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
 
-$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h) $(CORE_HDRS) btf/btf_archive_pack.h
+$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h tests/fuzz/*.h) $(CORE_HDRS) btf/btf_archive_pack.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@ (ASan+UBSan)"
 	@$(ASAN_CC) $(ASAN_FLAGS) -I. -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
@@ -450,7 +450,7 @@ $(FUZZ)/obj/%.o: %.c | $(TOOLS_STAMP) $(SYSCALL_NAMES_H)
 $(FUZZ)/libstk-fuzz.a: $(FUZZ_OBJS)
 	@rm -f $@
 	@ar rcs $@ $^
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ)/libstk-fuzz.a
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ)/libstk-fuzz.a
 	@echo "  FUZZ     $@"
 	@$(ASAN_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ)/libstk-fuzz.a $(UNIT_LIBS_ASAN)
 fuzz-build: $(FUZZ_BINS)
