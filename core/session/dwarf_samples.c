@@ -72,7 +72,7 @@ struct module_relay {
 static void relay_module(void *ctx, const struct stk_user_module *m)
 {
 	const struct module_relay *r = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf };
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
 
 	r->fn(r->ctx, &um);
 }
