@@ -176,10 +176,22 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 {
 	uint64_t stat[STK_STAT_COUNT];
 
-	/* What follows is bounded: a deadline, and SIGINT/SIGTERM (the loop's signalfd) stop symbolizing. */
+	/* What follows is bounded: a deadline, and SIGINT/SIGTERM (the loop's signalfd) stop symbolizing
+	 * and unwinding; a capture a signal ended gets only a short time for the samples still queued. */
+	int64_t now = stk_now_ns(CLOCK_MONOTONIC);
+	const char *not_unwound_why;
+	uint64_t not_unwound;
+
 	stk_symbolizer_set_deadline(s->sym, STK_SYMBOLIZE_DEADLINE_MS);
 	stk_symbolizer_set_stop(s->sym, stk_run_loop_stop_requested, s->loop);
+	if (ev == STK_RUN_SIGNAL)
+		stk_dwarf_samples_set_deadline(s->dwarf, now + STK_UNWIND_AFTER_SIGNAL_MS * 1000000LL,
+					       "not unwound: SIGINT/SIGTERM ended the capture while it was queued");
+	else
+		stk_dwarf_samples_set_deadline(s->dwarf, now + STK_SYMBOLIZE_DEADLINE_MS * 1000000LL,
+					       "not unwound: the deadline for results passed while it was queued");
 	stk_session_drain(s);
+	not_unwound = stk_dwarf_samples_not_unwound(s->dwarf, &not_unwound_why);
 	if (ev == STK_RUN_ERROR)
 		stk_error(s->applet, "waiting failed: %s; printing what was collected", strerror(errno));
 	for (uint32_t i = 0; i < STK_STAT_COUNT; i++)
@@ -199,6 +211,9 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	if (s->dwarf && stk_dwarf_samples_lost(s->dwarf))
 		fprintf(stderr, "WARNING: %llu samples lost in user space (out of memory)\n",
 			(unsigned long long)stk_dwarf_samples_lost(s->dwarf));
+	if (not_unwound)
+		fprintf(stderr, "WARNING: %llu user stacks were not unwound and show their leaf frame only (%s)\n",
+			(unsigned long long)not_unwound, not_unwound_why);
 	/* Samples without buffer room are counted with frame-pointer stacks instead. */
 	if (s->dwarf && stat[STK_STAT_SAMPLES_LOST])
 		fprintf(stderr, "WARNING: %llu samples found the sample buffer full (its reader short of CPU) and "

@@ -30,6 +30,11 @@
 
 /* How long symbolizing after a capture may take before the rest prints as addresses. */
 #define STK_SYMBOLIZE_DEADLINE_MS 30000
+/*
+ * How long samples still queued are unwound once SIGINT/SIGTERM ended the
+ * capture (the rest keep their leaf frame): results come within a second.
+ */
+#define STK_UNWIND_AFTER_SIGNAL_MS 300
 
 struct bpf_map;
 struct stk_symbolizer;
