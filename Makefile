@@ -246,7 +246,7 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/readloop $(W)/readloop_static \
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh \
-	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain
+	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -305,6 +305,10 @@ $(W)/threads_static: tests/workloads/threads.c | $(DEPS_STAMP)
 $(W)/jit_spin: tests/workloads/jit_spin.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -o $@ $<
+# CFI that would cost libdw minutes and a gigabyte per lookup (test_hardening.sh), beside a normal thread.
+$(W)/hostile_cfi: tests/workloads/hostile_cfi.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<

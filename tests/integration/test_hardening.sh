@@ -54,7 +54,7 @@ start_as_user() {
 }
 
 # stk_run NAME DURATION STK_ARGS...: root's stk, measured. Sets RC ("timeout"
-# when it had to be killed), RSS_KB, OUT, ERR, and checks the common rules:
+# when it had to be killed), RSS_KB (its peak), SECONDS_TAKEN, OUT, ERR, and checks the common rules:
 # it ends on its own, exits 0, stays under MAX_RSS_KB, prints no token and
 # leaves none of its BPF programs behind.
 stk_run() {
@@ -84,9 +84,9 @@ with open(out, "wb") as o, open(err, "wb") as e:
             rc = "timeout"
         time.sleep(0.05)
 open(idfile, "w").write(" ".join(sorted(ids)))
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "%.2f" % (time.monotonic() - start))
 PY
-    read -r RC RSS_KB <"$tmp/$name.res"
+    read -r RC RSS_KB SECONDS_TAKEN <"$tmp/$name.res"
     OUT=$(head -c 2000000 "$tmp/$name.out") ERR=$(head -c 100000 "$tmp/$name.err")
     expect_eq "${name}_ends_exit_0" "$RC" 0
     if [ "${RSS_KB:-0}" -le $MAX_RSS_KB ]; then pass "${name}_memory_bounded"
@@ -186,6 +186,62 @@ else
         expect_contains build_id_fifo_system_wide_results "$OUT" "burn_stripped;"
     fi
 fi
+
+# --- CFI of a user's program that would cost libdw minutes and a gigabyte per lookup ---
+# hostile_cfi's main thread spins in a function whose CIE names register 4,000,000 and
+# whose FDE copies the register array 30 times (small: 1,000,000 and 10); its
+# "normal_burn" thread burns CPU in ordinary functions.
+# blocks FILE WORD: the text-format stacks (blank-line separated) of FILE holding WORD
+blocks() { awk -v RS= -v w="$2" 'index($0, w) { print; print "" }' "$1"; }
+for variant in big small; do
+    start_as_user "$tmp/cfi_$variant.ready" "$W/hostile_cfi" "$variant" 120
+    hpid=$WPID
+    [ "$variant" = big ] && big_pid=$hpid # kept running for the system-wide run below
+    stk_run "hostile_cfi_$variant" 2 profile -p "$hpid" -v 2
+    awk -v t="$SECONDS_TAKEN" 'BEGIN { exit !(t < 4) }' && pass "hostile_cfi_${variant}_under_4s" ||
+        fail "hostile_cfi_${variant}_under_4s" "a 2 s capture took $SECONDS_TAKEN s"
+    [ "${RSS_KB:-0}" -lt 102400 ] && pass "hostile_cfi_${variant}_under_100mb" ||
+        fail "hostile_cfi_${variant}_under_100mb" "peak RSS ${RSS_KB} KB"
+    hostile=$(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" | grep -c "hostile_${variant}_spin+")
+    refused=$(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" |
+        grep -c "(user stack ends: CFI refused: a register number above 145, x86_64's largest DWARF register)")
+    if [ "$hostile" -gt 0 ] && [ "$refused" -eq "$hostile" ]; then pass "hostile_cfi_${variant}_ends_with_reason"
+    else fail "hostile_cfi_${variant}_ends_with_reason" "$refused of $hostile stacks in hostile_${variant}_spin end with the guard's reason: $(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" | head -c 400)"; fi
+    # The other thread's stacks, every one: leaf to the thread's start.
+    normal=$(blocks "$tmp/hostile_cfi_$variant.out" "normal_burn (" | grep -c "normal_burn (")
+    whole=$(blocks "$tmp/hostile_cfi_$variant.out" "normal_burn (" |
+        awk -v RS= '/normal_thread\+/ && /start_thread\+/ && /user stack ends: outermost frame/' | grep -c "normal_burn (")
+    if [ "$normal" -gt 0 ] && [ "$whole" -eq "$normal" ]; then pass "hostile_cfi_${variant}_other_thread_intact"
+    else fail "hostile_cfi_${variant}_other_thread_intact" "$whole of $normal normal_burn stacks whole: $(blocks "$tmp/hostile_cfi_$variant.out" "normal_burn (" | head -c 600)"; fi
+    [ "$variant" = big ] || kill -9 "$hpid" 2>/dev/null
+done
+
+# A system-wide profile with hostile_cfi (big) running: SIGTERM, sent 1 s into the
+# capture, must bring the results within 1 s.
+python3 - "$STK" "$tmp/sigterm.out" "$tmp/sigterm.err" >"$tmp/sigterm.res" <<'PY'
+import signal, subprocess, sys, time
+stk, out, err = sys.argv[1:4]
+with open(out, "wb") as o, open(err, "wb") as e:
+    p = subprocess.Popen([stk, "profile", "-v"], stdout=o, stderr=e)
+    start = time.monotonic()
+    while time.monotonic() - start < 30 and b"tracing" not in open(err, "rb").read():
+        time.sleep(0.05)
+    time.sleep(1)
+    p.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = "timeout"
+    print(rc, "%.2f" % (time.monotonic() - sent))
+PY
+read -r RC LATENCY <"$tmp/sigterm.res"
+expect_eq sigterm_system_wide_rc "$RC" 0
+awk -v t="$LATENCY" 'BEGIN { exit !(t < 1) }' && pass sigterm_system_wide_within_1s ||
+    fail sigterm_system_wide_within_1s "results came $LATENCY s after SIGTERM"
+expect_contains sigterm_system_wide_results "$(cat "$tmp/sigterm.out")" "hostile_big_spin+"
+kill -9 "$big_pid" 2>/dev/null
 
 # --- -o through a symlink planted in a sticky directory: replaced, its target untouched ---
 echo "VICTIM" >"$tmp/root-only/victim"
