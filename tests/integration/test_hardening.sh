@@ -21,6 +21,8 @@ tmp=$(mktemp -d /tmp/stk-hardening-XXXXXX)
 chmod 755 "$tmp"
 old_protected=$(sysctl -n fs.protected_symlinks)
 made_debug_dir=""
+made_var_cache=""
+[ -e /var/cache/stk ] || made_var_cache=1 # root's own debuginfod cache, made by the runs below
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -28,6 +30,7 @@ cleanup() {
     sysctl -qw fs.protected_symlinks="$old_protected"
     [ -n "${map:-}" ] && rm -f "$map"
     [ -n "$made_debug_dir" ] && rmdir /usr/lib/debug 2>/dev/null
+    [ -n "$made_var_cache" ] && rm -rf /var/cache/stk
     [ -n "${bindir:-}" ] && rm -rf "$bindir"
     rm -rf "$tmp"
 }
@@ -186,6 +189,51 @@ else
         expect_contains build_id_fifo_system_wide_results "$OUT" "burn_stripped;"
     fi
 fi
+
+# --- debuginfod as root with a user's HOME kept (su without -, sudo -E) ---
+# nobody's ~/.cache is a link of theirs, and behind it waits a debug file
+# with the build ID of a root-owned stripped binary, its main renamed; their
+# XDG_CACHE_HOME is a link to an empty directory of theirs. Root's stk must
+# create nothing through either link and never print the planted name.
+nodebug_id=$(readelf -n "$W/burn_nodebug" | sed -n 's/.*Build ID: *//p')
+planted="PLANTED_$RANDOM$RANDOM"
+uhome=$tmp/user/home
+objcopy --redefine-sym main="$planted" --redefine-sym known_leaf="${planted}_leaf" \
+    "$BUILD/tests/debugstore/burn_nodebug" "$tmp/forged.debug"
+chmod 644 "$tmp/forged.debug"
+as_user mkdir -p "$uhome/elsewhere/debuginfod_client/$nodebug_id"
+as_user cp "$tmp/forged.debug" "$uhome/elsewhere/debuginfod_client/$nodebug_id/debuginfo"
+as_user ln -s elsewhere "$uhome/.cache"
+as_user mkdir "$uhome/empty"
+as_user ln -s empty "$uhome/.xdg"
+listing() { find "$uhome" -printf '%p %u %s\n' | sort; }
+before=$(listing)
+start_as_user "$tmp/dbgd.ready" "$W/burn_nodebug" 60
+# No server answers (port 1): the cache is all there is.
+saved_home=$HOME
+export DEBUGINFOD_URLS=http://127.0.0.1:1 DEBUGINFOD_TIMEOUT=1
+for how in home xdg; do
+    export HOME=$uhome
+    [ "$how" = xdg ] && export XDG_CACHE_HOME=$uhome/.xdg
+    stk_run "debuginfod_user_$how" 2 profile -p "$WPID" -f -v 2
+    unset XDG_CACHE_HOME
+    export HOME=$saved_home
+    expect_contains "debuginfod_user_${how}_results" "$OUT" "burn_nodebug;"
+    if grep -q "$planted" "$tmp/debuginfod_user_$how.out" "$tmp/debuginfod_user_$how.err"; then
+        fail "debuginfod_user_${how}_planted_name_not_printed" "$(grep -h "$planted" "$tmp/debuginfod_user_$how.out" | head -c 300)"
+    else pass "debuginfod_user_${how}_planted_name_not_printed"; fi
+    expect_eq "debuginfod_user_${how}_nothing_created_through_link" "$(listing)" "$before"
+    expect_contains "debuginfod_user_${how}_says_why" "$ERR" \
+        "not using the cache $uhome/$([ "$how" = xdg ] && echo .xdg || echo .cache)/debuginfod_client as root"
+done
+# The control: the same file in a cache of root's is used (so the runs above could have failed).
+mkdir -p "$tmp/rootcache/$nodebug_id"
+cp "$tmp/forged.debug" "$tmp/rootcache/$nodebug_id/debuginfo"
+export DEBUGINFOD_CACHE_PATH=$tmp/rootcache
+stk_run debuginfod_root_cache_control 2 profile -p "$WPID" -f 2
+unset DEBUGINFOD_CACHE_PATH DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT
+expect_contains debuginfod_root_cache_control_uses_it "$OUT" "$planted"
+kill -9 "$WPID" 2>/dev/null
 
 # --- CFI of a user's program that would cost libdw minutes and a gigabyte per lookup ---
 # hostile_cfi's main thread spins in a function whose CIE names register 4,000,000 and
