@@ -274,7 +274,7 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 	opts->verbose = o->verbose;
 	opts->lines = o->lines;
 	for (size_t i = 0; i < (n ? n : 1); i++) {
-		FILE *out = n ? s->outs[i] : stdout;
+		FILE *out = n ? stk_safe_output_stream(s->outs[i]) : stdout;
 
 		char err[PATH_MAX + 128];
 
@@ -283,7 +283,7 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
 				  strerror(errno));
 			ret = -1;
-		} else if (n && stk_safe_output_commit(out, o->output_paths[i], err, sizeof(err))) {
+		} else if (n && stk_safe_output_commit(s->outs[i], err, sizeof(err))) {
 			stk_error(s->applet, "writing %s", err);
 			ret = -1;
 		}
@@ -335,7 +335,6 @@ void stk_session_close(struct stk_session *s)
 		close(s->empty_btf_fd);
 	stk_btf_source_release(&s->btf);
 	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
-		if (s->outs[i])
-			fclose(s->outs[i]);
+		stk_safe_output_close(s->outs[i]);
 	memset(s, 0, sizeof(*s));
 }

@@ -37,6 +37,7 @@
 #define STK_UNWIND_AFTER_SIGNAL_MS 300
 
 struct bpf_map;
+struct stk_output_file;
 struct stk_symbolizer;
 struct stk_process_watch;
 struct stk_dwarf_samples;
@@ -71,7 +72,7 @@ struct stk_session {
 	struct stk_process_watch *processes;
 	struct stk_dwarf_samples *dwarf;  /* --unwind dwarf: samples unwound in user space (stk_session_dwarf) */
 	uint64_t dwarf_missing_reported;
-	FILE *outs[STK_MAX_OUTPUTS];
+	struct stk_output_file *outs[STK_MAX_OUTPUTS];
 	int64_t start_wall, start_mono; /* what the next report covers */
 	int64_t entered_mono;           /* -v: time from start to tracing */
 	int64_t resolve_start;          /* -v: time spent reading and printing */

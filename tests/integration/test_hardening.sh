@@ -301,6 +301,32 @@ if [ -f "$tmp/sticky/out.folded" ] && [ ! -L "$tmp/sticky/out.folded" ] && grep 
     pass output_symlink_replaced_by_results
 else fail output_symlink_replaced_by_results "$(ls -la "$tmp/sticky/out.folded")"; fi
 
+# A directory on the -o path that is nobody's symlink (to root's directory): refused, one line, exit 2.
+as_user ln -s "$tmp/root-only" "$tmp/sticky/x"
+run_capture timeout 60 "$STK" profile -d 1 -o "$tmp/sticky/x/out.folded"
+expect_eq output_dir_link_rc "$RC" 2
+expect_eq output_dir_link_one_line "$(printf '%s\n' "$ERR" | wc -l)" 1
+expect_contains output_dir_link_refused "$ERR" "$tmp/sticky/x: a symbolic link of uid $NOBODY: refusing to follow it"
+expect_eq output_dir_link_nothing_written "$(ls "$tmp/root-only" | grep -vc '^victim$\|^secret$')" 0
+# Modes: a new file is 0600; a file of root's keeps its mode, never wider than group/other read;
+# nobody's file (planted in the sticky directory, 0644 so they could read root's results) becomes root's 0600.
+mode_after() { # NAME [MODE]: -o $tmp/sticky/NAME.folded over a root file of MODE (none: new); its mode after
+    local f=$tmp/sticky/$1.folded
+    [ -n "${2:-}" ] && { echo old >"$f"; chmod "$2" "$f"; }
+    run_capture timeout 60 "$STK" profile -d 1 -o "$f"
+    [ "$RC" = 0 ] && grep -qv '^old$' "$f" && stat -c %a "$f" || echo "rc $RC: $ERR"
+}
+expect_eq output_new_0600 "$(mode_after new)" 600
+expect_eq output_0600_stays_0600 "$(mode_after private 600)" 600
+expect_eq output_0640_stays_0640 "$(mode_after group 640)" 640
+expect_eq output_0666_becomes_0644 "$(mode_after open 666)" 644
+as_user sh -c "echo old > '$tmp/sticky/planted.folded' && chmod 644 '$tmp/sticky/planted.folded'"
+run_capture timeout 60 "$STK" profile -d 1 -o "$tmp/sticky/planted.folded"
+expect_eq output_planted_rc "$RC" 0
+expect_eq output_planted_becomes_roots_0600 "$(stat -c '%U %a' "$tmp/sticky/planted.folded")" "root 600"
+if as_user cat "$tmp/sticky/planted.folded" >/dev/null 2>&1; then fail output_planted_unreadable_by_nobody "nobody read root's results"
+else pass output_planted_unreadable_by_nobody; fi
+
 # threadstate -o DIR appends to hour files: a planted link at this hour's (and the next's) name is refused.
 mkdir -m 1777 "$tmp/sticky/rec"
 for h in 0 1; do
