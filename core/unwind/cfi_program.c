@@ -4,7 +4,7 @@
 #include <dwarf.h>
 #include <string.h>
 
-#include "core/unwind/cfi_guard.h"
+#include "core/unwind/cfi_bounds.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)

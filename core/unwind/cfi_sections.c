@@ -5,7 +5,7 @@
 #include <gelf.h>
 #include <string.h>
 
-#include "core/unwind/cfi_guard.h"
+#include "core/unwind/cfi_bounds.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
