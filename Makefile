@@ -223,13 +223,13 @@ $(UNIT_SUITES_H): $(UNIT_SRCS)
 	@rm -f $@.names
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h) $(CORE_HDRS) btf/btf_archive_pack.h $(DEPS_STAMP) \
+$(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h tests/fuzz/*.h) $(CORE_HDRS) btf/btf_archive_pack.h $(DEPS_STAMP) \
 		     | $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
 
-$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h) $(CORE_HDRS) btf/btf_archive_pack.h
+$(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h tests/fuzz/*.h) $(CORE_HDRS) btf/btf_archive_pack.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@ (ASan+UBSan)"
 	@$(ASAN_CC) $(ASAN_FLAGS) -I. -I$(GEN) -I/usr/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_ASAN)
@@ -249,7 +249,7 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
 	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
-	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain
+	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -308,6 +308,10 @@ $(W)/threads_static: tests/workloads/threads.c | $(DEPS_STAMP)
 $(W)/jit_spin: tests/workloads/jit_spin.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -o $@ $<
+# CFI that would cost libdw minutes and a gigabyte per lookup (test_hardening.sh), beside a normal thread.
+$(W)/hostile_cfi: tests/workloads/hostile_cfi.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 $(W)/offcpu_pingpong: tests/workloads/offcpu_pingpong.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
@@ -493,7 +497,7 @@ $(FUZZ)/obj/%.o: %.c | $(TOOLS_STAMP) $(SYSCALL_NAMES_H)
 $(FUZZ)/libstk-fuzz.a: $(FUZZ_OBJS)
 	@rm -f $@
 	@ar rcs $@ $^
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ)/libstk-fuzz.a
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ)/libstk-fuzz.a
 	@echo "  FUZZ     $@"
 	@$(ASAN_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ)/libstk-fuzz.a $(UNIT_LIBS_ASAN)
 fuzz-build: $(FUZZ_BINS)

@@ -432,10 +432,16 @@ static void report_user_stack_losses(const struct ts_run *run)
 	const struct bpf_map *stats = run->source ? stk_tsource_user_stats(run->source) : NULL;
 	uint64_t lost = stats ? stk_percpu_sum(stats, STK_STAT_SAMPLES_LOST) : 0;
 
+	const char *why;
+	uint64_t not_unwound = stk_dwarf_samples_not_unwound(run->dwarf, &why);
+
 	if (lost)
 		fprintf(stderr, "WARNING: %llu user stack samples found the sample buffer full (its reader short of "
 			"CPU) and were walked by frame pointers instead; lower --stack-bytes (now %u)\n",
 			(unsigned long long)lost, run->cfg.stack.stack_bytes);
+	if (not_unwound)
+		fprintf(stderr, "WARNING: %llu user stacks were not unwound and show their leaf frame only (%s)\n",
+			(unsigned long long)not_unwound, why);
 }
 
 static int open_source(struct ts_run *run)

@@ -1,6 +1,7 @@
 #include "core/base/run_loop.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ struct stk_run_loop {
 	int epoll_fd, signal_fd, duration_fd, interval_fd;
 	sigset_t old_mask;
 	int last_signal;
+	bool stop_pending; /* a signal read by stk_run_loop_stop_requested, not yet reported by the wait */
 	struct watched_fd fds[MAX_WATCHED_FDS];
 	size_t n_fds;
 };
@@ -105,6 +107,10 @@ int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, voi
 
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop)
 {
+	if (loop->stop_pending) {
+		loop->stop_pending = false;
+		return STK_RUN_SIGNAL;
+	}
 	for (;;) {
 		struct epoll_event ev;
 		int n = epoll_wait(loop->epoll_fd, &ev, 1, -1);
@@ -138,10 +144,13 @@ bool stk_run_loop_stop_requested(void *loop_ptr)
 	struct pollfd pfd = { .fd = loop->signal_fd, .events = POLLIN };
 	struct signalfd_siginfo si;
 
+	if (loop->stop_pending)
+		return true;
 	if (loop->signal_fd < 0 || poll(&pfd, 1, 0) <= 0 || !(pfd.revents & POLLIN))
 		return false;
 	if (read(loop->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		loop->last_signal = (int)si.ssi_signo;
+	loop->stop_pending = true;
 	return true;
 }
 

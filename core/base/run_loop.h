@@ -3,8 +3,9 @@
  * optionally waking every interval, while servicing file descriptors (e.g.
  * a perf buffer). Signals arrive through a signalfd, so there is no signal
  * handler and no global flag; the mask is restored when the loop is freed.
- * So SIGINT/SIGTERM stay blocked until then: work done after the loop ended
- * (symbolization) polls stk_run_loop_stop_requested() to notice them.
+ * So SIGINT/SIGTERM stay blocked until then: long work, while the loop runs
+ * (unwinding samples in a callback) or after it ended (unwinding the rest,
+ * symbolizing), polls stk_run_loop_stop_requested() to notice them.
  */
 #ifndef STK_RUN_LOOP_H
 #define STK_RUN_LOOP_H
@@ -28,8 +29,10 @@ int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, voi
 /* Blocks until one of the events above. */
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop);
 /*
- * A SIGINT/SIGTERM arrived since the last wait (never blocks)? Takes a void *
- * so it can serve as a stop callback (stk_symbolizer_set_stop).
+ * A SIGINT/SIGTERM arrived that the wait has not reported (never blocks)?
+ * Once true it stays true until the next wait returns STK_RUN_SIGNAL for it,
+ * so every piece of work that polls it stops, and the loop still ends. Takes
+ * a void * so it can serve as a stop callback (stk_symbolizer_set_stop).
  */
 bool stk_run_loop_stop_requested(void *loop);
 /* Name of the signal that ended the loop ("SIGINT"/"SIGTERM"), or NULL. */

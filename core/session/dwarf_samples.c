@@ -57,6 +57,11 @@ struct stk_dwarf_samples {
 	struct stk_stack_table *table;
 	uint64_t lost, samples, unwind_ns;
 	uint64_t buffer_lost; /* the kernel found the buffer full (profile counts those by frame pointers) */
+	struct stk_run_loop *loop; /* its signals end unwinding early; NULL until watched */
+	int64_t deadline_ns;       /* past it, queued samples are not unwound; 0: none */
+	const char *deadline_why;
+	uint64_t not_unwound;
+	const char *not_unwound_why;
 	struct pending_sample *pending, *pending_tail;
 	size_t pending_bytes;
 	int pending_fd; /* eventfd, readable while samples wait: the run loop comes back for them */
@@ -72,7 +77,7 @@ struct module_relay {
 static void relay_module(void *ctx, const struct stk_user_module *m)
 {
 	const struct module_relay *r = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf };
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
 
 	r->fn(r->ctx, &um);
 }
@@ -118,8 +123,26 @@ static int remember_hash(struct stk_dwarf_samples *d, uint64_t hash, size_t entr
 	return 0;
 }
 
-/* Unwinds one sample and records it in the table. */
-static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_t size)
+static const char signal_stop[] = "not unwound: SIGINT/SIGTERM asked for the results at once";
+
+/* The leaf alone (the captured pc), where the sample is not unwound: why. */
+static void leaf_only(struct stk_dwarf_samples *d, const struct stk_unwind_input *in, struct stk_unwind_result *r,
+		      const char *why)
+{
+	r->n = 0;
+	if (in->regs && r->max) {
+		r->ips[0] = in->regs[in->n_regs - 1];
+		if (r->how)
+			r->how[0] = STK_UNWIND_REGS;
+		r->n = 1;
+	}
+	r->stop = why;
+	d->not_unwound++;
+	d->not_unwound_why = why;
+}
+
+/* Unwinds one sample (or, when why is set, keeps its leaf only) and records it in the table. */
+static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_t size, const char *why)
 {
 	const struct stk_stack_sample *s = data;
 	struct stk_raw_stack raw = { 0 };
@@ -148,10 +171,14 @@ static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_
 		};
 
 		r.max = d->opts.max_depth < MAX_FRAMES ? d->opts.max_depth : MAX_FRAMES;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-		stk_unwind(d->unwinder, &in, &r);
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-		d->unwind_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+		if (why) {
+			leaf_only(d, &in, &r, why);
+		} else {
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+			stk_unwind(d->unwinder, &in, &r);
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+			d->unwind_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+		}
 		raw.user = r.ips;
 		raw.n_user = r.n;
 		raw.user_how = r.how;
@@ -192,7 +219,7 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 	d->pending_bytes += size;
 }
 
-static void record_first_pending(struct stk_dwarf_samples *d)
+static void record_first_pending(struct stk_dwarf_samples *d, const char *why)
 {
 	struct pending_sample *p = d->pending;
 
@@ -200,7 +227,7 @@ static void record_first_pending(struct stk_dwarf_samples *d)
 	if (!d->pending)
 		d->pending_tail = NULL;
 	d->pending_bytes -= p->size;
-	record_sample(d, p->data, p->size);
+	record_sample(d, p->data, p->size, why);
 	free(p);
 }
 
@@ -232,8 +259,9 @@ static void consume(void *ctx)
 	uint64_t one = 1;
 
 	perf_buffer__consume(d->buf);
-	while (d->pending && now_ns() < until) {
-		record_first_pending(d);
+	/* A signal ends the turn: the loop then reports it, and the session drains the rest. */
+	while (d->pending && now_ns() < until && !(d->loop && stk_run_loop_stop_requested(d->loop))) {
+		record_first_pending(d, NULL);
 		perf_buffer__consume(d->buf);
 	}
 	if (d->pending_fd < 0)
@@ -288,16 +316,46 @@ int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, str
 		stk_error(applet, "watching the sample buffer failed");
 		return -1;
 	}
+	d->loop = loop;
 	return 0;
+}
+
+void stk_dwarf_samples_set_deadline(struct stk_dwarf_samples *d, int64_t deadline_ns, const char *why)
+{
+	if (!d)
+		return;
+	d->deadline_ns = deadline_ns;
+	d->deadline_why = why;
+}
+
+/* Why the next queued sample is not unwound, or NULL: it is. */
+static const char *drain_stop(struct stk_dwarf_samples *d)
+{
+	if (d->deadline_ns && now_ns() >= d->deadline_ns)
+		return d->deadline_why;
+	return d->loop && stk_run_loop_stop_requested(d->loop) ? signal_stop : NULL;
 }
 
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d)
 {
+	const char *why = NULL;
+
 	if (!d)
 		return;
 	perf_buffer__consume(d->buf);
-	while (d->pending)
-		record_first_pending(d);
+	/* Once stopped, the rest keep their leaf: counted, and quick. */
+	while (d->pending) {
+		if (!why)
+			why = drain_stop(d);
+		record_first_pending(d, why);
+	}
+}
+
+uint64_t stk_dwarf_samples_not_unwound(const struct stk_dwarf_samples *d, const char **why)
+{
+	if (why)
+		*why = d ? d->not_unwound_why : NULL;
+	return d ? d->not_unwound : 0;
 }
 
 static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *ips, const uint8_t *how, size_t n,

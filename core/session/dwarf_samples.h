@@ -40,8 +40,18 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 						  const struct stk_dwarf_opts *o);
 /* 0, or -1 after printing a one-line error. */
 int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop);
-/* Handles the samples still buffered (call once the BPF side has stopped). */
+/*
+ * Unwinding is bounded: while the capture runs, a SIGINT/SIGTERM on the
+ * loop (stk_run_loop_stop_requested) ends a turn at once; from when the
+ * session asks for results, past deadline_ns (CLOCK_MONOTONIC; 0: none) or
+ * on a signal, queued samples keep only their leaf user frame, their stop
+ * reason saying why (why for the deadline). Counted: stk_dwarf_samples_not_unwound.
+ */
+void stk_dwarf_samples_set_deadline(struct stk_dwarf_samples *d, int64_t deadline_ns, const char *why);
+/* Handles the samples still buffered (call once the BPF side has stopped), within the bounds above. */
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d);
+/* Samples recorded without unwinding (see above), and the last reason. */
+uint64_t stk_dwarf_samples_not_unwound(const struct stk_dwarf_samples *d, const char **why);
 /* Symbolized stacks into l. 0, or -1 when out of memory. */
 int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l);
 /*

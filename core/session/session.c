@@ -228,10 +228,22 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 {
 	uint64_t stat[STK_STAT_COUNT];
 
-	/* What follows is bounded: a deadline, and SIGINT/SIGTERM (the loop's signalfd) stop symbolizing. */
+	/* What follows is bounded: a deadline, and SIGINT/SIGTERM (the loop's signalfd) stop symbolizing
+	 * and unwinding; a capture a signal ended gets only a short time for the samples still queued. */
+	int64_t now = stk_now_ns(CLOCK_MONOTONIC);
+	const char *not_unwound_why;
+	uint64_t not_unwound;
+
 	stk_symbolizer_set_deadline(s->sym, STK_SYMBOLIZE_DEADLINE_MS);
 	stk_symbolizer_set_stop(s->sym, stk_run_loop_stop_requested, s->loop);
+	if (ev == STK_RUN_SIGNAL)
+		stk_dwarf_samples_set_deadline(s->dwarf, now + STK_UNWIND_AFTER_SIGNAL_MS * 1000000LL,
+					       "not unwound: SIGINT/SIGTERM ended the capture while it was queued");
+	else
+		stk_dwarf_samples_set_deadline(s->dwarf, now + STK_SYMBOLIZE_DEADLINE_MS * 1000000LL,
+					       "not unwound: the deadline for results passed while it was queued");
 	stk_session_drain(s);
+	not_unwound = stk_dwarf_samples_not_unwound(s->dwarf, &not_unwound_why);
 	if (ev == STK_RUN_ERROR)
 		stk_error(s->applet, "waiting failed: %s; printing what was collected", strerror(errno));
 	for (uint32_t i = 0; i < STK_STAT_COUNT; i++)
@@ -251,6 +263,9 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	if (s->dwarf && stk_dwarf_samples_lost(s->dwarf))
 		fprintf(stderr, "WARNING: %llu samples lost in user space (out of memory)\n",
 			(unsigned long long)stk_dwarf_samples_lost(s->dwarf));
+	if (not_unwound)
+		fprintf(stderr, "WARNING: %llu user stacks were not unwound and show their leaf frame only (%s)\n",
+			(unsigned long long)not_unwound, not_unwound_why);
 	/* Samples without buffer room are counted with frame-pointer stacks instead. */
 	if (s->dwarf && stat[STK_STAT_SAMPLES_LOST])
 		fprintf(stderr, "WARNING: %llu samples found the sample buffer full (its reader short of CPU) and "
@@ -317,7 +332,7 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 	opts->verbose = o->verbose;
 	opts->lines = o->lines;
 	for (size_t i = 0; i < (n ? n : 1); i++) {
-		FILE *out = n ? s->outs[i] : stdout;
+		FILE *out = n ? stk_safe_output_stream(s->outs[i]) : stdout;
 
 		char err[PATH_MAX + 128];
 
@@ -326,7 +341,7 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
 				  strerror(errno));
 			ret = -1;
-		} else if (n && stk_safe_output_commit(out, o->output_paths[i], err, sizeof(err))) {
+		} else if (n && stk_safe_output_commit(s->outs[i], err, sizeof(err))) {
 			stk_error(s->applet, "writing %s", err);
 			ret = -1;
 		}
@@ -379,7 +394,6 @@ void stk_session_close(struct stk_session *s)
 		close(s->empty_btf_fd);
 	stk_btf_source_release(&s->btf);
 	for (size_t i = 0; i < STK_MAX_OUTPUTS; i++)
-		if (s->outs[i])
-			fclose(s->outs[i]);
+		stk_safe_output_close(s->outs[i]);
 	memset(s, 0, sizeof(*s));
 }

@@ -31,8 +31,14 @@
 
 /* How long symbolizing after a capture may take before the rest prints as addresses. */
 #define STK_SYMBOLIZE_DEADLINE_MS 30000
+/*
+ * How long samples still queued are unwound once SIGINT/SIGTERM ended the
+ * capture (the rest keep their leaf frame): results come within a second.
+ */
+#define STK_UNWIND_AFTER_SIGNAL_MS 300
 
 struct bpf_map;
+struct stk_output_file;
 struct stk_symbolizer;
 struct stk_process_watch;
 struct stk_dwarf_samples;
@@ -71,7 +77,7 @@ struct stk_session {
 	struct stk_dwarf_samples *dwarf;  /* stack copies unwound in user space (stk_session_dwarf) */
 	struct stk_kernel_unwind *kunwind; /* the cfi rung's tables (stk_session_kernel_unwind) */
 	uint64_t dwarf_missing_reported;
-	FILE *outs[STK_MAX_OUTPUTS];
+	struct stk_output_file *outs[STK_MAX_OUTPUTS];
 	int64_t start_wall, start_mono; /* what the next report covers */
 	int64_t entered_mono;           /* -v: time from start to tracing */
 	int64_t resolve_start;          /* -v: time spent reading and printing */

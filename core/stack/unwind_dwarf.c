@@ -4,10 +4,17 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/base/grow.h"
+#include "core/unwind/cfi_guard.h"
 
 #define MAX_REASONS 64
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const char over_time[] = "unwinding stopped: over " STR(STK_UNWIND_MAX_SAMPLE_MS) " ms of CPU for this sample";
+static const char unchecked[] = "CFI refused: the module's CFI was not checked";
 
 /* The sample being unwound: what libdwfl's callbacks read from. */
 struct current {
@@ -17,6 +24,7 @@ struct current {
 	bool want_how;
 	bool records_after_guess; /* aarch64: see walk_frame_records() */
 	const char *stop;         /* set where stk, not libdwfl, ended the chain */
+	int64_t mono_start, cpu_start; /* the sample's unwinding began (CLOCK_MONOTONIC, thread CPU) */
 };
 
 /* aarch64 DWARF numbers of the frame pointer and the link register. */
@@ -26,12 +34,20 @@ struct current {
 /* How often one process's session is rebuilt for a pc outside its modules (exec, dlopen). */
 #define MAX_REOPENS 8
 
+/* A reported module's file and guard: libdwfl's userdata for it. */
+struct module_ref {
+	Elf *elf;
+	const struct stk_cfi_guard *guard;
+};
+
 struct proc_dwfl {
 	pid_t pid;
 	Dwfl *dwfl; /* NULL: nothing to unwind with (reason in why) */
 	const char *why;
 	unsigned reopens;
 	bool aarch64; /* its executable is aarch64 code */
+	struct module_ref **refs; /* one per reported module, for as long as dwfl */
+	size_t n_refs, cap_refs;
 };
 
 struct stk_unwinder {
@@ -70,8 +86,10 @@ static const char *intern_reason(struct stk_unwinder *u, const char *msg)
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
 		    Elf **elfp)
 {
+	const struct module_ref *ref = *userdata;
+
 	(void)mod, (void)name, (void)base, (void)file_name;
-	*elfp = *userdata ? elf_begin(-1, ELF_C_READ_MMAP, *userdata) : NULL;
+	*elfp = ref ? elf_begin(-1, ELF_C_READ_MMAP, ref->elf) : NULL;
 	return -1;
 }
 
@@ -149,6 +167,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 struct report_ctx {
 	Dwfl *dwfl;
+	struct proc_dwfl *p;
 	Elf *first;
 	unsigned reported;
 };
@@ -161,6 +180,8 @@ struct report_ctx {
 static void report_module(void *ctx, const struct stk_unwind_module *m)
 {
 	struct report_ctx *rc = ctx;
+	struct proc_dwfl *p = rc->p;
+	struct module_ref *ref;
 	uint64_t bias = 0, first_vaddr = 0;
 	int have_bias = 0, have_first = 0;
 	size_t phnum;
@@ -190,19 +211,33 @@ static void report_module(void *ctx, const struct stk_unwind_module *m)
 		bias = 0;
 	if (first_vaddr + bias >= m->end)
 		return;
+	if (stk_grow((void **)&p->refs, &p->cap_refs, p->n_refs + 1, sizeof(*p->refs)) ||
+	    !(ref = malloc(sizeof(*ref))))
+		return;
+	*ref = (struct module_ref){ m->elf, m->cfi_guard };
+	p->refs[p->n_refs++] = ref;
 	mod = dwfl_report_module(rc->dwfl, m->name, first_vaddr + bias, m->end);
 	if (!mod)
 		return; /* overlaps a module already reported (a second mapping of the same file) */
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = m->elf;
+	*userdata = ref;
 	if (!rc->first)
 		rc->first = m->elf;
 	rc->reported++;
 }
 
+static void free_refs(struct proc_dwfl *p)
+{
+	for (size_t i = 0; i < p->n_refs; i++)
+		free(p->refs[i]);
+	free(p->refs);
+	p->refs = NULL;
+	p->n_refs = p->cap_refs = 0;
+}
+
 static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
 {
-	struct report_ctx rc = { 0 };
+	struct report_ctx rc = { .p = p };
 
 	p->dwfl = NULL;
 	if (!(rc.dwfl = dwfl_begin(&dwfl_callbacks))) {
@@ -229,6 +264,7 @@ static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
 	return;
 fail:
 	dwfl_end(rc.dwfl);
+	free_refs(p);
 }
 
 static size_t proc_find(const struct stk_unwinder *u, pid_t pid, int *found)
@@ -288,6 +324,7 @@ void stk_unwinder_forget(struct stk_unwinder *u, pid_t pid)
 		return;
 	if (u->procs[at].dwfl)
 		dwfl_end(u->procs[at].dwfl);
+	free_refs(&u->procs[at]);
 	memmove(&u->procs[at], &u->procs[at + 1], (u->n_procs - at - 1) * sizeof(*u->procs));
 	u->n_procs--;
 }
@@ -296,9 +333,11 @@ void stk_unwinder_free(struct stk_unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->n_procs; i++)
+	for (size_t i = 0; i < u->n_procs; i++) {
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
+		free_refs(&u->procs[i]);
+	}
 	free(u->procs);
 	for (size_t i = 0; i < u->n_reasons; i++)
 		free(u->reasons[i]);
@@ -307,7 +346,37 @@ void stk_unwinder_free(struct stk_unwinder *u)
 
 /* ---- unwinding ---- */
 
-/* Whether the module at pc has CFI for it (a caller's pc points after its call). */
+/* Why libdw must not run the CFI covering the lookup address, or NULL (also: no module there, so no CFI). */
+static const char *cfi_refused(Dwfl *dwfl, Dwarf_Addr lookup)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, lookup);
+	const struct module_ref *ref;
+	Dwarf_Addr bias;
+	void **userdata;
+
+	if (!mod)
+		return NULL;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	ref = *userdata;
+	if (!ref || !ref->guard)
+		return unchecked;
+	/* Without its ELF libdwfl reads no CFI of the module either. */
+	return dwfl_module_getelf(mod, &bias) ? stk_cfi_guard_check(ref->guard, lookup - bias) : NULL;
+}
+
+/*
+ * The guard's verdict on what libdwfl runs next: the CFI of this frame's
+ * lookup address, pc for the first frame, else pc - 1 (pc itself after a
+ * signal frame, which the callback cannot tell apart: both are checked).
+ */
+static const char *next_step_refused(Dwfl *dwfl, Dwarf_Addr pc, bool first)
+{
+	const char *why = cfi_refused(dwfl, pc);
+
+	return why || first ? why : cfi_refused(dwfl, pc - 1);
+}
+
+/* Whether the module at pc has CFI for it (a caller's pc points after its call) that the guard lets run. */
 static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
 {
 	Dwarf_Addr lookup = activation ? pc : pc - 1, bias;
@@ -315,7 +384,7 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame;
 
-	if (!mod)
+	if (!mod || cfi_refused(dwfl, lookup))
 		return false;
 	for (int kind = 0; kind < 2; kind++) {
 		cfi = kind == 0 ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
@@ -370,21 +439,40 @@ static void walk_frame_records(struct current *c, Dwfl_Frame *state)
 	c->stop = "--perf-max-stack-depth reached";
 }
 
+static int64_t clock_ns(clockid_t clock)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Past the sample's CPU budget. Wall time first: it is cheap, and CPU time never exceeds it. */
+static bool over_budget(const struct current *c)
+{
+	const int64_t budget = STK_UNWIND_MAX_SAMPLE_MS * 1000000LL;
+
+	return clock_ns(CLOCK_MONOTONIC) - c->mono_start > budget &&
+	       clock_ns(CLOCK_THREAD_CPUTIME_ID) - c->cpu_start > budget;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct current *c = arg;
 	struct stk_unwind_result *r = c->r;
+	Dwfl *dwfl = dwfl_thread_dwfl(dwfl_frame_thread(state));
 	Dwarf_Addr pc;
-	bool activation, from_cfi = true;
+	bool from_cfi = true;
 
-	if (!dwfl_frame_pc(state, &pc, &activation))
+	/* Not asking whether it is an activation: that would make libdwfl unwind it (run its CFI) now. */
+	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	if (r->n == r->max)
 		return DWARF_CB_ABORT;
 	r->ips[r->n] = pc;
 	/* A frame after the first came from the previous one's unwind info, or from its frame pointer. */
 	if (r->n && (c->want_how || c->records_after_guess))
-		from_cfi = has_cfi(dwfl_thread_dwfl(dwfl_frame_thread(state)), r->ips[r->n - 1], r->n == 1);
+		from_cfi = has_cfi(dwfl, r->ips[r->n - 1], r->n == 1);
 	if (c->want_how)
 		r->how[r->n] = r->n == 0 ? STK_FRAME_BY_REGS : from_cfi ? STK_FRAME_BY_CFI : STK_FRAME_BY_FP;
 	r->n++;
@@ -394,7 +482,11 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		walk_frame_records(c, state);
 		return DWARF_CB_ABORT;
 	}
-	return DWARF_CB_OK;
+	/* libdwfl finds the next frame with this one's CFI once this returns. */
+	c->stop = next_step_refused(dwfl, pc, r->n == 1);
+	if (!c->stop && over_budget(c))
+		c->stop = over_time;
+	return c->stop ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r)
@@ -427,7 +519,8 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		r->stop = p ? p->why : "out of memory";
 		return;
 	}
-	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64 };
+	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64,
+				   .mono_start = clock_ns(CLOCK_MONOTONIC), .cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID) };
 	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
 	if (u->cur.stop)
 		r->stop = u->cur.stop;

@@ -5,7 +5,10 @@
  * come from a caller-provided source (the symbolizer's mappings, learned
  * when a process was first seen), so processes that exited still unwind.
  * One libdwfl session per process, kept for the capture: CFI is parsed once.
- * Not thread-safe.
+ * libdw runs no CFI the module's guard refuses (core/unwind/cfi_guard.h: a
+ * user's program could make one lookup cost minutes and gigabytes), and a
+ * sample's unwinding stops after STK_UNWIND_MAX_SAMPLE_MS of CPU; either
+ * ends the chain with the reason. Not thread-safe.
  */
 #ifndef STK_UNWIND_DWARF_H
 #define STK_UNWIND_DWARF_H
@@ -16,12 +19,25 @@
 #include <sys/types.h>
 
 struct Elf;
+struct stk_cfi_guard;
 
-/* One executable file mapping of a process. elf stays owned by the source. */
+/*
+ * CPU time one sample's unwinding may take (its process's first sample also
+ * reads the modules' CFI): ordinary chains take tens of microseconds, and
+ * tens of times that on an emulated CPU.
+ */
+#define STK_UNWIND_MAX_SAMPLE_MS 10
+
+/*
+ * One executable file mapping of a process. elf and cfi_guard stay owned by
+ * the source (one guard per file, shared by its processes); a module without
+ * a guard has none of its CFI run.
+ */
 struct stk_unwind_module {
 	uint64_t start, end, offset; /* the mapping, as /proc/PID/maps shows it */
 	const char *name;
 	struct Elf *elf;
+	const struct stk_cfi_guard *cfi_guard; /* stk_cfi_guard_scan of elf */
 };
 typedef void (*stk_unwind_module_fn)(void *ctx, const struct stk_unwind_module *m);
 /* Calls fn for each of pid's executable file mappings. 0, or -1 when pid is unknown. */

@@ -7,11 +7,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/base/grow.h"
+#include "core/base/safe_dir.h"
 #include "core/sym/elf_symbols.h"
 
 #define DEFAULT_REQUEST_TIMEOUT 10.0
@@ -27,7 +29,11 @@ static const char *const ca_bundles[] = {
 struct stk_debuginfod {
 	char **urls;
 	size_t n_urls, cap_urls;
-	char cache[4096];
+	char cache[4096]; /* "": none */
+	bool as_root;     /* the cache is cache_fd (-1: none), and its files must be root's */
+	bool root_chosen; /* cache_fd is set */
+	int cache_fd;
+	char root_cache[4096];
 	double request_timeout, total_timeout;
 	uint64_t max_size;
 	FILE *progress;
@@ -114,6 +120,33 @@ static int add_url(struct stk_debuginfod *d, const char *url, size_t n)
 	return 0;
 }
 
+/*
+ * Root's cache: the usual place when it is root's all the way from "/"
+ * (created there as needed), else stk's own place under the same rule
+ * (the usual one follows a HOME that su or sudo -E kept from a user),
+ * else none.
+ */
+static void choose_root_cache(struct stk_debuginfod *d)
+{
+	static const struct stk_dir_rules rules = { .root_only = true, .create = true };
+	const char *root_cache = d->root_cache;
+	char why[4200], why_own[4200];
+
+	if (d->root_chosen)
+		return;
+	d->root_chosen = true;
+	if (d->cache[0] == '/' && (d->cache_fd = stk_dir_open(d->cache, &rules, why, sizeof(why))) >= 0)
+		return;
+	if (d->cache[0] != '/')
+		snprintf(why, sizeof(why), "%s: not an absolute path", d->cache);
+	d->cache_fd = stk_dir_open(root_cache, &rules, why_own, sizeof(why_own));
+	if (d->verbose && d->progress)
+		fprintf(d->progress, "stk: debuginfod: not using the cache %s as root (%s); %s%s%s\n", d->cache, why,
+			d->cache_fd >= 0 ? "using " : "no cache either: ", d->cache_fd >= 0 ? root_cache : why_own,
+			d->cache_fd >= 0 ? "" : " (debug files are fetched into memory)");
+	snprintf(d->cache, sizeof(d->cache), "%s", d->cache_fd >= 0 ? root_cache : "");
+}
+
 struct stk_debuginfod *stk_debuginfod_new(const struct stk_debuginfod_opts *o)
 {
 	const char *urls = o && o->urls ? o->urls : getenv("DEBUGINFOD_URLS");
@@ -122,6 +155,7 @@ struct stk_debuginfod *stk_debuginfod_new(const struct stk_debuginfod_opts *o)
 
 	if (!urls || !*urls || !(d = calloc(1, sizeof(*d))))
 		return NULL;
+	d->cache_fd = -1;
 	for (p = urls; *p;) {
 		size_t n;
 
@@ -147,6 +181,10 @@ struct stk_debuginfod *stk_debuginfod_new(const struct stk_debuginfod_opts *o)
 	d->progress = o ? o->progress : NULL;
 	d->verbose = o && o->verbose;
 	d->progress_tty = d->progress && isatty(fileno(d->progress));
+	/* Chosen (and made) when first needed: a client that fetches nothing leaves nothing behind. */
+	d->as_root = geteuid() == 0;
+	snprintf(d->root_cache, sizeof(d->root_cache), "%s",
+		 o && o->root_cache ? o->root_cache : STK_DEBUGINFOD_ROOT_CACHE);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		goto fail;
 	if (!(d->curl = curl_easy_init())) {
@@ -155,6 +193,8 @@ struct stk_debuginfod *stk_debuginfod_new(const struct stk_debuginfod_opts *o)
 	}
 	return d;
 fail:
+	if (d->cache_fd >= 0)
+		close(d->cache_fd);
 	for (size_t i = 0; i < d->n_urls; i++)
 		free(d->urls[i]);
 	free(d->urls);
@@ -166,6 +206,8 @@ void stk_debuginfod_free(struct stk_debuginfod *d)
 {
 	if (!d)
 		return;
+	if (d->cache_fd >= 0)
+		close(d->cache_fd);
 	curl_easy_cleanup(d->curl);
 	curl_global_cleanup();
 	for (size_t i = 0; i < d->n_urls; i++)
@@ -177,6 +219,13 @@ void stk_debuginfod_free(struct stk_debuginfod *d)
 const char *stk_debuginfod_library_version(void)
 {
 	return curl_version();
+}
+
+const char *stk_debuginfod_cache(struct stk_debuginfod *d)
+{
+	if (d && d->as_root)
+		choose_root_cache(d);
+	return d ? d->cache : "";
 }
 
 void stk_debuginfod_get_stats(const struct stk_debuginfod *d, struct stk_debuginfod_stats *st)
@@ -202,11 +251,33 @@ static bool has_build_id(int fd, const char *build_id)
 	return stk_elf_build_id_fd(fd, got, sizeof(got)) == 0 && strcmp(got, build_id) == 0;
 }
 
+/* Root's cache directory for build_id, created as needed: a directory of root's only. -1 with why. */
+static int open_root_build_id_dir(struct stk_debuginfod *d, const char *build_id)
+{
+	struct stat st;
+	int sub;
+
+	if (mkdirat(d->cache_fd, build_id, 0700) && errno != EEXIST) {
+		failure(d, "cache %s/%s: %s", d->cache, build_id, strerror(errno));
+		return -1;
+	}
+	sub = openat(d->cache_fd, build_id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0 || fstat(sub, &st) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		failure(d, "cache %s/%s: %s", d->cache, build_id, sub < 0 ? strerror(errno) : "not a directory of root's only");
+		if (sub >= 0)
+			close(sub);
+		return -1;
+	}
+	return sub;
+}
+
 /* The cache's directory for build_id, created as needed; never through a symlink. -1 with why. */
 static int open_build_id_dir(struct stk_debuginfod *d, const char *build_id)
 {
 	int dir, sub;
 
+	if (d->as_root)
+		return open_root_build_id_dir(d, build_id);
 	if (mkdir(d->cache, 0700) && errno != EEXIST) {
 		/* elfutils creates the XDG parent too (~/.cache) */
 		char parent[4096], *slash;
@@ -353,19 +424,25 @@ static int fetch_one(struct stk_debuginfod *d, const char *server, const char *b
 int stk_debuginfod_debuginfo(struct stk_debuginfod *d, const char *build_id, const char *what)
 {
 	char tmp[64];
-	int dir, fd;
+	int dir = -1, fd;
 	struct stat st;
+	bool keep;
 
 	if (!d || !valid_build_id(build_id))
 		return -1;
-	if ((dir = open_build_id_dir(d, build_id)) < 0) {
+	if (d->as_root)
+		choose_root_cache(d);
+	/* Root without a cache of its own fetches into memory. */
+	keep = !d->as_root || d->cache_fd >= 0;
+	if (keep && (dir = open_build_id_dir(d, build_id)) < 0) {
 		d->stats.failed++;
 		return -1;
 	}
-	/* Cached (by stk, gdb or perf): still checked, a cache is only a hint. */
-	fd = openat(dir, "debuginfo", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* Cached (by stk, gdb or perf): still checked, a cache is only a hint; root's must be root's. */
+	fd = keep ? openat(dir, "debuginfo", O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	if (fd >= 0) {
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && has_build_id(fd, build_id)) {
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (!d->as_root || st.st_uid == 0) &&
+		    has_build_id(fd, build_id)) {
 			d->stats.cache_hits++;
 			if (d->verbose && d->progress)
 				fprintf(d->progress, "stk: debuginfod: debug info for %s (%s) from the cache %s\n",
@@ -383,7 +460,8 @@ int stk_debuginfod_debuginfo(struct stk_debuginfod *d, const char *build_id, con
 			break;
 		}
 		snprintf(tmp, sizeof(tmp), ".stk-%d-%u.tmp", (int)getpid(), d->tmp_counter++);
-		fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = keep ? openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+			  : memfd_create("debuginfo", MFD_CLOEXEC);
 		if (fd < 0) {
 			failure(d, "cache %s/%s: %s", d->cache, build_id, strerror(errno));
 			break;
@@ -392,19 +470,22 @@ int stk_debuginfod_debuginfo(struct stk_debuginfod *d, const char *build_id, con
 			fprintf(d->progress, "stk: debuginfod: fetching debug info for %s (%s) from %s\n", what,
 				build_id, d->urls[i]);
 		if (fetch_one(d, d->urls[i], build_id, fd, what, remaining) == 0) {
-			if (has_build_id(fd, build_id) && renameat(dir, tmp, dir, "debuginfo") == 0) {
+			if (has_build_id(fd, build_id) && (!keep || renameat(dir, tmp, dir, "debuginfo") == 0)) {
 				d->stats.fetched++;
-				close(dir);
+				if (keep)
+					close(dir);
 				lseek(fd, 0, SEEK_SET);
 				return fd;
 			}
 			d->stats.refused++;
 			failure(d, "%s: %s: not an ELF file with build ID %s, refused", what, d->urls[i], build_id);
 		}
-		unlinkat(dir, tmp, 0);
+		if (keep)
+			unlinkat(dir, tmp, 0);
 		close(fd);
 	}
 	d->stats.failed++;
-	close(dir);
+	if (keep)
+		close(dir);
 	return -1;
 }

@@ -30,6 +30,7 @@
 #include "core/sym/perf_map.h"
 #include "core/sym/proc_maps.h"
 #include "core/sym/sym_demangle.h"
+#include "core/unwind/cfi_guard.h"
 
 /* How often one process's maps are re-read when an address falls outside them (dlopen). */
 #define MAX_MAPS_REFRESH 8
@@ -48,6 +49,8 @@ struct sym_file {
 	Elf *unwind_elf; /* opts.keep_elf: the file itself for CFI, read with pread on unwind_fd */
 	int unwind_fd;
 	char *vdso_image; /* the vDSO's unwind_elf reads this copy */
+	struct stk_cfi_guard cfi_guard; /* of unwind_elf, once cfi_guard_done */
+	bool cfi_guard_done;
 	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */
 	char *remote_name; /* set: no local debug file; ask debuginfod by build ID when first resolved */
 	int dwarf_fd;      /* the file with this one's DWARF (itself or its debug file), while has_dwarf_fd */
@@ -197,6 +200,7 @@ static void free_sym_file(struct sym_file *f)
 			close(f->unwind_fd);
 	}
 	free(f->vdso_image);
+	stk_cfi_guard_free(&f->cfi_guard);
 	free(f);
 }
 
@@ -1034,11 +1038,17 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 		return -1;
 	for (size_t i = 0; i < p->n_maps; i++) {
 		const struct sym_map *m = &p->maps[i];
-		struct stk_user_module um = { m->start, m->end, m->offset, m->path, NULL };
+		struct stk_user_module um = { m->start, m->end, m->offset, m->path, NULL, NULL };
 
 		if (m->kind != MAP_FILE || m->gone || !m->file || !m->file->unwind_elf)
 			continue;
+		/* Once per file: every process mapping it shares the verdict. */
+		if (!m->file->cfi_guard_done) {
+			stk_cfi_guard_scan(m->file->unwind_elf, &m->file->cfi_guard);
+			m->file->cfi_guard_done = true;
+		}
 		um.elf = m->file->unwind_elf;
+		um.cfi_guard = &m->file->cfi_guard;
 		fn(ctx, &um);
 	}
 	return 0;

@@ -82,11 +82,17 @@ void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t add
  */
 int stk_symbolizer_kernel_status(struct stk_symbolizer *s, char *why, size_t len);
 
-/* One executable file mapping of a process, with its file's ELF (owned by the symbolizer). */
+struct stk_cfi_guard;
+/*
+ * One executable file mapping of a process, with its file's ELF and the
+ * guard of its CFI (core/unwind/cfi_guard.h: scanned once per file, when a
+ * module of it is first handed out), both owned by the symbolizer.
+ */
 struct stk_user_module {
 	uint64_t start, end, offset;
 	const char *path;
 	struct Elf *elf;
+	const struct stk_cfi_guard *cfi_guard;
 };
 typedef void (*stk_user_module_fn)(void *ctx, const struct stk_user_module *m);
 /*

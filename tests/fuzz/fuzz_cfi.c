@@ -5,7 +5,7 @@
  * .eh_frame/.debug_frame from a pc inside its first executable segment.
  * Build (clang, host libdw/libelf):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_cfi.c \
- *     core/stack/unwind_dwarf.c core/base/grow.c -ldw -lelf -lz -o fuzz_cfi
+ *     core/stack/unwind_dwarf.c core/unwind/cfi_*.c core/base/grow.c -ldw -lelf -lz -o fuzz_cfi
  *   ./fuzz_cfi -max_total_time=60 CORPUS_DIR   (seed it with a few ELF files)
  */
 #include <gelf.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/stack/unwind_dwarf.h"
+#include "core/unwind/cfi_guard.h"
 
 #define MAP_START 0x400000ULL
 #define STACK_BYTES 512
@@ -22,12 +23,14 @@
 struct image {
 	Elf *elf;
 	uint64_t exec_offset, exec_size;
+	struct stk_cfi_guard guard;
 };
 
 static int one_module(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
 {
 	const struct image *im = source;
-	struct stk_unwind_module m = { MAP_START, MAP_START + im->exec_size, im->exec_offset, "fuzz", im->elf };
+	struct stk_unwind_module m = { MAP_START, MAP_START + im->exec_size, im->exec_offset, "fuzz", im->elf,
+				       &im->guard };
 
 	(void)pid;
 	fn(ctx, &m);
@@ -61,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 	}
-	if (im.exec_size) {
+	/* As the applets: libdw runs only CFI the guard lets through. */
+	if (im.exec_size && stk_cfi_guard_scan(im.elf, &im.guard) == 0) {
 		struct stk_unwinder *u = stk_unwinder_new(one_module, &im);
 		uint8_t how[64];
 		struct stk_unwind_result r = { .ips = ips, .how = how, .max = 64 };
@@ -78,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		stk_unwinder_free(u);
 	}
+	stk_cfi_guard_free(&im.guard);
 	if (im.elf)
 		elf_end(im.elf);
 	free(copy);

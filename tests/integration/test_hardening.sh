@@ -21,6 +21,8 @@ tmp=$(mktemp -d /tmp/stk-hardening-XXXXXX)
 chmod 755 "$tmp"
 old_protected=$(sysctl -n fs.protected_symlinks)
 made_debug_dir=""
+made_var_cache=""
+[ -e /var/cache/stk ] || made_var_cache=1 # root's own debuginfod cache, made by the runs below
 pids=()
 cleanup() {
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
@@ -28,6 +30,7 @@ cleanup() {
     sysctl -qw fs.protected_symlinks="$old_protected"
     [ -n "${map:-}" ] && rm -f "$map"
     [ -n "$made_debug_dir" ] && rmdir /usr/lib/debug 2>/dev/null
+    [ -n "$made_var_cache" ] && rm -rf /var/cache/stk
     [ -n "${bindir:-}" ] && rm -rf "$bindir"
     rm -rf "$tmp"
 }
@@ -54,7 +57,7 @@ start_as_user() {
 }
 
 # stk_run NAME DURATION STK_ARGS...: root's stk, measured. Sets RC ("timeout"
-# when it had to be killed), RSS_KB, OUT, ERR, and checks the common rules:
+# when it had to be killed), RSS_KB (its peak), SECONDS_TAKEN, OUT, ERR, and checks the common rules:
 # it ends on its own, exits 0, stays under MAX_RSS_KB, prints no token and
 # leaves none of its BPF programs behind.
 stk_run() {
@@ -84,9 +87,9 @@ with open(out, "wb") as o, open(err, "wb") as e:
             rc = "timeout"
         time.sleep(0.05)
 open(idfile, "w").write(" ".join(sorted(ids)))
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "%.2f" % (time.monotonic() - start))
 PY
-    read -r RC RSS_KB <"$tmp/$name.res"
+    read -r RC RSS_KB SECONDS_TAKEN <"$tmp/$name.res"
     OUT=$(head -c 2000000 "$tmp/$name.out") ERR=$(head -c 100000 "$tmp/$name.err")
     expect_eq "${name}_ends_exit_0" "$RC" 0
     if [ "${RSS_KB:-0}" -le $MAX_RSS_KB ]; then pass "${name}_memory_bounded"
@@ -187,6 +190,107 @@ else
     fi
 fi
 
+# --- debuginfod as root with a user's HOME kept (su without -, sudo -E) ---
+# nobody's ~/.cache is a link of theirs, and behind it waits a debug file
+# with the build ID of a root-owned stripped binary, its main renamed; their
+# XDG_CACHE_HOME is a link to an empty directory of theirs. Root's stk must
+# create nothing through either link and never print the planted name.
+nodebug_id=$(readelf -n "$W/burn_nodebug" | sed -n 's/.*Build ID: *//p')
+planted="PLANTED_$RANDOM$RANDOM"
+uhome=$tmp/user/home
+objcopy --redefine-sym main="$planted" --redefine-sym known_leaf="${planted}_leaf" \
+    "$BUILD/tests/debugstore/burn_nodebug" "$tmp/forged.debug"
+chmod 644 "$tmp/forged.debug"
+as_user mkdir -p "$uhome/elsewhere/debuginfod_client/$nodebug_id"
+as_user cp "$tmp/forged.debug" "$uhome/elsewhere/debuginfod_client/$nodebug_id/debuginfo"
+as_user ln -s elsewhere "$uhome/.cache"
+as_user mkdir "$uhome/empty"
+as_user ln -s empty "$uhome/.xdg"
+listing() { find "$uhome" -printf '%p %u %s\n' | sort; }
+before=$(listing)
+start_as_user "$tmp/dbgd.ready" "$W/burn_nodebug" 60
+# No server answers (port 1): the cache is all there is.
+saved_home=$HOME
+export DEBUGINFOD_URLS=http://127.0.0.1:1 DEBUGINFOD_TIMEOUT=1
+for how in home xdg; do
+    export HOME=$uhome
+    [ "$how" = xdg ] && export XDG_CACHE_HOME=$uhome/.xdg
+    stk_run "debuginfod_user_$how" 2 profile -p "$WPID" -f -v 2
+    unset XDG_CACHE_HOME
+    export HOME=$saved_home
+    expect_contains "debuginfod_user_${how}_results" "$OUT" "burn_nodebug;"
+    if grep -q "$planted" "$tmp/debuginfod_user_$how.out" "$tmp/debuginfod_user_$how.err"; then
+        fail "debuginfod_user_${how}_planted_name_not_printed" "$(grep -h "$planted" "$tmp/debuginfod_user_$how.out" | head -c 300)"
+    else pass "debuginfod_user_${how}_planted_name_not_printed"; fi
+    expect_eq "debuginfod_user_${how}_nothing_created_through_link" "$(listing)" "$before"
+    expect_contains "debuginfod_user_${how}_says_why" "$ERR" \
+        "not using the cache $uhome/$([ "$how" = xdg ] && echo .xdg || echo .cache)/debuginfod_client as root"
+done
+# The control: the same file in a cache of root's is used (so the runs above could have failed).
+mkdir -p "$tmp/rootcache/$nodebug_id"
+cp "$tmp/forged.debug" "$tmp/rootcache/$nodebug_id/debuginfo"
+export DEBUGINFOD_CACHE_PATH=$tmp/rootcache
+stk_run debuginfod_root_cache_control 2 profile -p "$WPID" -f 2
+unset DEBUGINFOD_CACHE_PATH DEBUGINFOD_URLS DEBUGINFOD_TIMEOUT
+expect_contains debuginfod_root_cache_control_uses_it "$OUT" "$planted"
+kill -9 "$WPID" 2>/dev/null
+
+# --- CFI of a user's program that would cost libdw minutes and a gigabyte per lookup ---
+# hostile_cfi's main thread spins in a function whose CIE names register 4,000,000 and
+# whose FDE copies the register array 30 times (small: 1,000,000 and 10); its
+# "normal_burn" thread burns CPU in ordinary functions.
+# blocks FILE WORD: the text-format stacks (blank-line separated) of FILE holding WORD
+blocks() { awk -v RS= -v w="$2" 'index($0, w) { print; print "" }' "$1"; }
+for variant in big small; do
+    start_as_user "$tmp/cfi_$variant.ready" "$W/hostile_cfi" "$variant" 120
+    hpid=$WPID
+    [ "$variant" = big ] && big_pid=$hpid # kept running for the system-wide run below
+    stk_run "hostile_cfi_$variant" 2 profile -p "$hpid" -v 2
+    awk -v t="$SECONDS_TAKEN" 'BEGIN { exit !(t < 4) }' && pass "hostile_cfi_${variant}_under_4s" ||
+        fail "hostile_cfi_${variant}_under_4s" "a 2 s capture took $SECONDS_TAKEN s"
+    [ "${RSS_KB:-0}" -lt 102400 ] && pass "hostile_cfi_${variant}_under_100mb" ||
+        fail "hostile_cfi_${variant}_under_100mb" "peak RSS ${RSS_KB} KB"
+    hostile=$(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" | grep -c "hostile_${variant}_spin+")
+    refused=$(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" |
+        grep -c "(user stack ends: CFI refused: a register number above 145, x86_64's largest DWARF register)")
+    if [ "$hostile" -gt 0 ] && [ "$refused" -eq "$hostile" ]; then pass "hostile_cfi_${variant}_ends_with_reason"
+    else fail "hostile_cfi_${variant}_ends_with_reason" "$refused of $hostile stacks in hostile_${variant}_spin end with the guard's reason: $(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" | head -c 400)"; fi
+    # The other thread's stacks, every one: leaf to the thread's start.
+    normal=$(blocks "$tmp/hostile_cfi_$variant.out" "normal_burn (" | grep -c "normal_burn (")
+    whole=$(blocks "$tmp/hostile_cfi_$variant.out" "normal_burn (" |
+        awk -v RS= '/normal_thread\+/ && /start_thread\+/ && /user stack ends: outermost frame/' | grep -c "normal_burn (")
+    if [ "$normal" -gt 0 ] && [ "$whole" -eq "$normal" ]; then pass "hostile_cfi_${variant}_other_thread_intact"
+    else fail "hostile_cfi_${variant}_other_thread_intact" "$whole of $normal normal_burn stacks whole: $(blocks "$tmp/hostile_cfi_$variant.out" "normal_burn (" | head -c 600)"; fi
+    [ "$variant" = big ] || kill -9 "$hpid" 2>/dev/null
+done
+
+# A system-wide profile with hostile_cfi (big) running: SIGTERM, sent 1 s into the
+# capture, must bring the results within 1 s.
+python3 - "$STK" "$tmp/sigterm.out" "$tmp/sigterm.err" >"$tmp/sigterm.res" <<'PY'
+import signal, subprocess, sys, time
+stk, out, err = sys.argv[1:4]
+with open(out, "wb") as o, open(err, "wb") as e:
+    p = subprocess.Popen([stk, "profile", "-v"], stdout=o, stderr=e)
+    start = time.monotonic()
+    while time.monotonic() - start < 30 and b"tracing" not in open(err, "rb").read():
+        time.sleep(0.05)
+    time.sleep(1)
+    p.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = "timeout"
+    print(rc, "%.2f" % (time.monotonic() - sent))
+PY
+read -r RC LATENCY <"$tmp/sigterm.res"
+expect_eq sigterm_system_wide_rc "$RC" 0
+awk -v t="$LATENCY" 'BEGIN { exit !(t < 1) }' && pass sigterm_system_wide_within_1s ||
+    fail sigterm_system_wide_within_1s "results came $LATENCY s after SIGTERM"
+expect_contains sigterm_system_wide_results "$(cat "$tmp/sigterm.out")" "hostile_big_spin+"
+kill -9 "$big_pid" 2>/dev/null
+
 # --- -o through a symlink planted in a sticky directory: replaced, its target untouched ---
 echo "VICTIM" >"$tmp/root-only/victim"
 chmod 644 "$tmp/root-only/victim"
@@ -196,6 +300,32 @@ expect_eq output_symlink_target_unchanged "$(cat "$tmp/root-only/victim")" "VICT
 if [ -f "$tmp/sticky/out.folded" ] && [ ! -L "$tmp/sticky/out.folded" ] && grep -q ';' "$tmp/sticky/out.folded"; then
     pass output_symlink_replaced_by_results
 else fail output_symlink_replaced_by_results "$(ls -la "$tmp/sticky/out.folded")"; fi
+
+# A directory on the -o path that is nobody's symlink (to root's directory): refused, one line, exit 2.
+as_user ln -s "$tmp/root-only" "$tmp/sticky/x"
+run_capture timeout 60 "$STK" profile -d 1 -o "$tmp/sticky/x/out.folded"
+expect_eq output_dir_link_rc "$RC" 2
+expect_eq output_dir_link_one_line "$(printf '%s\n' "$ERR" | wc -l)" 1
+expect_contains output_dir_link_refused "$ERR" "$tmp/sticky/x: a symbolic link of uid $NOBODY: refusing to follow it"
+expect_eq output_dir_link_nothing_written "$(ls "$tmp/root-only" | grep -vc '^victim$\|^secret$')" 0
+# Modes: a new file is 0600; a file of root's keeps its mode, never wider than group/other read;
+# nobody's file (planted in the sticky directory, 0644 so they could read root's results) becomes root's 0600.
+mode_after() { # NAME [MODE]: -o $tmp/sticky/NAME.folded over a root file of MODE (none: new); its mode after
+    local f=$tmp/sticky/$1.folded
+    [ -n "${2:-}" ] && { echo old >"$f"; chmod "$2" "$f"; }
+    run_capture timeout 60 "$STK" profile -d 1 -o "$f"
+    [ "$RC" = 0 ] && grep -qv '^old$' "$f" && stat -c %a "$f" || echo "rc $RC: $ERR"
+}
+expect_eq output_new_0600 "$(mode_after new)" 600
+expect_eq output_0600_stays_0600 "$(mode_after private 600)" 600
+expect_eq output_0640_stays_0640 "$(mode_after group 640)" 640
+expect_eq output_0666_becomes_0644 "$(mode_after open 666)" 644
+as_user sh -c "echo old > '$tmp/sticky/planted.folded' && chmod 644 '$tmp/sticky/planted.folded'"
+run_capture timeout 60 "$STK" profile -d 1 -o "$tmp/sticky/planted.folded"
+expect_eq output_planted_rc "$RC" 0
+expect_eq output_planted_becomes_roots_0600 "$(stat -c '%U %a' "$tmp/sticky/planted.folded")" "root 600"
+if as_user cat "$tmp/sticky/planted.folded" >/dev/null 2>&1; then fail output_planted_unreadable_by_nobody "nobody read root's results"
+else pass output_planted_unreadable_by_nobody; fi
 
 # threadstate -o DIR appends to hour files: a planted link at this hour's (and the next's) name is refused.
 mkdir -m 1777 "$tmp/sticky/rec"

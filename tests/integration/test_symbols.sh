@@ -246,7 +246,7 @@ if [ "$in_outer" -ge 10 ] && [ $((chained * 10)) -ge $((in_outer * 9)) ]; then p
 else fail inline_chain_folded "$chained of $in_outer samples in outer have ;main;outer;inlined_middle;inlined_hot: $(head -c 300 "$tmp/ic.folded")"; fi
 expect_contains inline_chain_pmp "$(cat "$tmp/ic.pmp")" " inlined_hot,inlined_middle,outer,main"
 expect_contains inline_chain_svg "$(cat "$tmp/ic.svg")" "inlined_middle"
-if grep -Pzq "\n    inlined_hot \(inlined\) at [^\n]*inline_chain.c:($(seq -s '|' "$hot_first" "$hot_last"))\n    inlined_middle \(inlined\) at [^\n]*inline_chain.c:$middle_call\n    outer at [^\n]*inline_chain.c:$outer_call\n    main at [^\n]*inline_chain.c:[0-9]+\n" "$tmp/ic.txt"
+if grep -Pzq "(^|\n)    inlined_hot \(inlined\) at [^\n]*inline_chain.c:($(seq -s '|' "$hot_first" "$hot_last"))\n    inlined_middle \(inlined\) at [^\n]*inline_chain.c:$middle_call\n    outer at [^\n]*inline_chain.c:$outer_call\n    main at [^\n]*inline_chain.c:[0-9]+\n" "$tmp/ic.txt"
 then pass inline_chain_text_lines; else fail inline_chain_text_lines "want lines $hot_first-$hot_last, $middle_call, $outer_call: $(head -c 500 "$tmp/ic.txt")"; fi
 traces=$("$PPROF" -traces "$tmp/ic.pb.gz" 2>&1)
 if printf '%s\n' "$traces" | awk '{ sub(/^ *[0-9]* */, ""); l[NR] = $0 }

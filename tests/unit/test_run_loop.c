@@ -62,7 +62,10 @@ static void services_fds_and_reports_signals(struct test_ctx *t)
 	close(fds[1]);
 }
 
-/* After the loop ended, a new SIGTERM is seen by polling (work like symbolization checks it). */
+/*
+ * A SIGTERM is seen by polling (work like unwinding and symbolization checks
+ * it); it stays seen, by every poller, until the wait reports it.
+ */
 static void stop_requested_polls_the_signal(struct test_ctx *t)
 {
 	char err[128];
@@ -74,9 +77,12 @@ static void stop_requested_polls_the_signal(struct test_ctx *t)
 	CHECK(t, !stk_run_loop_stop_requested(loop));
 	raise(SIGTERM); /* blocked: pending in the signalfd */
 	CHECK(t, stk_run_loop_stop_requested(loop));
-	CHECK(t, !stk_run_loop_stop_requested(loop));
+	CHECK(t, stk_run_loop_stop_requested(loop));
 	const char *name = stk_run_loop_signal_name(loop);
 	CHECK(t, name && strcmp(name, "SIGTERM") == 0);
+	/* The signal a poll took still ends the wait, once; then nothing is pending. */
+	CHECK(t, stk_run_loop_wait(loop) == STK_RUN_SIGNAL);
+	CHECK(t, !stk_run_loop_stop_requested(loop));
 	stk_run_loop_free(loop);
 }
 

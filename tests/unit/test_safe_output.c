@@ -1,4 +1,8 @@
-/* Output files: a planted symlink is replaced, never followed; foreign files are not appended to. */
+/*
+ * Output files: a planted symlink is replaced, never followed; no directory
+ * on the way is reached through another user's link; modes never widen;
+ * foreign files are not appended to.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +30,7 @@ static int read_small(const char *path, char *buf, size_t len)
 static void replaces_a_symlink_and_leaves_its_target(struct test_ctx *t)
 {
 	char dir[PATH_MAX], target[PATH_MAX + 16], out[PATH_MAX + 16], buf[64], err[PATH_MAX + 128];
+	struct stk_output_file *o;
 	struct stat st;
 	FILE *f;
 
@@ -42,21 +47,21 @@ static void replaces_a_symlink_and_leaves_its_target(struct test_ctx *t)
 		return;
 	}
 	CHECK(t, lchown(out, 65534, 65534) == 0);
-	f = stk_safe_output_open(out, err, sizeof(err));
-	CHECK(t, f != NULL);
-	if (!f)
+	o = stk_safe_output_open(out, err, sizeof(err));
+	CHECK(t, o != NULL);
+	if (!o)
 		return;
-	fputs("report", f);
+	fputs("report", stk_safe_output_stream(o));
 	/* Nothing in place before the commit. */
 	CHECK(t, lstat(out, &st) == 0 && S_ISLNK(st.st_mode));
-	CHECK(t, stk_safe_output_commit(f, out, err, sizeof(err)) == 0);
-	fputs(" more", f); /* interval output: later reports go to the same, now named, file */
-	CHECK(t, stk_safe_output_commit(f, out, err, sizeof(err)) == 0);
-	fclose(f);
+	CHECK(t, stk_safe_output_commit(o, err, sizeof(err)) == 0);
+	fputs(" more", stk_safe_output_stream(o)); /* interval output: later reports go to the same, now named, file */
+	CHECK(t, stk_safe_output_commit(o, err, sizeof(err)) == 0);
+	stk_safe_output_close(o);
 	CHECK(t, lstat(out, &st) == 0 && S_ISREG(st.st_mode));
 	mode_t mask = umask(0);
 	umask(mask);
-	CHECK(t, (st.st_mode & 07777) == (0644 & ~mask));
+	CHECK(t, (st.st_mode & 07777) == (0600 & ~mask));
 	CHECK(t, read_small(out, buf, sizeof(buf)) == 0);
 	CHECK_STR(t, buf, "report more");
 	CHECK(t, read_small(target, buf, sizeof(buf)) == 0);
@@ -67,14 +72,13 @@ static void replaces_a_symlink_and_leaves_its_target(struct test_ctx *t)
 static void uncommitted_leaves_nothing(struct test_ctx *t)
 {
 	char dir[PATH_MAX], out[PATH_MAX + 16], err[PATH_MAX + 128];
-	FILE *f;
+	struct stk_output_file *o;
 
 	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
 	snprintf(out, sizeof(out), "%s/out.txt", dir);
-	f = stk_safe_output_open(out, err, sizeof(err));
-	CHECK(t, f != NULL);
-	if (f)
-		fclose(f);
+	o = stk_safe_output_open(out, err, sizeof(err));
+	CHECK(t, o != NULL);
+	stk_safe_output_close(o);
 	CHECK(t, access(out, F_OK) != 0);
 	CHECK(t, stk_safe_output_open(dir, err, sizeof(err)) == NULL && strstr(err, "directory"));
 	snprintf(out, sizeof(out), "%s/no/such/dir/x", dir);
@@ -112,6 +116,7 @@ static void append_only_to_our_own_single_link_file(struct test_ctx *t)
 static void own_links_and_devices(struct test_ctx *t)
 {
 	char dir[PATH_MAX], target[PATH_MAX + 16], link_path[PATH_MAX + 16], buf[64], err[PATH_MAX + 128];
+	struct stk_output_file *o;
 	struct stat st;
 	FILE *f;
 
@@ -121,24 +126,101 @@ static void own_links_and_devices(struct test_ctx *t)
 	f = fopen(target, "w");
 	CHECK(t, f && fclose(f) == 0);
 	CHECK(t, symlink("real.txt", link_path) == 0);
-	f = stk_safe_output_open(link_path, err, sizeof(err));
-	CHECK(t, f != NULL);
-	if (f) {
-		fputs("through", f);
-		CHECK(t, stk_safe_output_commit(f, link_path, err, sizeof(err)) == 0);
-		fclose(f);
+	o = stk_safe_output_open(link_path, err, sizeof(err));
+	CHECK(t, o != NULL);
+	if (o) {
+		fputs("through", stk_safe_output_stream(o));
+		CHECK(t, stk_safe_output_commit(o, err, sizeof(err)) == 0);
+		stk_safe_output_close(o);
 	}
 	CHECK(t, lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode));
 	CHECK(t, read_small(target, buf, sizeof(buf)) == 0);
 	CHECK_STR(t, buf, "through");
-	f = stk_safe_output_open("/dev/null", err, sizeof(err));
-	CHECK(t, f != NULL);
-	if (f) {
-		fputs("nothing", f);
-		CHECK(t, stk_safe_output_commit(f, "/dev/null", err, sizeof(err)) == 0);
-		fclose(f);
+	o = stk_safe_output_open("/dev/null", err, sizeof(err));
+	CHECK(t, o != NULL);
+	if (o) {
+		fputs("nothing", stk_safe_output_stream(o));
+		CHECK(t, stk_safe_output_commit(o, err, sizeof(err)) == 0);
+		stk_safe_output_close(o);
 	}
 	CHECK(t, stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	remove_tree(dir);
+}
+
+/* Writes "x" to path through the safe output and commits it; the new file's mode, or -1. */
+static int write_out(const char *path)
+{
+	char err[PATH_MAX + 128];
+	struct stk_output_file *o = stk_safe_output_open(path, err, sizeof(err));
+	struct stat st;
+	int ok;
+
+	if (!o)
+		return -1;
+	fputs("x", stk_safe_output_stream(o));
+	ok = stk_safe_output_commit(o, err, sizeof(err)) == 0;
+	stk_safe_output_close(o);
+	return ok && stat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/* New files are 0600; a replaced file's mode is kept, never wider (no write or execute for others). */
+static void modes_never_widen(struct test_ctx *t)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 16];
+	mode_t mask = umask(022);
+	static const struct {
+		int before, after;
+	} kept[] = { { 0600, 0600 }, { 0640, 0640 }, { 0644, 0644 }, { 0666, 0644 }, { 0755, 0644 }, { 04700, 0600 },
+		     { 0400, 0400 } };
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(p, sizeof(p), "%s/new.txt", dir);
+	CHECK(t, write_out(p) == 0600);
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		CHECK(t, chmod(p, (mode_t)kept[i].before) == 0);
+		int got = write_out(p);
+		if (got != kept[i].after)
+			printf("  %04o became %04o, want %04o\n", (unsigned)kept[i].before, (unsigned)got,
+			       (unsigned)kept[i].after);
+		CHECK(t, got == kept[i].after);
+	}
+	/* another user's file: its mode is theirs to choose, not for root's results */
+	if (geteuid() == 0) {
+		CHECK(t, chmod(p, 0644) == 0 && chown(p, 65534, 65534) == 0);
+		CHECK(t, write_out(p) == 0600);
+	}
+	umask(mask);
+	remove_tree(dir);
+}
+
+/* The directory is reached one component at a time: our own links are followed, another user's are not. */
+static void directory_links(struct test_ctx *t)
+{
+	char dir[PATH_MAX], p[PATH_MAX + 32], err[PATH_MAX + 128];
+	struct stk_output_file *o;
+
+	CHECK(t, make_scratch_dir(dir, sizeof(dir)) == 0);
+	snprintf(p, sizeof(p), "%s/real", dir);
+	CHECK(t, mkdir(p, 0755) == 0);
+	snprintf(p, sizeof(p), "%s/x", dir);
+	CHECK(t, symlink("real", p) == 0);
+	snprintf(p, sizeof(p), "%s/x/out.svg", dir);
+	CHECK(t, write_out(p) == 0600);
+	snprintf(p, sizeof(p), "%s/real/out.svg", dir);
+	CHECK(t, access(p, F_OK) == 0);
+	snprintf(p, sizeof(p), "%s/x", dir);
+	if (geteuid() != 0 || lchown(p, 65534, 65534)) {
+		printf("  not root: no link of another user can be made here (test_hardening covers it)\n");
+		remove_tree(dir);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/x/new.svg", dir);
+	o = stk_safe_output_open(p, err, sizeof(err));
+	CHECK(t, o == NULL);
+	stk_safe_output_close(o);
+	CHECK(t, strstr(err, "/x: a symbolic link of uid 65534: refusing to follow it") != NULL);
+	snprintf(p, sizeof(p), "%s/real/new.svg", dir);
+	CHECK(t, access(p, F_OK) != 0);
 	remove_tree(dir);
 }
 
@@ -147,5 +229,7 @@ const struct test_case safe_output_tests[] = {
 	{ "safe_output_replaces_symlink", replaces_a_symlink_and_leaves_its_target },
 	{ "safe_output_uncommitted_leaves_nothing", uncommitted_leaves_nothing },
 	{ "safe_output_append_own", append_only_to_our_own_single_link_file },
+	{ "safe_output_modes_never_widen", modes_never_widen },
+	{ "safe_output_directory_links", directory_links },
 	{ NULL, NULL },
 };

@@ -18,6 +18,7 @@
 #include "core/stack/unwind_dwarf.h"
 #include "core/sym/proc_maps.h"
 #include "core/sym/symbolize.h"
+#include "core/unwind/cfi_guard.h"
 
 #if defined(__x86_64__)
 
@@ -81,7 +82,7 @@ __attribute__((noinline)) int unwind_test_outer(struct snapshot *s)
 static void relay(void *ctx, const struct stk_user_module *m)
 {
 	void **pair = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf };
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
 
 	((stk_unwind_module_fn)(uintptr_t)pair[0])(pair[1], &um);
 }
@@ -180,17 +181,123 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 	stk_symbolizer_free(sym);
 }
 
+/* The symbolizer's modules, with the guard of the one holding this code replaced by the test's. */
+struct guarded_source {
+	struct stk_symbolizer *sym;
+	const struct stk_cfi_guard *guard; /* NULL: the module goes without one */
+	uint64_t bias;                     /* runtime address - ELF vaddr, in that module */
+	stk_unwind_module_fn fn;
+	void *ctx;
+};
+
+static void guarded_relay(void *ctx, const struct stk_user_module *m)
+{
+	struct guarded_source *g = ctx;
+	uint64_t here = (uint64_t)(uintptr_t)unwind_test_snapshot;
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
+	GElf_Ehdr eh;
+	size_t phnum;
+
+	if (here >= m->start && here < m->end && gelf_getehdr(m->elf, &eh) && elf_getphdrnum(m->elf, &phnum) == 0) {
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(m->elf, (int)i, &ph) && ph.p_type == PT_LOAD && m->offset >= ph.p_offset &&
+			    m->offset < ph.p_offset + ph.p_filesz)
+				g->bias = eh.e_type == ET_EXEC ? 0 : m->start - (ph.p_vaddr + (m->offset - ph.p_offset));
+		}
+		um.cfi_guard = g->guard;
+	}
+	g->fn(g->ctx, &um);
+}
+
+static int guarded_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+{
+	struct guarded_source *g = source;
+
+	g->fn = fn;
+	g->ctx = ctx;
+	return stk_symbolizer_each_module(g->sym, pid, guarded_relay, g);
+}
+
+/* One unwind of s through src's modules (a new unwinder: modules are read once per process). */
+static void unwind_guarded(struct guarded_source *src, struct snapshot *s, struct stk_unwind_result *r)
+{
+	struct stk_unwinder *u = stk_unwinder_new(guarded_modules, src);
+	struct stk_unwind_input in = { getpid(), getpid(), s->regs, 17, s->regs[7], s->stack, s->len };
+
+	r->n = 0;
+	r->stop = NULL;
+	if (u)
+		stk_unwind(u, &in, r);
+	stk_unwinder_free(u);
+}
+
+/*
+ * libdw runs no CFI the guard refuses: the frame whose lookup address it
+ * refuses (the pc of the first frame, a return address - 1 after it) is
+ * the chain's last, with the guard's reason.
+ */
+static void guard_ends_the_chain_where_it_refuses(struct test_ctx *t)
+{
+	static struct snapshot s;
+	struct stk_symbolizer *sym = keeping_symbolizer();
+	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	struct stk_cfi_guard refuse = { 0 };
+	struct stk_cfi_guard_range range;
+	struct guarded_source src = { .sym = sym };
+	uint64_t ips[64], first[64];
+	struct stk_unwind_result r = { .ips = ips, .max = 64 }, whole = { .ips = first, .max = 64 };
+
+	CHECK(t, sym && u && unwind_test_outer(&s) == 2);
+	if (!sym || !u)
+		goto out;
+	/* The module's own guard (the symbolizer's scan of our file) lets the whole chain through. */
+	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	stk_unwind(u, &in, &whole);
+	CHECK(t, whole.n >= 4);
+	if (whole.n < 4)
+		goto out;
+	/* No guard: none of the module's CFI runs. */
+	unwind_guarded(&src, &s, &r);
+	CHECK(t, r.n == 1 && r.stop && strstr(r.stop, "not checked"));
+	/* Every address refused: the leaf only. */
+	refuse.all = "test: all refused";
+	src.guard = &refuse;
+	unwind_guarded(&src, &s, &r);
+	CHECK(t, r.n == 1 && r.stop && strcmp(r.stop, "test: all refused") == 0);
+	/* The first frame's pc itself. */
+	refuse.all = NULL;
+	refuse.refused = &range;
+	refuse.n_refused = 1;
+	range = (struct stk_cfi_guard_range){ first[0] - src.bias, first[0] - src.bias + 1, "test: leaf refused" };
+	unwind_guarded(&src, &s, &r);
+	CHECK(t, r.n == 1 && ips[0] == first[0] && r.stop && strcmp(r.stop, "test: leaf refused") == 0);
+	/* The second frame's call (its return address - 1): two frames. */
+	range = (struct stk_cfi_guard_range){ first[1] - 1 - src.bias, first[1] - src.bias, "test: caller refused" };
+	unwind_guarded(&src, &s, &r);
+	CHECK(t, r.n == 2 && ips[1] == first[1] && r.stop && strcmp(r.stop, "test: caller refused") == 0);
+	/* Refusing an address no frame looks up changes nothing. */
+	range = (struct stk_cfi_guard_range){ first[1] + 64 - src.bias, first[1] + 65 - src.bias, "test: elsewhere" };
+	unwind_guarded(&src, &s, &r);
+	CHECK(t, r.n == whole.n && memcmp(ips, first, whole.n * sizeof(*ips)) == 0);
+out:
+	stk_unwinder_free(u);
+	stk_symbolizer_free(sym);
+}
+
 /* Our own executable mapping with our ELF image, .eh_frame overwritten by pattern. */
 struct corrupt_source {
 	Elf *elf;
 	char *image;
 	uint64_t start, end, offset;
+	struct stk_cfi_guard guard;
 };
 
 static int corrupt_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
 {
 	struct corrupt_source *c = source;
-	struct stk_unwind_module m = { c->start, c->end, c->offset, "self", c->elf };
+	struct stk_unwind_module m = { c->start, c->end, c->offset, "self", c->elf, &c->guard };
 
 	(void)pid;
 	fn(ctx, &m);
@@ -248,7 +355,7 @@ static int load_corrupted_self(struct corrupt_source *c, unsigned seed)
 	}
 	elf_end(view);
 	c->elf = elf_memory(c->image, size);
-	return c->elf ? 0 : -1;
+	return c->elf && stk_cfi_guard_scan(c->elf, &c->guard) == 0 ? 0 : -1;
 }
 
 static void corrupt_cfi_never_crashes(struct test_ctx *t)
@@ -273,6 +380,7 @@ static void corrupt_cfi_never_crashes(struct test_ctx *t)
 		stk_unwind(u, &in, &r);
 		CHECK(t, r.n <= 128 && r.stop != NULL);
 		stk_unwinder_free(u);
+		stk_cfi_guard_free(&c.guard);
 		elf_end(c.elf);
 		free(c.image);
 	}
@@ -328,6 +436,7 @@ static void table_keeps_distinct_stacks_apart(struct test_ctx *t)
 const struct test_case unwind_dwarf_tests[] = {
 #if defined(__x86_64__)
 	{ "unwinds_own_stack_in_order", unwinds_own_stack_in_order },
+	{ "unwind_guard_ends_the_chain", guard_ends_the_chain_where_it_refuses },
 	{ "bad_input_stops_with_reason", bad_input_stops_with_reason },
 	{ "corrupt_cfi_never_crashes", corrupt_cfi_never_crashes },
 #endif
