@@ -133,7 +133,7 @@ static void leaf_only(struct stk_dwarf_samples *d, const struct stk_unwind_input
 	if (in->regs && r->max) {
 		r->ips[0] = in->regs[in->n_regs - 1];
 		if (r->how)
-			r->how[0] = STK_UNWIND_REGS;
+			r->how[0] = STK_FRAME_BY_REGS;
 		r->n = 1;
 	}
 	r->stop = why;

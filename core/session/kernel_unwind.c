@@ -54,7 +54,8 @@ static void gather(void *ctx, const struct stk_exec_mapping *m)
 		return;
 	}
 	u->maps[u->n_maps++] = (struct stk_unwind_source_map){
-		.start = m->start, .end = m->end, .offset = m->offset, .file = m->file, .elf = m->elf, .name = m->path,
+		.start = m->start, .end = m->end, .offset = m->offset, .file = m->file, .elf = m->elf,
+		.guard = m->cfi_guard, .name = m->path,
 	};
 }
 

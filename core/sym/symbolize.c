@@ -1030,6 +1030,16 @@ static void symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, b
 	}
 }
 
+/* f's CFI guard, scanned once per file: every process mapping it shares the verdict. */
+static const struct stk_cfi_guard *cfi_guard_of(struct sym_file *f)
+{
+	if (!f->cfi_guard_done) {
+		stk_cfi_guard_scan(f->unwind_elf, &f->cfi_guard);
+		f->cfi_guard_done = true;
+	}
+	return &f->cfi_guard;
+}
+
 int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx)
 {
 	struct sym_proc *p = get_proc(s, pid);
@@ -1042,13 +1052,8 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 
 		if (m->kind != MAP_FILE || m->gone || !m->file || !m->file->unwind_elf)
 			continue;
-		/* Once per file: every process mapping it shares the verdict. */
-		if (!m->file->cfi_guard_done) {
-			stk_cfi_guard_scan(m->file->unwind_elf, &m->file->cfi_guard);
-			m->file->cfi_guard_done = true;
-		}
 		um.elf = m->file->unwind_elf;
-		um.cfi_guard = &m->file->cfi_guard;
+		um.cfi_guard = cfi_guard_of(m->file);
 		fn(ctx, &um);
 	}
 	return 0;
@@ -1062,7 +1067,7 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_ex
 		return -1;
 	for (size_t i = 0; i < p->n_maps; i++) {
 		const struct sym_map *m = &p->maps[i];
-		struct stk_exec_mapping em = { m->start, m->end, m->offset, m->path, NULL, NULL };
+		struct stk_exec_mapping em = { m->start, m->end, m->offset, m->path, NULL, NULL, NULL };
 		struct sym_file *f = m->kind == MAP_FILE ? m->file : m->kind == MAP_VDSO ? vdso_file(s) : NULL;
 
 		if (m->kind == MAP_SPECIAL || m->gone)
@@ -1070,6 +1075,7 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_ex
 		if (f) {
 			em.file = f;
 			em.elf = f->unwind_elf;
+			em.cfi_guard = f->unwind_elf ? cfi_guard_of(f) : NULL;
 		}
 		fn(ctx, &em);
 	}

@@ -115,6 +115,7 @@ struct stk_exec_mapping {
 	const char *path;
 	struct Elf *elf;
 	const void *file;
+	const struct stk_cfi_guard *cfi_guard; /* with elf: what of its CFI libdw may run */
 };
 typedef void (*stk_exec_mapping_fn)(void *ctx, const struct stk_exec_mapping *m);
 int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_exec_mapping_fn fn, void *ctx);

@@ -12,6 +12,7 @@
 
 #include "core/base/grow.h"
 #include "core/sym/cfi_ranges.h"
+#include "core/unwind/cfi_guard.h"
 
 /* Rows one FDE may yield: a function changes its rule at most a few times per instruction. */
 #define MAX_FDE_ROWS 65536
@@ -25,6 +26,7 @@ static const struct arch_regs aarch64_regs = { .sp = 31, .fp = 29, .ra = 30 };
 
 struct builder {
 	const struct arch_regs *regs;
+	const struct stk_cfi_guard *guard;
 	bool x86_64;
 	uint64_t base, span;
 	struct stk_cfi_row *rows;
@@ -210,6 +212,12 @@ static int add_fde(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg, uint64_t lo
 		Dwarf_Addr start, end;
 		bool signal = false;
 
+		/* CFI the guard refuses is never run (a user's file could cost minutes and gigabytes) */
+		if (!b->guard || stk_cfi_guard_check(b->guard, pc)) {
+			b->stats->fdes_refused++;
+			ret = add_row(b, pc, stop_row(STK_STOP_HOSTILE));
+			goto out;
+		}
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc, &f) != 0) {
 			free(f);
 			if (pc == lo && cfi == eh && dbg) {
@@ -291,8 +299,8 @@ static Dwarf_CFI *debug_frame_cfi(Elf *e, Dwarf **dw)
 	return *dw ? dwarf_getcfi(*dw) : NULL;
 }
 
-int stk_cfi_table_build(Elf *e, const struct stk_cfi_table_limits *lim, struct stk_cfi_table *t, char *why,
-			size_t len)
+int stk_cfi_table_build(Elf *e, const struct stk_cfi_guard *guard, const struct stk_cfi_table_limits *lim,
+			struct stk_cfi_table *t, char *why, size_t len)
 {
 	int64_t t0 = cpu_ns();
 	struct stk_cfi_ranges fdes = { 0 };
@@ -304,6 +312,7 @@ int stk_cfi_table_build(Elf *e, const struct stk_cfi_table_limits *lim, struct s
 
 	memset(t, 0, sizeof(*t));
 	b.stats = &t->stats;
+	b.guard = guard;
 	if (!gelf_getehdr(e, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64)) {
 		snprintf(why, len, "not an x86_64 or aarch64 ELF file");
 		return -1;

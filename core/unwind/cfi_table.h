@@ -47,13 +47,17 @@ struct stk_cfi_table {
 	struct stk_cfi_table_stats stats;
 };
 
+struct stk_cfi_guard;
 /*
- * Builds e's table. 0, or -1 with why (no executable segment, no CFI at
- * all, too large, out of memory, over its time): the file's frames then take
- * frame-pointer steps. *t is zeroed first and freed by stk_cfi_table_free.
+ * Builds e's table. guard (core/unwind/cfi_guard.h, stk_cfi_guard_scan of
+ * e) says what of its CFI libdw may run: a refused FDE becomes a row that
+ * ends the walk (STK_STOP_HOSTILE); NULL runs none of it. 0, or -1 with why
+ * (no executable segment, no CFI at all, too large, out of memory, over its
+ * time): the file's frames then take frame-pointer steps. *t is zeroed
+ * first and freed by stk_cfi_table_free.
  */
-int stk_cfi_table_build(Elf *e, const struct stk_cfi_table_limits *lim, struct stk_cfi_table *t, char *why,
-			size_t len);
+int stk_cfi_table_build(Elf *e, const struct stk_cfi_guard *guard, const struct stk_cfi_table_limits *lim,
+			struct stk_cfi_table *t, char *why, size_t len);
 void stk_cfi_table_free(struct stk_cfi_table *t);
 
 /*

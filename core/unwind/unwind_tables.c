@@ -200,7 +200,7 @@ static void build(struct stk_unwind_tables *t, struct file_table *f, const struc
 	struct stk_cfi_table tab;
 	char why[160];
 
-	if (stk_cfi_table_build(m->elf, &t->lim, &tab, why, sizeof(why))) {
+	if (stk_cfi_table_build(m->elf, m->guard, &t->lim, &tab, why, sizeof(why))) {
 		t->stats.build_ns += tab.stats.build_ns;
 		t->stats.files_failed++;
 		note_failure(t, m->name, why);

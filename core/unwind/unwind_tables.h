@@ -38,6 +38,7 @@ struct stk_unwind_source_map {
 	uint64_t start, end, offset;
 	const void *file; /* the file's identity: the same pointer for the same file (NULL: anonymous code) */
 	Elf *elf;         /* the file, to build its table from (NULL: none; frame-pointer steps) */
+	const struct stk_cfi_guard *guard; /* with elf: the CFI libdw may run (NULL: none of it) */
 	const char *name; /* for -v */
 };
 

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "fuzz.h"
+#include "core/unwind/cfi_guard.h"
 #include "core/unwind/cfi_table.h"
 
 #define MAX_ROWS 200000
@@ -52,13 +53,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	elf_version(EV_CURRENT);
 	e = elf_memory(image, size);
 	if (e) {
+		struct stk_cfi_guard guard;
+
+		/* as stk builds it: what the guard refuses libdw never runs */
+		stk_cfi_guard_scan(e, &guard);
 		t0 = cpu_ns();
-		if (stk_cfi_table_build(e, &lim, &t, why, sizeof(why)) == 0) {
+		if (stk_cfi_table_build(e, &guard, &lim, &t, why, sizeof(why)) == 0) {
 			check(&t);
 			stk_cfi_table_free(&t);
 		}
 		if (cpu_ns() - t0 > 4 * MAX_CPU_NS)
 			abort(); /* over its time bound */
+		stk_cfi_guard_free(&guard);
 		elf_end(e);
 	}
 	free(image);

@@ -23,6 +23,7 @@
 #include "core/sym/elf_symbols.h"
 #include "core/sym/proc_maps.h"
 #include "core/sym/symbolize.h"
+#include "core/unwind/cfi_guard.h"
 #include "core/unwind/cfi_table.h"
 #include "core/unwind/unwind_tables.h"
 
@@ -131,6 +132,7 @@ static void rows_of_a_fixture(struct test_ctx *t)
 {
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
 	struct stk_cfi_table tab;
+	struct stk_cfi_guard guard;
 	struct open_elf o = { -1, NULL };
 	char path[PATH_MAX], why[160];
 	const struct stk_cfi_row *r;
@@ -139,7 +141,8 @@ static void rows_of_a_fixture(struct test_ctx *t)
 		CHECK(t, !"fixture sym_pie");
 		return;
 	}
-	CHECK(t, stk_cfi_table_build(o.elf, &lim, &tab, why, sizeof(why)) == 0);
+	CHECK(t, stk_cfi_guard_scan(o.elf, &guard) == 0 && !guard.n_refused);
+	CHECK(t, stk_cfi_table_build(o.elf, &guard, &lim, &tab, why, sizeof(why)) == 0);
 	CHECK(t, tab.n_rows > 10 && tab.rows[0].pc == 0 && tab.rows[0].kind == STK_ROW_NO_CFI);
 	CHECK(t, tab.stats.fdes > 5);
 	for (size_t i = 1; i < tab.n_rows; i++)
@@ -176,7 +179,14 @@ static void rows_of_a_fixture(struct test_ctx *t)
 	/* bounded: a table that would need more rows than allowed is refused, with why */
 	struct stk_cfi_table_limits tiny = lim;
 	tiny.max_rows = 4;
-	CHECK(t, stk_cfi_table_build(o.elf, &tiny, &tab, why, sizeof(why)) == -1 && strstr(why, "more than 4 rows"));
+	CHECK(t, stk_cfi_table_build(o.elf, &guard, &tiny, &tab, why, sizeof(why)) == -1 &&
+		 strstr(why, "more than 4 rows"));
+	/* without a guard's word, no CFI is run: every function ends the walk as refused */
+	CHECK(t, stk_cfi_table_build(o.elf, NULL, &lim, &tab, why, sizeof(why)) == 0);
+	r = row_at(&tab, symbol_vaddr(o.elf, "main"));
+	CHECK(t, r && r->kind == STK_ROW_STOP && r->fp_how == STK_STOP_HOSTILE && tab.stats.fdes == 0);
+	stk_cfi_table_free(&tab);
+	stk_cfi_guard_free(&guard);
 	close_elf(&o);
 }
 
@@ -294,7 +304,8 @@ static void gather(void *ctx, const struct stk_exec_mapping *m)
 	struct gathered *g = ctx;
 
 	if (g->n < 64)
-		g->maps[g->n++] = (struct stk_unwind_source_map){ m->start, m->end, m->offset, m->file, m->elf, m->path };
+		g->maps[g->n++] = (struct stk_unwind_source_map){ m->start, m->end, m->offset, m->file, m->elf,
+								  m->cfi_guard, m->path };
 }
 
 /* ---- the walk, by the rules of bpf/unwind.bpf.c, over a snapshot of our own stack ---- */
@@ -439,7 +450,7 @@ struct relay_pair {
 static void relay(void *ctx, const struct stk_user_module *m)
 {
 	struct relay_pair *p = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf };
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
 
 	p->fn(p->ctx, &um);
 }
