@@ -155,6 +155,10 @@ static __always_inline int fp_step(struct stk_walk *w)
 	if (to_caller(w, w->fp + 16, rec[1]))
 		return 1;
 	w->fp = rec[0];
+#ifdef __TARGET_ARCH_arm64
+	/* an arm64 frame record may sit anywhere in its frame: fp + 16 is not the caller's sp */
+	w->sp_unknown = 1;
+#endif
 	return 0;
 }
 
@@ -207,6 +211,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	if (to_caller(w, cfa, ra))
 		return 1;
 	w->fp = fp;
+	w->sp_unknown = 0;
 	return 0;
 }
 
@@ -251,6 +256,9 @@ static long walk_frame(u32 i, void *ctx)
 		return fp_step(w);
 	switch (r->kind) {
 	case STK_ROW_CFA:
+		/* after a frame record, a CFA from the stack pointer would read the wrong slots */
+		if (w->sp_unknown && r->cfa_how != STK_CFA_FP && r->cfa_how != STK_CFA_DEREF_FP)
+			return fp_step(w);
 		return cfa_step(w, r, pc);
 	case STK_ROW_ROOT:
 		return stop(w, STK_STOP_ROOT);
@@ -280,6 +288,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->have_map = 0;
 	w->fp_unknown = 0;
 	w->via_fp = 0;
+	w->sp_unknown = 0;
 	w->ask_refresh = 0;
 	w->user.n = 0;
 	w->user.stop = STK_STOP_NONE;

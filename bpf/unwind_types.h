@@ -170,6 +170,7 @@ struct stk_walk {
 	__u32 first_map, n_maps;
 	__u32 fp_unknown;  /* the frame pointer's value is not known (CFI left it undefined) */
 	__u32 via_fp;      /* the last caller came from a frame-pointer step (a guess) */
+	__u32 sp_unknown;  /* arm64: a frame record gave the last caller, whose stack pointer it does not say */
 	__u32 ask_refresh; /* the walk wants user space to reread the process's mappings */
 	struct stk_chain user;
 	struct stk_chain kernel;
