@@ -35,7 +35,7 @@ struct stk_cfi_table_stats {
 	size_t fdes;           /* FDEs turned into rows */
 	size_t fdes_refused;   /* FDEs whose CFI was refused or unreadable */
 	size_t stop_rows;      /* rows of shapes the walk does not take */
-	int64_t build_ns;      /* CPU time */
+	int64_t build_ns;      /* user CPU time */
 };
 
 struct stk_cfi_table {
