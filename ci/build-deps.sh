@@ -135,7 +135,7 @@ Requires.private: zlib
 Cflags: -I\${includedir}
 PC
 
-# --- libdw (begin): CFI unwinding (core/stack/unwind_dwarf.c) ---
+# --- libdw (begin): CFI unwinding (core/unwind/unwind_dwarf.c) ---
 # From the same configured tree: libdw, libdwfl, libebl, the arch backends and
 # libdwelf, merged into one libdw.a with elfutils' own error() (musl has none).
 # libdwfl without argp-std.c (argp) and the bzip2/lzma/zstd readers (disabled);

@@ -17,7 +17,7 @@
 #include "core/session/stack_list.h"
 #include "core/options/stack_opts.h"
 #include "core/stack/stack_table.h"
-#include "core/stack/unwind_dwarf.h"
+#include "core/unwind/unwind_dwarf.h"
 #include "core/sym/symbolize.h"
 
 /* Pages per CPU: about 200 samples of 8 KiB stack each before user space must read

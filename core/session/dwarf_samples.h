@@ -1,7 +1,7 @@
 /*
  * --unwind dwarf in user space: samples (struct stk_stack_sample, bpf/
  * stack_sample.h) read from a PERF_EVENT_ARRAY map while the capture runs,
- * each unwound at once with libdw (core/stack/unwind_dwarf.c) over the
+ * each unwound at once with libdw (core/unwind/unwind_dwarf.c) over the
  * symbolizer's mappings, and counted by exact content
  * (core/stack/stack_table.c). At the end they become symbolized stacks.
  */

@@ -10,7 +10,7 @@
 
 /* Largest symbol or string table read (bytes); bigger ones are treated as absent. */
 #define STK_ELF_MAX_TABLE (1ull << 30)
-#include "core/sym/cfi_ranges.h"
+#include "core/unwind/cfi_ranges.h"
 
 struct stk_elf_sym {
 	uint64_t addr, size;

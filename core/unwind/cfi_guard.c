@@ -53,7 +53,7 @@ struct scan {
 	const unsigned char *ident;
 	uint64_t max_register;
 	const char *register_reason;
-	size_t cap_refused;
+	size_t cap_refused, cap_ranges;
 	bool oom;
 };
 
@@ -241,6 +241,11 @@ static void check_fde(struct scan *s, struct section_scan *ss, uint64_t offset, 
 	}
 	if (start >= start + range)
 		return; /* empty (or wrapping): libdw never uses it */
+	if (stk_grow((void **)&s->g->ranges, &s->cap_ranges, s->g->n_ranges + 1, sizeof(*s->g->ranges))) {
+		s->oom = true;
+		return;
+	}
+	s->g->ranges[s->g->n_ranges++] = (struct stk_cfi_range){ start, range };
 	why = ci->reason;
 	if (ci->sized) {
 		if (!stk_cfi_read_uleb(&p, end, &len))
@@ -357,6 +362,28 @@ static void merge_refused(struct stk_cfi_guard *g)
 	g->n_refused = kept + 1;
 }
 
+static int fde_order(const void *a, const void *b)
+{
+	const struct stk_cfi_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+/* Sorted, one per start: .eh_frame and .debug_frame often describe a function twice. */
+static void sort_ranges(struct stk_cfi_guard *g)
+{
+	size_t kept = 0;
+
+	if (g->n_ranges)
+		qsort(g->ranges, g->n_ranges, sizeof(*g->ranges), fde_order);
+	for (size_t i = 0; i < g->n_ranges; i++)
+		if (!kept || g->ranges[kept - 1].start != g->ranges[i].start)
+			g->ranges[kept++] = g->ranges[i];
+	g->n_ranges = kept;
+}
+
 int stk_cfi_guard_scan(Elf *e, struct stk_cfi_guard *out)
 {
 	struct scan s = { .g = out };
@@ -389,6 +416,7 @@ int stk_cfi_guard_scan(Elf *e, struct stk_cfi_guard *out)
 		out->n_refused = 0;
 	}
 	merge_refused(out);
+	sort_ranges(out);
 	return s.oom ? -1 : 0;
 }
 
@@ -415,5 +443,6 @@ void stk_cfi_guard_free(struct stk_cfi_guard *g)
 	if (!g)
 		return;
 	free(g->refused);
+	free(g->ranges);
 	memset(g, 0, sizeof(*g));
 }

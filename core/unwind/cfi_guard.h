@@ -25,10 +25,19 @@ struct stk_cfi_guard_range {
 	const char *reason;  /* static */
 };
 
+/* An FDE's address range: [start, start + size) in ELF virtual addresses. */
+struct stk_cfi_range {
+	uint64_t start, size;
+};
+
 struct stk_cfi_guard {
 	const char *all;                     /* set: every address refused, for this (static) reason */
 	struct stk_cfi_guard_range *refused; /* sorted, disjoint */
 	size_t n_refused;
+	/* every FDE's range the walk saw, refused or not: sorted by start, one per start
+	 * (.eh_frame's before .debug_frame's); what the table builder and CFI names use */
+	struct stk_cfi_range *ranges;
+	size_t n_ranges;
 	/* What the scan saw (for -v and tests). */
 	size_t cies, fdes, fdes_refused;
 	unsigned max_insns, max_remembers, max_depth, max_expr;

@@ -12,7 +12,6 @@
 #include <time.h>
 
 #include "core/base/grow.h"
-#include "core/sym/cfi_ranges.h"
 #include "core/unwind/cfi_guard.h"
 
 /* Rows one FDE may yield: a function changes its rule at most a few times per instruction. */
@@ -220,7 +219,7 @@ static int add_fde(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg, uint64_t lo
 		bool signal = false;
 
 		/* CFI the guard refuses is never run (a user's file could cost minutes and gigabytes) */
-		if (!b->guard || stk_cfi_guard_check(b->guard, pc)) {
+		if (stk_cfi_guard_check(b->guard, pc)) {
 			b->stats->fdes_refused++;
 			ret = add_row(b, pc, stop_row(STK_STOP_HOSTILE));
 			goto out;
@@ -310,7 +309,6 @@ int stk_cfi_table_build(Elf *e, const struct stk_cfi_guard *guard, const struct 
 			struct stk_cfi_table *t, char *why, size_t len)
 {
 	int64_t t0 = cpu_ns();
-	struct stk_cfi_ranges fdes = { 0 };
 	struct builder b = { 0 };
 	GElf_Ehdr eh;
 	Dwarf *dw = NULL;
@@ -336,20 +334,21 @@ int stk_cfi_table_build(Elf *e, const struct stk_cfi_guard *guard, const struct 
 			 (unsigned long long)(b.span >> 20), (unsigned long long)(lim->max_span >> 20));
 		return -1;
 	}
-	if (stk_cfi_ranges_read(e, &fdes)) {
-		snprintf(why, len, "out of memory");
+	if (!guard) {
+		snprintf(why, len, "its CFI was not checked (no guard)");
 		return -1;
 	}
 	ehcfi = dwarf_getcfi_elf(e);
 	dbgcfi = debug_frame_cfi(e, &dw);
-	if (!fdes.n || (!ehcfi && !dbgcfi)) {
+	if (!guard->n_ranges || (!ehcfi && !dbgcfi)) {
 		snprintf(why, len, "no CFI (.eh_frame or .debug_frame)");
 		goto out;
 	}
 	if (add_row(&b, b.base, no_cfi_row()))
 		goto oom;
-	for (size_t i = 0; i < fdes.n; i++) {
-		uint64_t lo = fdes.ranges[i].start, hi = lo + fdes.ranges[i].size;
+	/* the FDEs as the guard's walk found them (libdw's own view of the file) */
+	for (size_t i = 0; i < guard->n_ranges; i++) {
+		uint64_t lo = guard->ranges[i].start, hi = lo + guard->ranges[i].size;
 
 		/* an FDE overlapping the one before (duplicate CFI), or wrapping around, adds nothing */
 		if (hi <= lo || (b.n && lo < b.base + b.rows[b.n - 1].pc))
@@ -386,7 +385,6 @@ out:
 		dwarf_cfi_end(ehcfi);
 	if (dw)
 		dwarf_end(dw);
-	stk_cfi_ranges_free(&fdes);
 	t->stats.build_ns = cpu_ns() - t0;
 	if (ret)
 		stk_cfi_table_free(t);
@@ -439,8 +437,8 @@ const char *stk_walk_stop_text(unsigned stop)
 		[STK_STOP_BACKWARDS] = "the stack pointer went down (corrupt stack)",
 		[STK_STOP_CFA_SHAPE] = "the CFA rule there is not register plus offset",
 		[STK_STOP_RA_SHAPE] = "the return-address rule there is not a stack slot",
-		[STK_STOP_HOSTILE] = "CFI refused: beyond the guard's bounds (register numbers, remember_state nesting "
-				      "or count, stream or expression length)",
+		[STK_STOP_HOSTILE] = ("CFI refused: beyond the guard's bounds (register numbers, remember_state "
+				      "nesting or count, stream or expression length)"),
 		[STK_STOP_SIGNAL] = "a signal frame",
 		[STK_STOP_LR_NOT_LEAF] = "a return address in the link register past the leaf",
 		[STK_STOP_FP_UNKNOWN] = "the CFA needs a frame pointer whose value is unknown",

@@ -51,7 +51,8 @@ struct stk_cfi_guard;
 /*
  * Builds e's table. guard (core/unwind/cfi_guard.h, stk_cfi_guard_scan of
  * e) says what of its CFI libdw may run: a refused FDE becomes a row that
- * ends the walk (STK_STOP_HOSTILE); NULL runs none of it. 0, or -1 with why
+ * ends the walk (STK_STOP_HOSTILE); its walk's FDE ranges are the ones the
+ * rows cover (NULL: no table). 0, or -1 with why
  * (no executable segment, no CFI at all, too large, out of memory, over its
  * time): the file's frames then take frame-pointer steps. *t is zeroed
  * first and freed by stk_cfi_table_free.

@@ -1,11 +1,11 @@
 /*
- * libFuzzer target for the CFI path (core/stack/unwind_dwarf.c): the input
+ * libFuzzer target for the CFI path (core/unwind/unwind_dwarf.c): the input
  * is an ELF image, reported as one module mapped at a fixed address, and a
  * synthetic stack (the input's last bytes) is unwound through its
  * .eh_frame/.debug_frame from a pc inside its first executable segment.
  * Build (clang, host libdw/libelf):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_cfi.c \
- *     core/stack/unwind_dwarf.c core/unwind/cfi_*.c core/base/grow.c -ldw -lelf -lz -o fuzz_cfi
+ *     core/unwind/unwind_dwarf.c core/unwind/cfi_*.c core/base/grow.c -ldw -lelf -lz -o fuzz_cfi
  *   ./fuzz_cfi -max_total_time=60 CORPUS_DIR   (seed it with a few ELF files)
  */
 #include <gelf.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/stack/unwind_dwarf.h"
+#include "core/unwind/unwind_dwarf.h"
 #include "core/unwind/cfi_guard.h"
 
 #define MAP_START 0x400000ULL

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "core/sym/cfi_ranges.h"
+#include "core/unwind/cfi_ranges.h"
 #include "core/unwind/cfi_guard.h"
 #include "tests/fuzz/cfi_elf.h"
 #include "tests/fuzz/fuzz.h"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "core/stack/unwind_dwarf.h"
+#include "core/unwind/unwind_dwarf.h"
 #include "core/sym/elf_symbols.h"
 #include "core/sym/proc_maps.h"
 #include "core/sym/symbolize.h"
@@ -181,11 +181,19 @@ static void rows_of_a_fixture(struct test_ctx *t)
 	tiny.max_rows = 4;
 	CHECK(t, stk_cfi_table_build(o.elf, &guard, &tiny, &tab, why, sizeof(why)) == -1 &&
 		 strstr(why, "more than 4 rows"));
-	/* without a guard's word, no CFI is run: every function ends the walk as refused */
-	CHECK(t, stk_cfi_table_build(o.elf, NULL, &lim, &tab, why, sizeof(why)) == 0);
+	/* without a guard's word, no CFI is run at all */
+	CHECK(t, stk_cfi_table_build(o.elf, NULL, &lim, &tab, why, sizeof(why)) == -1 && strstr(why, "no guard"));
+	/* and what the guard refuses ends the walk there */
+	struct stk_cfi_guard_range refuse_main = { symbol_vaddr(o.elf, "main"), symbol_vaddr(o.elf, "main") + 1,
+						   "CFI refused: test" };
+	guard.refused = &refuse_main;
+	guard.n_refused = 1;
+	CHECK(t, stk_cfi_table_build(o.elf, &guard, &lim, &tab, why, sizeof(why)) == 0);
 	r = row_at(&tab, symbol_vaddr(o.elf, "main"));
-	CHECK(t, r && r->kind == STK_ROW_STOP && r->fp_how == STK_STOP_HOSTILE && tab.stats.fdes == 0);
+	CHECK(t, r && r->kind == STK_ROW_STOP && r->fp_how == STK_STOP_HOSTILE && tab.stats.fdes_refused == 1);
 	stk_cfi_table_free(&tab);
+	guard.refused = NULL;
+	guard.n_refused = 0;
 	stk_cfi_guard_free(&guard);
 	close_elf(&o);
 }

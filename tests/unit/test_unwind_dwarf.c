@@ -1,5 +1,5 @@
 /*
- * core/stack/unwind_dwarf.c on this very process: a snapshot of our own
+ * core/unwind/unwind_dwarf.c on this very process: a snapshot of our own
  * registers and stack is unwound through CFI and must name the callers in
  * order; then bad input (garbage registers, a short copy, an unknown
  * process, corrupted .eh_frame) must stop the chain with a reason.
@@ -15,7 +15,7 @@
 
 #include "harness.h"
 #include "core/stack/stack_table.h"
-#include "core/stack/unwind_dwarf.h"
+#include "core/unwind/unwind_dwarf.h"
 #include "core/sym/proc_maps.h"
 #include "core/sym/symbolize.h"
 #include "core/unwind/cfi_guard.h"

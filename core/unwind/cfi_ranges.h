@@ -1,7 +1,9 @@
 /*
- * Function ranges from .eh_frame / .debug_frame FDEs (libdw's
- * dwarf_next_cfi): where a stripped file has no symbol, the FDE holding an
- * address still says where its function starts.
+ * Function ranges from call-frame information: where a stripped file has no
+ * symbol, the FDE holding an address still says where its function starts
+ * (the symbolizer names it "module+0xSTART"). The ranges are the CFI guard's
+ * walk of .eh_frame and .debug_frame (core/unwind/cfi_guard.c), read as libdw
+ * reads them.
  */
 #ifndef STK_CFI_RANGES_H
 #define STK_CFI_RANGES_H
@@ -10,9 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct stk_cfi_range {
-	uint64_t start, size; /* ELF virtual addresses */
-};
+#include "core/unwind/cfi_guard.h"
 
 struct stk_cfi_ranges {
 	struct stk_cfi_range *ranges; /* sorted by start, one per start */

@@ -1,4 +1,4 @@
-#include "core/stack/unwind_dwarf.h"
+#include "core/unwind/unwind_dwarf.h"
 
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
