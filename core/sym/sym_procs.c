@@ -1,0 +1,347 @@
+/*
+ * The symbolizer's process table: pid -> sorted executable mappings, read
+ * from /proc/PID/maps when a process is first seen (so exited processes
+ * still resolve) and again after an exec or a new mapping, keeping the file
+ * mappings it no longer has (stacks taken while it had them still resolve);
+ * its perf map for JITs.
+ */
+#include "core/sym/sym_state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/base/grow.h"
+#include "core/base/untrusted_file.h"
+
+static size_t proc_find(const struct stk_symbolizer *s, pid_t pid, int *found)
+{
+	size_t lo = 0, hi = s->n_procs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->procs[mid]->pid == pid) {
+			*found = 1;
+			return mid;
+		}
+		if (s->procs[mid]->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = 0;
+	return lo;
+}
+
+/* From /proc/PID/status: the pid inside its own namespace (it names the perf map), zombie state. */
+static pid_t read_status(pid_t pid, int *zombie)
+{
+	char path[64], line[256];
+	pid_t ns = pid;
+	FILE *f;
+
+	*zombie = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+
+		if (strncmp(line, "State:", 6) == 0) {
+			*zombie = strchr(line, 'Z') != NULL;
+		} else if (strncmp(line, "NSpid:", 6) == 0) {
+			/* The last field is the pid in the innermost namespace. */
+			p = strrchr(line, '\t');
+			if (p)
+				ns = (pid_t)strtol(p + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return ns > 0 ? ns : pid;
+}
+
+/*
+ * /tmp/perf-PID.map inside the process's root, written by its JIT: another
+ * user's file. Not a symlink, owned by the process's user (or root), opened
+ * with that user's permissions, and read only up to a bound.
+ */
+static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
+{
+	char path[128];
+	struct stat st, owner;
+	int fd;
+
+	if (p->perf_loads >= MAX_PERF_MAP_LOADS || sym_stopped(s))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+	if (stat(path, &owner))
+		return;
+	struct stk_untrusted_rules rules = {
+		.no_follow = true, .check_owner = true, .owner = owner.st_uid,
+		.as_owner = true, .group = owner.st_gid,
+	};
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)p->ns_pid);
+	if ((fd = stk_untrusted_open(path, &rules)) < 0) {
+		if (fd != -ENOENT)
+			sym_note_failure(s, "pid %d: perf map not read: %s", (int)p->pid, stk_untrusted_strerror(fd));
+		return;
+	}
+	if (fstat(fd, &st) == 0 && (!p->perf || st.st_size != p->perf_size)) {
+		struct stk_perf_map *m = stk_perf_map_parse_fd(fd, STK_PERF_MAP_MAX_SIZE);
+
+		p->perf_loads++;
+		if (m) {
+			stk_perf_map_free(p->perf);
+			p->perf = m;
+			p->perf_size = st.st_size;
+		}
+	}
+	close(fd);
+}
+
+int sym_map_order(const void *a, const void *b)
+{
+	const struct sym_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool overlaps_any(const struct sym_map *maps, size_t n, const struct sym_map *m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].start < m->end && m->start < maps[i].end)
+			return true;
+	return false;
+}
+
+/*
+ * After a reread: the file mappings p had that nothing new covers move into
+ * *maps (sorted again), marked gone, up to MAX_GONE_MAPS, so stacks taken
+ * before a library moved or the process exec'd still resolve. The rest stay
+ * in p->maps, freed by the caller.
+ */
+static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n, size_t *cap)
+{
+	size_t fresh = *n, kept = 0;
+
+	for (size_t i = 0; i < p->n_maps; i++)
+		kept += p->maps[i].gone;
+	for (size_t i = p->n_maps; i-- > 0 && kept < MAX_GONE_MAPS;) {
+		struct sym_map *old = &p->maps[i];
+
+		if (old->kind != MAP_FILE || !old->file || old->gone || overlaps_any(*maps, fresh, old) ||
+		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
+			continue;
+		(*maps)[(*n)++] = *old;
+		(*maps)[*n - 1].gone = true;
+		old->path = NULL; /* moved */
+		kept++;
+	}
+	/* the gone ones kept before, still not covered */
+	for (size_t i = 0; i < p->n_maps; i++) {
+		struct sym_map *old = &p->maps[i];
+
+		if (!old->gone || !old->path || overlaps_any(*maps, fresh, old) ||
+		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
+			continue;
+		(*maps)[(*n)++] = *old;
+		old->path = NULL;
+	}
+	if (*n > fresh)
+		qsort(*maps, *n, sizeof(**maps), sym_map_order);
+}
+
+/* Reads /proc/PID/maps and learns every executable mapping's file now. */
+static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
+{
+	char path[64], line[4300], exe[4096];
+	struct stk_map_entry *e = malloc(sizeof(*e));
+	ssize_t exe_len;
+	struct sym_map *maps = NULL;
+	size_t n = 0, cap = 0;
+	int has_anon = 0, err = 0;
+	FILE *f;
+
+	if (!e)
+		return -ENOMEM;
+	/* The executable's mappings carry its path as the process sees it, as exe does. */
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	exe_len = readlink(path, exe, sizeof(exe) - 1);
+	exe[exe_len > 0 ? exe_len : 0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if (!(f = fopen(path, "re"))) {
+		err = -errno;
+		free(e);
+		return err;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct sym_map *m;
+
+		if (stk_maps_parse_line(line, e) || e->perms[2] != 'x')
+			continue;
+		if (stk_grow((void **)&maps, &cap, n + 1, sizeof(*maps)) || !(maps[n].path = strdup(e->path))) {
+			err = -ENOMEM;
+			break;
+		}
+		m = &maps[n++];
+		m->start = e->start;
+		m->end = e->end;
+		m->offset = e->offset;
+		m->file = NULL;
+		m->gone = false;
+		m->exe = exe[0] && strcmp(e->path, exe) == 0;
+		if (!e->path[0]) {
+			m->kind = MAP_ANON;
+			has_anon = 1;
+		} else if (strcmp(e->path, "[vdso]") == 0) {
+			m->kind = MAP_VDSO;
+		} else if (e->path[0] == '[') {
+			m->kind = MAP_SPECIAL;
+		} else {
+			m->kind = MAP_FILE;
+			m->file = sym_learn_file(s, p->pid, e);
+		}
+	}
+	/* An empty maps file read after exit looks like a kernel thread: tell them apart. */
+	if (!err && ferror(f))
+		err = -EIO;
+	fclose(f);
+	free(e);
+	if (err) {
+		sym_maps_free(maps, n);
+		return err;
+	}
+	if (n)
+		qsort(maps, n, sizeof(*maps), sym_map_order);
+	keep_gone_maps(p, &maps, &n, &cap);
+	sym_maps_free(p->maps, p->n_maps);
+	p->maps = maps;
+	p->n_maps = n;
+	if (has_anon)
+		load_perf_map(s, p);
+	return 0;
+}
+
+struct sym_proc *sym_get_proc(struct stk_symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p;
+	int found, zombie;
+	size_t at = proc_find(s, pid, &found);
+
+	if (found)
+		return s->procs[at];
+	if (sym_stopped(s))
+		return NULL;
+	if (stk_grow((void **)&s->procs, &s->cap_procs, s->n_procs + 1, sizeof(*s->procs)) ||
+	    !(p = calloc(1, sizeof(*p))))
+		return NULL;
+	p->pid = pid;
+	p->ns_pid = read_status(pid, &zombie);
+	p->err = read_maps(s, p);
+	/* Exited but not reaped: its mappings are already gone. */
+	if (!p->err && !p->n_maps && zombie)
+		p->err = -ESRCH;
+	if (p->err) {
+		s->stats.processes_failed++;
+		sym_note_failure(s, "pid %d: cannot read its mappings: %s", (int)pid, strerror(-p->err));
+	} else {
+		s->stats.processes++;
+	}
+	memmove(&s->procs[at + 1], &s->procs[at], (s->n_procs - at) * sizeof(*s->procs));
+	s->procs[at] = p;
+	s->n_procs++;
+	return p;
+}
+
+int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p = sym_get_proc(s, pid);
+
+	return p ? p->err : s->stopped ? -ECANCELED : -ENOMEM;
+}
+
+int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
+{
+	int found;
+	size_t at = proc_find(s, pid, &found);
+	struct sym_proc *p;
+
+	if (!found)
+		return stk_symbolizer_add_process(s, pid);
+	p = s->procs[at];
+	if (sym_stopped(s))
+		return p->err;
+	s->stats.refreshes++;
+	/* On failure (the process is gone) the mappings learned before stay. */
+	if (read_maps(s, p) == 0 && p->err) {
+		p->err = 0;
+		s->stats.processes_failed--;
+		s->stats.processes++;
+	}
+	return p->err;
+}
+
+const struct sym_map *sym_find_map(const struct sym_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n_maps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->maps[mid].start)
+			hi = mid;
+		else if (addr >= p->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
+void sym_maps_free(struct sym_map *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(maps[i].path);
+	free(maps);
+}
+
+const struct sym_map *sym_proc_map_at(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr)
+{
+	const struct sym_map *m = sym_find_map(p, addr);
+
+	/* Mapped after we learned the process (dlopen, JIT)? Re-read while it lives. */
+	if (!m && p->refreshes < MAX_MAPS_REFRESH && !sym_stopped(s)) {
+		p->refreshes++;
+		if (read_maps(s, p) == 0)
+			m = sym_find_map(p, addr);
+	}
+	return m;
+}
+
+int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr, const char **name, uint64_t *off)
+{
+	if (stk_perf_map_lookup(p->perf, addr, name, off) == 0)
+		return 0;
+	load_perf_map(s, p); /* the JIT may have written more since */
+	return stk_perf_map_lookup(p->perf, addr, name, off);
+}
+
+void sym_proc_free(struct stk_symbolizer *s, struct sym_proc *p)
+{
+	(void)s;
+	sym_maps_free(p->maps, p->n_maps);
+	stk_perf_map_free(p->perf);
+	free(p);
+}
