@@ -69,27 +69,6 @@ struct stk_dwarf_samples {
 	uint8_t how[MAX_FRAMES];
 };
 
-struct module_relay {
-	stk_unwind_module_fn fn;
-	void *ctx;
-};
-
-static void relay_module(void *ctx, const struct stk_user_module *m)
-{
-	const struct module_relay *r = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
-
-	r->fn(r->ctx, &um);
-}
-
-/* The unwinder's module source: the symbolizer's mappings. */
-static int symbolizer_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	struct module_relay r = { fn, ctx };
-
-	return stk_symbolizer_each_module(source, pid, relay_module, &r);
-}
-
 static struct hash_slot *slot_of(const struct stk_dwarf_samples *d, uint64_t hash)
 {
 	size_t i = (size_t)(hash ^ (hash >> 32)) & (d->n_slots - 1);
@@ -279,11 +258,12 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 						  const struct stk_dwarf_opts *o)
 {
 	struct stk_dwarf_samples *d = calloc(1, sizeof(*d));
+	/* the symbolizer's process table: it keeps the unwinder's session per process */
+	struct stk_unwind_source src = stk_symbolizer_unwind_source(sym);
 
 	if (d)
 		d->pending_fd = -1;
-	if (!d || !(d->table = stk_stack_table_new()) ||
-	    !(d->unwinder = stk_unwinder_new(symbolizer_modules, sym))) {
+	if (!d || !(d->table = stk_stack_table_new()) || !(d->unwinder = stk_unwinder_new(&src))) {
 		stk_error(applet, "out of memory");
 		stk_dwarf_samples_free(d);
 		return NULL;

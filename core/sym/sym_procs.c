@@ -229,6 +229,8 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	sym_maps_free(p->maps, p->n_maps);
 	p->maps = maps;
 	p->n_maps = n;
+	p->generation++;
+	p->read_ns = sym_monotonic_ns();
 	if (has_anon)
 		load_perf_map(s, p);
 	return 0;
@@ -340,7 +342,8 @@ int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t ad
 
 void sym_proc_free(struct stk_symbolizer *s, struct sym_proc *p)
 {
-	(void)s;
+	if (p->unwinder && s->unwinder_free)
+		s->unwinder_free(p->unwinder);
 	sym_maps_free(p->maps, p->n_maps);
 	stk_perf_map_free(p->perf);
 	free(p);

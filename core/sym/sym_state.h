@@ -74,6 +74,9 @@ struct sym_proc {
 	struct stk_perf_map *perf;
 	off_t perf_size;
 	unsigned perf_loads; /* a map that keeps changing is not re-read forever */
+	uint64_t generation; /* bumped each time the mappings are read */
+	int64_t read_ns;     /* when they were last read (CLOCK_MONOTONIC) */
+	void *unwinder;      /* the copy unwinder's state for this process (core/unwind/unwind_dwarf.h) */
 };
 
 struct stk_symbolizer {
@@ -99,6 +102,8 @@ struct stk_symbolizer {
 
 	struct stk_symbolizer_stats stats;
 
+	void (*unwinder_free)(void *state); /* frees procs' unwinder slots */
+
 	/* Past the deadline or when asked to stop, nothing new is opened or parsed. */
 	int64_t deadline_ns; /* CLOCK_MONOTONIC; 0: none */
 	stk_symbolizer_stop_fn stop_fn;
@@ -110,6 +115,7 @@ struct stk_symbolizer {
 void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Checked before each process or file is learned: the deadline and the stop request. */
 bool sym_stopped(struct stk_symbolizer *s);
+int64_t sym_monotonic_ns(void);
 
 /* sym_files.c */
 /* The file behind mapping e of pid, opened and parsed once; NULL when it cannot be. */

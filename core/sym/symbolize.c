@@ -30,7 +30,7 @@ void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int64_t monotonic_ns(void)
+int64_t sym_monotonic_ns(void)
 {
 	struct timespec ts;
 
@@ -43,7 +43,7 @@ bool sym_stopped(struct stk_symbolizer *s)
 {
 	if (s->stopped)
 		return true;
-	if (s->deadline_ns && monotonic_ns() >= s->deadline_ns) {
+	if (s->deadline_ns && sym_monotonic_ns() >= s->deadline_ns) {
 		s->stopped = true;
 		sym_note_failure(s, "symbolization stopped at its deadline; the rest stays unresolved");
 	} else if (s->stop_fn && s->stop_fn(s->stop_ctx)) {
@@ -55,7 +55,7 @@ bool sym_stopped(struct stk_symbolizer *s)
 
 void stk_symbolizer_set_deadline(struct stk_symbolizer *s, long ms_from_now)
 {
-	s->deadline_ns = ms_from_now > 0 ? monotonic_ns() + (int64_t)ms_from_now * 1000000LL : 0;
+	s->deadline_ns = ms_from_now > 0 ? sym_monotonic_ns() + (int64_t)ms_from_now * 1000000LL : 0;
 }
 
 void stk_symbolizer_set_stop(struct stk_symbolizer *s, stk_symbolizer_stop_fn fn, void *ctx)
@@ -145,6 +145,58 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_ex
 		fn(ctx, &em);
 	}
 	return 0;
+}
+
+/* ---- the copy unwinder's view of the process table ---- */
+
+static int unwind_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx);
+
+struct module_relay {
+	stk_unwind_module_fn fn;
+	void *ctx;
+};
+
+static void relay_module(void *ctx, const struct stk_user_module *m)
+{
+	const struct module_relay *r = ctx;
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
+
+	r->fn(r->ctx, &um);
+}
+
+static int unwind_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+{
+	struct module_relay r = { fn, ctx };
+
+	return stk_symbolizer_each_module(table, pid, relay_module, &r);
+}
+
+static void **unwind_slot(void *table, pid_t pid, uint64_t *generation)
+{
+	struct sym_proc *p = sym_get_proc(table, pid);
+
+	if (!p || p->err)
+		return NULL;
+	*generation = p->generation;
+	return &p->unwinder;
+}
+
+/* A pc outside the mappings: read them again, at most once per 50 ms (a JIT would ask all the time). */
+static bool unwind_reread(void *table, pid_t pid)
+{
+	struct stk_symbolizer *s = table;
+	struct sym_proc *p = sym_get_proc(s, pid);
+
+	if (!p || sym_monotonic_ns() - p->read_ns < 50000000LL)
+		return false;
+	return stk_symbolizer_refresh_process(s, pid) == 0;
+}
+
+struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s)
+{
+	s->unwinder_free = stk_unwinder_slot_free;
+	return (struct stk_unwind_source){ .table = s, .modules = unwind_modules, .slot = unwind_slot,
+					   .reread = unwind_reread };
 }
 
 void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)

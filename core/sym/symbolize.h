@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "core/stack/stack.h"
+#include "core/unwind/unwind_dwarf.h"
 
 enum stk_demangle {
 	STK_DEMANGLE_FULL,    /* ns::Widget<int>::run(int, char const*) */
@@ -119,6 +120,14 @@ struct stk_exec_mapping {
 };
 typedef void (*stk_exec_mapping_fn)(void *ctx, const struct stk_exec_mapping *m);
 int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_exec_mapping_fn fn, void *ctx);
+
+/*
+ * The process table as the copy unwinder's source (core/unwind/unwind_dwarf.h):
+ * modules from each_module, the unwinder's per-process state in the
+ * process's own entry (freed with it), mappings reread at most once per
+ * 50 ms when a pc falls outside them. One unwinder per symbolizer.
+ */
+struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s);
 
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */

@@ -31,30 +31,26 @@ struct current {
 #define AARCH64_FP 29
 #define AARCH64_LR 30
 
-/* How often one process's session is rebuilt for a pc outside its modules (exec, dlopen). */
-#define MAX_REOPENS 8
-
 /* A reported module's file and guard: libdwfl's userdata for it. */
 struct module_ref {
 	Elf *elf;
 	const struct stk_cfi_guard *guard;
 };
 
+/* A process's session, kept in its slot of the process table. */
 struct proc_dwfl {
 	pid_t pid;
+	uint64_t generation; /* of the mappings it was made from */
+	const struct stk_unwinder *owner; /* libdwfl calls back into its unwinder: another one makes its own */
 	Dwfl *dwfl; /* NULL: nothing to unwind with (reason in why) */
 	const char *why;
-	unsigned reopens;
 	bool aarch64; /* its executable is aarch64 code */
 	struct module_ref **refs; /* one per reported module, for as long as dwfl */
 	size_t n_refs, cap_refs;
 };
 
 struct stk_unwinder {
-	stk_unwind_modules_fn modules;
-	void *source;
-	struct proc_dwfl *procs; /* sorted by pid */
-	size_t n_procs, cap_procs;
+	struct stk_unwind_source src;
 	struct current cur;
 	char *reasons[MAX_REASONS]; /* interned stop reasons from libdwfl */
 	size_t n_reasons;
@@ -245,7 +241,7 @@ static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
 		return;
 	}
 	dwfl_report_begin(rc.dwfl);
-	if (u->modules(u->source, p->pid, report_module, &rc)) {
+	if (u->src.modules(u->src.table, p->pid, report_module, &rc)) {
 		p->why = "the process's mappings are unknown (it exited before it was first seen)";
 		goto fail;
 	}
@@ -267,78 +263,56 @@ fail:
 	free_refs(p);
 }
 
-static size_t proc_find(const struct stk_unwinder *u, pid_t pid, int *found)
+void stk_unwinder_slot_free(void *state)
 {
-	size_t lo = 0, hi = u->n_procs;
+	struct proc_dwfl *p = state;
 
-	*found = 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->procs[mid].pid == pid) {
-			*found = 1;
-			return mid;
-		}
-		if (u->procs[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	if (!p)
+		return;
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	free_refs(p);
+	free(p);
 }
 
+/* pid's session from its slot, made again when its mappings changed since; NULL when pid is unknown. */
 static struct proc_dwfl *get_proc(struct stk_unwinder *u, pid_t pid)
 {
-	int found;
-	size_t at = proc_find(u, pid, &found);
+	uint64_t generation;
+	void **slot = u->src.slot(u->src.table, pid, &generation);
+	struct proc_dwfl *p;
 
-	if (found)
-		return &u->procs[at];
-	if (stk_grow((void **)&u->procs, &u->cap_procs, u->n_procs + 1, sizeof(*u->procs)))
+	if (!slot)
 		return NULL;
-	memmove(&u->procs[at + 1], &u->procs[at], (u->n_procs - at) * sizeof(*u->procs));
-	u->n_procs++;
-	u->procs[at] = (struct proc_dwfl){ .pid = pid };
-	open_session(u, &u->procs[at]);
-	return &u->procs[at];
+	p = *slot;
+	if (p && p->generation == generation && p->owner == u)
+		return p;
+	stk_unwinder_slot_free(p);
+	*slot = p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->generation = generation;
+	p->owner = u;
+	open_session(u, p);
+	return p;
 }
 
-struct stk_unwinder *stk_unwinder_new(stk_unwind_modules_fn modules, void *source)
+struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src)
 {
 	struct stk_unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
 	elf_version(EV_CURRENT);
-	u->modules = modules;
-	u->source = source;
+	u->src = *src;
 	return u;
-}
-
-void stk_unwinder_forget(struct stk_unwinder *u, pid_t pid)
-{
-	int found;
-	size_t at = proc_find(u, pid, &found);
-
-	if (!found)
-		return;
-	if (u->procs[at].dwfl)
-		dwfl_end(u->procs[at].dwfl);
-	free_refs(&u->procs[at]);
-	memmove(&u->procs[at], &u->procs[at + 1], (u->n_procs - at - 1) * sizeof(*u->procs));
-	u->n_procs--;
 }
 
 void stk_unwinder_free(struct stk_unwinder *u)
 {
 	if (!u)
 		return;
-	for (size_t i = 0; i < u->n_procs; i++) {
-		if (u->procs[i].dwfl)
-			dwfl_end(u->procs[i].dwfl);
-		free_refs(&u->procs[i]);
-	}
-	free(u->procs);
 	for (size_t i = 0; i < u->n_reasons; i++)
 		free(u->reasons[i]);
 	free(u);
@@ -501,13 +475,8 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	}
 	p = get_proc(u, in->pid);
 	/* A leaf outside every module known: the process exec'd or loaded a library since. */
-	if (p && p->dwfl && p->reopens < MAX_REOPENS && !dwfl_addrmodule(p->dwfl, in->regs[in->n_regs - 1])) {
-		unsigned reopens = p->reopens + 1;
-
-		stk_unwinder_forget(u, in->pid);
-		if ((p = get_proc(u, in->pid)))
-			p->reopens = reopens;
-	}
+	if (p && p->dwfl && !dwfl_addrmodule(p->dwfl, in->regs[in->n_regs - 1]) && u->src.reread(u->src.table, in->pid))
+		p = get_proc(u, in->pid);
 	if (!p || !p->dwfl) {
 		/* The leaf is still known. */
 		if (r->max) {
@@ -516,7 +485,7 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 				r->how[0] = STK_FRAME_BY_REGS;
 			r->n = 1;
 		}
-		r->stop = p ? p->why : "out of memory";
+		r->stop = p ? p->why : "the process's mappings are unknown (it exited before it was first seen)";
 		return;
 	}
 	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64,

@@ -1,10 +1,13 @@
 /*
  * DWARF unwinding of a captured user stack (registers + a copy of the stack
  * from the stack pointer) with elfutils' libdwfl: CFI from .eh_frame and
- * .debug_frame, the frame-pointer chain where a module has none. Modules
- * come from a caller-provided source (the symbolizer's mappings, learned
- * when a process was first seen), so processes that exited still unwind.
- * One libdwfl session per process, kept for the capture: CFI is parsed once.
+ * .debug_frame, the frame-pointer chain where a module has none. Processes
+ * and their modules come from the caller's process table (struct
+ * stk_unwind_source: the symbolizer's in stk, learned when a process was
+ * first seen, so processes that exited still unwind), which also keeps the
+ * unwinder's libdwfl session for each process: one table of processes, not
+ * two. A session lives as long as the mappings it was made from (their
+ * generation): CFI is parsed once per mapping set.
  * libdw runs no CFI the module's guard refuses (core/unwind/cfi_guard.h: a
  * user's program could make one lookup cost minutes and gigabytes), and a
  * sample's unwinding stops after STK_UNWIND_MAX_SAMPLE_MS of CPU; either
@@ -40,8 +43,24 @@ struct stk_unwind_module {
 	const struct stk_cfi_guard *cfi_guard; /* stk_cfi_guard_scan of elf */
 };
 typedef void (*stk_unwind_module_fn)(void *ctx, const struct stk_unwind_module *m);
-/* Calls fn for each of pid's executable file mappings. 0, or -1 when pid is unknown. */
-typedef int (*stk_unwind_modules_fn)(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx);
+
+/* The process table the unwinder works from. */
+struct stk_unwind_source {
+	void *table;
+	/* Calls fn for each of pid's executable file mappings. 0, or -1 when pid is unknown. */
+	int (*modules)(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx);
+	/*
+	 * pid's slot for the unwinder's state (freed by the table with
+	 * stk_unwinder_slot_free when the process or the table goes), and the
+	 * generation of its mappings: bumped whenever they are read again.
+	 * NULL when pid is unknown and cannot be learned.
+	 */
+	void **(*slot)(void *table, pid_t pid, uint64_t *generation);
+	/* Reads pid's mappings again (a pc fell outside them); false when it did not (too soon, gone). */
+	bool (*reread)(void *table, pid_t pid);
+};
+/* What frees the unwinder's state in a slot: the table calls it. */
+void stk_unwinder_slot_free(void *state);
 
 /* How a frame was found. */
 enum stk_unwind_how {
@@ -69,11 +88,9 @@ struct stk_unwind_result {
 
 struct stk_unwinder;
 
-/* NULL when out of memory. */
-struct stk_unwinder *stk_unwinder_new(stk_unwind_modules_fn modules, void *source);
+/* NULL when out of memory. One unwinder per table: the slots are its. */
+struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src);
 void stk_unwinder_free(struct stk_unwinder *u);
-/* Drops what is known of pid (it exec'd: its mappings are another program's now). */
-void stk_unwinder_forget(struct stk_unwinder *u, pid_t pid);
 /*
  * Unwinds in into r (r->ips, r->how, r->max set by the caller). Never fails:
  * r->n may be 0 (no registers), and r->stop always says why the chain ended.

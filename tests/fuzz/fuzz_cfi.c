@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/unwind/unwind_dwarf.h"
+#include "one_process.h"
 #include "core/unwind/cfi_guard.h"
 
 #define MAP_START 0x400000ULL
@@ -66,7 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* As the applets: libdw runs only CFI the guard lets through. */
 	if (im.exec_size && stk_cfi_guard_scan(im.elf, &im.guard) == 0) {
-		struct stk_unwinder *u = stk_unwinder_new(one_module, &im);
+		struct one_process table = { one_module, &im, NULL };
+		struct stk_unwind_source us = one_process_source(&table);
+		struct stk_unwinder *u = stk_unwinder_new(&us);
 		uint8_t how[64];
 		struct stk_unwind_result r = { .ips = ips, .how = how, .max = 64 };
 
@@ -81,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 		stk_unwinder_free(u);
+		one_process_end(&table);
 	}
 	stk_cfi_guard_free(&im.guard);
 	if (im.elf)

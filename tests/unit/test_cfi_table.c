@@ -448,28 +448,6 @@ static size_t walk(const struct fake_maps *f, const struct snap *s, uint64_t *ip
 	return n;
 }
 
-static int from_symbolizer(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx);
-
-struct relay_pair {
-	stk_unwind_module_fn fn;
-	void *ctx;
-};
-
-static void relay(void *ctx, const struct stk_user_module *m)
-{
-	struct relay_pair *p = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
-
-	p->fn(p->ctx, &um);
-}
-
-static int from_symbolizer(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	struct relay_pair p = { fn, ctx };
-
-	return stk_symbolizer_each_module(source, pid, relay, &p);
-}
-
 static void walk_matches_libdw(struct test_ctx *t)
 {
 	static struct snap s;
@@ -479,7 +457,8 @@ static void walk_matches_libdw(struct test_ctx *t)
 	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
 	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
-	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	struct stk_unwind_source us = sym ? stk_symbolizer_unwind_source(sym) : (struct stk_unwind_source){ 0 };
+	struct stk_unwinder *u = sym ? stk_unwinder_new(&us) : NULL;
 	struct gathered g = { .n = 0 };
 	uint64_t kips[64], dips[64];
 	struct stk_unwind_result r = { .ips = dips, .max = 64 };

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "../fuzz/one_process.h"
 #include "core/stack/stack_table.h"
 #include "core/unwind/unwind_dwarf.h"
 #include "core/sym/proc_maps.h"
@@ -78,22 +79,6 @@ __attribute__((noinline)) int unwind_test_outer(struct snapshot *s)
 	return r + 1;
 }
 
-/* The symbolizer as module source, as the applets use it. */
-static void relay(void *ctx, const struct stk_user_module *m)
-{
-	void **pair = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
-
-	((stk_unwind_module_fn)(uintptr_t)pair[0])(pair[1], &um);
-}
-
-static int from_symbolizer(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	void *pair[2] = { (void *)(uintptr_t)fn, ctx };
-
-	return stk_symbolizer_each_module(source, pid, relay, pair);
-}
-
 static struct stk_symbolizer *keeping_symbolizer(void)
 {
 	struct stk_symbolizer_opts o = { .keep_elf = true };
@@ -105,7 +90,8 @@ static void unwinds_own_stack_in_order(struct test_ctx *t)
 {
 	static struct snapshot s;
 	struct stk_symbolizer *sym = keeping_symbolizer();
-	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	struct stk_unwind_source src_ = stk_symbolizer_unwind_source(sym);
+	struct stk_unwinder *u = stk_unwinder_new(&src_);
 	uint64_t ips[64];
 	uint8_t how[64];
 	struct stk_unwind_result r = { .ips = ips, .how = how, .max = 64 };
@@ -151,7 +137,8 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 {
 	static struct snapshot s;
 	struct stk_symbolizer *sym = keeping_symbolizer();
-	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	struct stk_unwind_source src_ = stk_symbolizer_unwind_source(sym);
+	struct stk_unwinder *u = stk_unwinder_new(&src_);
 	uint64_t ips[64], garbage[17];
 	struct stk_unwind_result r = { .ips = ips, .max = 64 };
 
@@ -223,7 +210,9 @@ static int guarded_modules(void *source, pid_t pid, stk_unwind_module_fn fn, voi
 /* One unwind of s through src's modules (a new unwinder: modules are read once per process). */
 static void unwind_guarded(struct guarded_source *src, struct snapshot *s, struct stk_unwind_result *r)
 {
-	struct stk_unwinder *u = stk_unwinder_new(guarded_modules, src);
+	struct one_process table = { guarded_modules, src, NULL };
+	struct stk_unwind_source us = one_process_source(&table);
+	struct stk_unwinder *u = stk_unwinder_new(&us);
 	struct stk_unwind_input in = { getpid(), getpid(), s->regs, 17, s->regs[7], s->stack, s->len };
 
 	r->n = 0;
@@ -231,6 +220,7 @@ static void unwind_guarded(struct guarded_source *src, struct snapshot *s, struc
 	if (u)
 		stk_unwind(u, &in, r);
 	stk_unwinder_free(u);
+	one_process_end(&table);
 }
 
 /*
@@ -242,7 +232,8 @@ static void guard_ends_the_chain_where_it_refuses(struct test_ctx *t)
 {
 	static struct snapshot s;
 	struct stk_symbolizer *sym = keeping_symbolizer();
-	struct stk_unwinder *u = stk_unwinder_new(from_symbolizer, sym);
+	struct stk_unwind_source src_ = stk_symbolizer_unwind_source(sym);
+	struct stk_unwinder *u = stk_unwinder_new(&src_);
 	struct stk_cfi_guard refuse = { 0 };
 	struct stk_cfi_guard_range range;
 	struct guarded_source src = { .sym = sym };
@@ -375,11 +366,14 @@ static void corrupt_cfi_never_crashes(struct test_ctx *t)
 			free(c.image);
 			return;
 		}
-		u = stk_unwinder_new(corrupt_modules, &c);
+		struct one_process table = { corrupt_modules, &c, NULL };
+		struct stk_unwind_source us = one_process_source(&table);
+		u = stk_unwinder_new(&us);
 		struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
 		stk_unwind(u, &in, &r);
 		CHECK(t, r.n <= 128 && r.stop != NULL);
 		stk_unwinder_free(u);
+		one_process_end(&table);
 		stk_cfi_guard_free(&c.guard);
 		elf_end(c.elf);
 		free(c.image);
