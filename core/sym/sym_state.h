@@ -4,7 +4,8 @@
  * inode, or build ID), the process table (sym_procs.c: each process's
  * executable mappings, learned when it is first seen, with the file
  * mappings it no longer has), kernel symbols (sym_kernel.c) and resolving
- * an address (sym_resolve.c); symbolize.c holds the lifecycle and the API.
+ * an address (sym_resolve.c), the bounds on all of it (sym_bounds.c);
+ * symbolize.c holds the lifecycle and the API.
  */
 #ifndef STK_SYM_STATE_H
 #define STK_SYM_STATE_H
@@ -111,7 +112,7 @@ struct stk_symbolizer {
 	bool stopped;
 };
 
-/* symbolize.c */
+/* sym_bounds.c */
 void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Checked before each process or file is learned: the deadline and the stop request. */
 bool sym_stopped(struct stk_symbolizer *s);

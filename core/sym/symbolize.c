@@ -21,37 +21,8 @@
 #include "core/sym/debuginfod.h"
 #include "core/sym/kallsyms.h"
 
-void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...)
-{
-	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(s->stats.last_failure, sizeof(s->stats.last_failure), fmt, ap);
-	va_end(ap);
-}
 
-int64_t sym_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Checked before each process or file is learned: the deadline and the stop request. */
-bool sym_stopped(struct stk_symbolizer *s)
-{
-	if (s->stopped)
-		return true;
-	if (s->deadline_ns && sym_monotonic_ns() >= s->deadline_ns) {
-		s->stopped = true;
-		sym_note_failure(s, "symbolization stopped at its deadline; the rest stays unresolved");
-	} else if (s->stop_fn && s->stop_fn(s->stop_ctx)) {
-		s->stopped = true;
-		sym_note_failure(s, "symbolization stopped on request; the rest stays unresolved");
-	}
-	return s->stopped;
-}
 
 void stk_symbolizer_set_deadline(struct stk_symbolizer *s, long ms_from_now)
 {
