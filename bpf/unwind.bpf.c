@@ -188,6 +188,19 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	default:
 		return stop(w, STK_STOP_CFA_SHAPE);
 	}
+	/* the usual prologue saved the frame pointer just below the return address: one read for both */
+	if (r->ra_how == STK_REG_AT_CFA && r->fp_how == STK_REG_AT_CFA && r->fp_off == r->ra_off - 8) {
+		u64 pair[2];
+
+		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(cfa + r->fp_off)))
+			return stop(w, STK_STOP_READ);
+		if (to_caller(w, cfa, pair[1]))
+			return 1;
+		w->fp = pair[0];
+		w->fp_unknown = 0;
+		w->sp_unknown = 0;
+		return 0;
+	}
 	switch (r->ra_how) {
 	case STK_REG_AT_CFA:
 		if (read_word(&ra, cfa + r->ra_off))
