@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,11 @@ struct stk_kernel_unwind {
 	uint32_t *later;
 	size_t n_later, cap_later;
 	int timer_fd;
+	/* processes to load, one per turn of the run loop (queue_fd readable while any wait) */
+	uint32_t *queue;
+	size_t n_queue, cap_queue;
+	int queue_fd;
+	bool over; /* the capture ended: nothing more is built */
 	/* a process's mappings, gathered for one load */
 	struct stk_unwind_source_map *maps;
 	size_t n_maps, cap_maps;
@@ -82,10 +88,9 @@ static void load_later(struct stk_kernel_unwind *u, pid_t pid)
 		timerfd_settime(u->timer_fd, 0, &in, NULL);
 }
 
-void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
+/* Builds pid's tables now. */
+static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 {
-	if (!u || pid <= 0)
-		return;
 	u->n_maps = 0;
 	u->oom = false;
 	if (stk_symbolizer_each_exec_mapping(u->sym, pid, gather, u) || u->oom)
@@ -93,6 +98,44 @@ void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
 	if (stk_unwind_tables_load(u->tables, (uint32_t)pid, u->maps, u->n_maps, monotonic_ns()) == STK_UNWIND_LATER)
 		load_later(u, pid);
 	u->loads++;
+}
+
+void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
+{
+	uint64_t one = 1;
+
+	if (!u || pid <= 0 || u->over)
+		return;
+	for (size_t i = 0; i < u->n_queue; i++)
+		if (u->queue[i] == (uint32_t)pid)
+			return;
+	if (u->queue_fd < 0 || stk_grow((void **)&u->queue, &u->cap_queue, u->n_queue + 1, sizeof(*u->queue))) {
+		load_now(u, pid);
+		return;
+	}
+	u->queue[u->n_queue++] = (uint32_t)pid;
+	if (write(u->queue_fd, &one, sizeof(one)) < 0)
+		return; /* already readable */
+}
+
+/* The run loop's turn: the first process queued, built; the eventfd stays readable while more wait. */
+static void load_queued(void *ctx)
+{
+	struct stk_kernel_unwind *u = ctx;
+	uint64_t count;
+	pid_t pid;
+
+	if (!u->n_queue) {
+		if (read(u->queue_fd, &count, sizeof(count)) < 0)
+			return;
+		return;
+	}
+	pid = (pid_t)u->queue[0];
+	memmove(u->queue, u->queue + 1, (u->n_queue - 1) * sizeof(*u->queue));
+	u->n_queue--;
+	if (!u->n_queue && read(u->queue_fd, &count, sizeof(count)) < 0)
+		return;
+	load_now(u, pid);
 }
 
 /* The timer: the reloads that had to wait, with the mappings as they are now. */
@@ -107,9 +150,9 @@ static void retry_later(void *ctx)
 		return;
 	u->later = NULL;
 	u->n_later = u->cap_later = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !u->over; i++) {
 		stk_symbolizer_refresh_process(u->sym, (pid_t)pids[i]);
-		stk_kernel_unwind_load(u, (pid_t)pids[i]);
+		load_now(u, (pid_t)pids[i]);
 	}
 	free(pids);
 }
@@ -127,6 +170,8 @@ static void on_request(void *ctx, int cpu, void *data, __u32 size)
 	case STK_UNWIND_REQ_REFRESH:
 	case STK_UNWIND_REQ_EXEC:
 		/* its mappings are not what the symbolizer and the tables knew */
+		if (u->over)
+			break;
 		stk_symbolizer_refresh_process(u->sym, (pid_t)req.tgid);
 		if (req.kind == STK_UNWIND_REQ_EXEC)
 			stk_unwind_tables_forget(u->tables, req.tgid);
@@ -160,8 +205,10 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 		.procs = bpf_map__max_entries(skel->maps.unwind_procs),
 	};
 
-	if (u)
+	if (u) {
 		u->timer_fd = -1;
+		u->queue_fd = -1;
+	}
 	if (!u || !(u->tables = stk_unwind_tables_new(&stk_unwind_bpf_ops, skel, &cap, &lim))) {
 		stk_error(applet, "out of memory");
 		stk_kernel_unwind_free(u);
@@ -171,6 +218,7 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 	u->sym = sym;
 	u->verbose = verbose;
 	u->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	u->queue_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	u->links[0] = bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exec, "sched_process_exec");
 	u->links[1] = u->links[0] ? bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exit,
 								       "sched_process_exit")
@@ -187,8 +235,9 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 		stk_kernel_unwind_free(u);
 		return NULL;
 	}
+	/* the processes asked for, now: their first samples walk in the kernel */
 	for (size_t i = 0; i < n_pids; i++)
-		stk_kernel_unwind_load(u, (pid_t)pids[i]);
+		load_now(u, (pid_t)pids[i]);
 	return u;
 }
 
@@ -205,7 +254,8 @@ int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, str
 {
 	stk_kernel_unwind_set_stop(u, stk_run_loop_stop_requested, loop);
 	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(u->requests), consume, u) ||
-	    (u->timer_fd >= 0 && stk_run_loop_add_fd(loop, u->timer_fd, retry_later, u))) {
+	    (u->timer_fd >= 0 && stk_run_loop_add_fd(loop, u->timer_fd, retry_later, u)) ||
+	    (u->queue_fd >= 0 && stk_run_loop_add_fd(loop, u->queue_fd, load_queued, u))) {
 		stk_error(applet, "watching the unwinder's request buffer failed");
 		return -1;
 	}
@@ -216,6 +266,15 @@ void stk_kernel_unwind_drain(struct stk_kernel_unwind *u)
 {
 	if (u)
 		perf_buffer__consume(u->requests);
+}
+
+void stk_kernel_unwind_stop(struct stk_kernel_unwind *u)
+{
+	if (!u)
+		return;
+	/* the walk has stopped: tables built now only cost time (a busy host queues many processes) */
+	u->over = true;
+	u->n_queue = 0;
 }
 
 int stk_kernel_unwind_chain(const struct stk_kernel_unwind *u, uint64_t id, uint64_t *pcs, size_t max, size_t *n,
@@ -280,6 +339,9 @@ void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
 	stk_unwind_tables_free(u->tables);
 	if (u->timer_fd >= 0)
 		close(u->timer_fd);
+	if (u->queue_fd >= 0)
+		close(u->queue_fd);
+	free(u->queue);
 	free(u->later);
 	free(u->maps);
 	free(u);

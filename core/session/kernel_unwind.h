@@ -35,10 +35,16 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 void stk_kernel_unwind_set_stop(struct stk_kernel_unwind *u, bool (*stop)(void *ctx), void *ctx);
 /* Reads the hooks' and the walk's requests from loop. 0, or -1 after printing an error. */
 int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop);
-/* Loads (or reloads) pid's tables from the symbolizer's view of it (an announcement). */
+/*
+ * pid's tables to be loaded (or reloaded) from the symbolizer's view of it
+ * (an announcement): queued, and built one process per turn of the run loop,
+ * so a large file's table never holds up the loop's other work for long.
+ */
 void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid);
-/* Requests still buffered (call after detaching). */
+/* Requests still buffered. */
 void stk_kernel_unwind_drain(struct stk_kernel_unwind *u);
+/* The capture is over (the BPF side detached): no table is built any more. */
+void stk_kernel_unwind_stop(struct stk_kernel_unwind *u);
 /*
  * Chain id's frames (leaf first) into pcs (max entries). 0 with *n, its stop
  * reason (enum stk_walk_stop) and whether it is a kernel chain; -1 when the

@@ -242,6 +242,7 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	else
 		stk_dwarf_samples_set_deadline(s->dwarf, now + STK_SYMBOLIZE_DEADLINE_MS * 1000000LL,
 					       "not unwound: the deadline for results passed while it was queued");
+	stk_kernel_unwind_stop(s->kunwind);
 	stk_session_drain(s);
 	not_unwound = stk_dwarf_samples_not_unwound(s->dwarf, &not_unwound_why);
 	if (ev == STK_RUN_ERROR)

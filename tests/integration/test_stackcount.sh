@@ -164,12 +164,13 @@ fi
 pkill_workloads() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; pids=(); }
 pkill_workloads
 
-# --- a reader that cannot keep up (stopped while the loop runs): each read's
+# --- a reader that cannot keep up (stopped while the loop runs), with stack
+# copies (--unwind dwarf: the kernel walk sends nothing to read): each read's
 # stack content is new, so most samples find the buffer full; those count by
 # frame pointers (readloop keeps them), so every read is still counted, none
 # as [Missed], and stderr says how many took that path ---
 start_workload 20000
-trace stalled -p "$WPID" -f t:syscalls:sys_enter_read
+trace stalled --unwind dwarf -p "$WPID" -f t:syscalls:sys_enter_read
 for _ in $(seq 400); do grep -q 'attached with' "$tmp/stalled.err" && break; sleep 0.05; done
 kill -STOP "$tpid_stalled"
 touch "$GO"
