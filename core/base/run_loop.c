@@ -135,6 +135,11 @@ enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop)
 		}
 		struct watched_fd *w = ev.data.ptr;
 		w->cb(w->ctx);
+		/* a callback that polled for a stop took the signal from signal_fd */
+		if (loop->stop_pending) {
+			loop->stop_pending = false;
+			return STK_RUN_SIGNAL;
+		}
 	}
 }
 

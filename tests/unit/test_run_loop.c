@@ -86,7 +86,42 @@ static void stop_requested_polls_the_signal(struct test_ctx *t)
 	stk_run_loop_free(loop);
 }
 
+/* A callback that polls for the stop takes the signal: the wait still ends, though its fd stays readable. */
+struct polling {
+	struct stk_run_loop *loop;
+	int rounds;
+};
+
+static void polling_callback(void *ctx)
+{
+	struct polling *p = ctx;
+
+	raise(SIGTERM);
+	/* the first round polls (the case under test); later rounds only bound a broken wait */
+	if (++p->rounds == 1)
+		(void)stk_run_loop_stop_requested(p->loop);
+}
+
+static void callback_that_polls_ends_the_wait(struct test_ctx *t)
+{
+	char err[128];
+	int fds[2] = { -1, -1 };
+	struct polling p = { stk_run_loop_new(0, 0, err, sizeof(err)), 0 };
+
+	CHECK(t, p.loop != NULL && pipe(fds) == 0);
+	if (!p.loop)
+		return;
+	CHECK(t, write(fds[1], "x", 1) == 1); /* never drained */
+	CHECK(t, stk_run_loop_add_fd(p.loop, fds[0], polling_callback, &p) == 0);
+	CHECK(t, stk_run_loop_wait(p.loop) == STK_RUN_SIGNAL);
+	CHECK(t, p.rounds == 1);
+	stk_run_loop_free(p.loop);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 const struct test_case run_loop_tests[] = {
+	{ "run_loop_callback_polls_stop", callback_that_polls_ends_the_wait },
 	{ "run_loop_stop_requested", stop_requested_polls_the_signal },
 	{ "run_loop_duration_interval", ends_after_duration_with_interval_ticks },
 	{ "run_loop_fd_and_signal", services_fds_and_reports_signals },
