@@ -101,6 +101,7 @@ workloads_begin() {
 # start_workload CMD... : runs it in the background, waits for "ready PID", sets WPID
 start_workload() {
     local out=$tmp/ready.$RANDOM
+    : >"$out" # before the background redirect makes it: sed may look first
     "$@" >"$out" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do

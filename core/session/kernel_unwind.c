@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include "core/base/run_loop.h"
 #include "core/bpf/unwind_maps.h"
 #include "core/sym/symbolize.h"
+#include "core/unwind/table_builder.h"
 #include "core/unwind/unwind_tables.h"
 
 /* Pages per CPU of the request buffer: requests are 8 bytes and rare. */
@@ -27,6 +27,7 @@ struct stk_kernel_unwind {
 	struct stk_bpf *skel;
 	struct stk_symbolizer *sym;
 	struct stk_unwind_tables *tables;
+	struct stk_table_builder *builder; /* NULL: tables are built on the loop's thread */
 	struct bpf_link *links[2];
 	struct perf_buffer *requests;
 	bool verbose;
@@ -35,10 +36,6 @@ struct stk_kernel_unwind {
 	uint32_t *later;
 	size_t n_later, cap_later;
 	int timer_fd;
-	/* processes to load, one per turn of the run loop (queue_fd readable while any wait) */
-	uint32_t *queue;
-	size_t n_queue, cap_queue;
-	int queue_fd;
 	bool over; /* the capture ended: nothing more is built */
 	/* a process's mappings, gathered for one load */
 	struct stk_unwind_source_map *maps;
@@ -61,7 +58,7 @@ static void gather(void *ctx, const struct stk_exec_mapping *m)
 	}
 	u->maps[u->n_maps++] = (struct stk_unwind_source_map){
 		.start = m->start, .end = m->end, .offset = m->offset, .file = m->file, .elf = m->elf,
-		.guard = m->cfi_guard, .name = m->path,
+		.guard = m->cfi_guard, .name = m->path, .fd = m->fd, .image = m->image, .image_size = m->image_size,
 	};
 }
 
@@ -88,12 +85,12 @@ static void load_later(struct stk_kernel_unwind *u, pid_t pid)
 		timerfd_settime(u->timer_fd, 0, &in, NULL);
 }
 
-/* Builds pid's tables now. */
+/* Loads pid's tables: the files' built here (no builder: the start), or queued with the builder. */
 static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 {
 	u->n_maps = 0;
 	u->oom = false;
-	if (stk_symbolizer_each_exec_mapping(u->sym, pid, gather, u) || u->oom)
+	if (stk_symbolizer_each_exec_mapping(u->sym, pid, !u->builder, gather, u) || u->oom)
 		return; /* gone already: its samples keep taking the copy path */
 	if (stk_unwind_tables_load(u->tables, (uint32_t)pid, u->maps, u->n_maps, monotonic_ns()) == STK_UNWIND_LATER)
 		load_later(u, pid);
@@ -102,40 +99,34 @@ static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 
 void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
 {
-	uint64_t one = 1;
-
-	if (!u || pid <= 0 || u->over)
-		return;
-	for (size_t i = 0; i < u->n_queue; i++)
-		if (u->queue[i] == (uint32_t)pid)
-			return;
-	if (u->queue_fd < 0 || stk_grow((void **)&u->queue, &u->cap_queue, u->n_queue + 1, sizeof(*u->queue))) {
+	if (u && pid > 0 && !u->over)
 		load_now(u, pid);
-		return;
-	}
-	u->queue[u->n_queue++] = (uint32_t)pid;
-	if (write(u->queue_fd, &one, sizeof(one)) < 0)
-		return; /* already readable */
 }
 
-/* The run loop's turn: the first process queued, built; the eventfd stays readable while more wait. */
-static void load_queued(void *ctx)
+static int submit(void *ctx, const struct stk_unwind_source_map *m)
 {
 	struct stk_kernel_unwind *u = ctx;
-	uint64_t count;
-	pid_t pid;
 
-	if (!u->n_queue) {
-		if (read(u->queue_fd, &count, sizeof(count)) < 0)
-			return;
+	return stk_table_builder_submit(u->builder, m->file, m->name, m->fd, m->image, m->image_size);
+}
+
+static void reload(void *ctx, uint32_t tgid)
+{
+	load_now(ctx, (pid_t)tgid);
+}
+
+/* The builder finished a table: placed, and the processes mapping its file loaded again to use it. */
+static void on_built(void *ctx)
+{
+	struct stk_kernel_unwind *u = ctx;
+	struct stk_table_built b;
+
+	if (!stk_table_builder_take(u->builder, &b))
 		return;
-	}
-	pid = (pid_t)u->queue[0];
-	memmove(u->queue, u->queue + 1, (u->n_queue - 1) * sizeof(*u->queue));
-	u->n_queue--;
-	if (!u->n_queue && read(u->queue_fd, &count, sizeof(count)) < 0)
-		return;
-	load_now(u, pid);
+	stk_unwind_tables_built(u->tables, b.file, b.name, b.ok ? &b.table : NULL, b.why, b.table.stats.build_ns);
+	stk_cfi_table_free(&b.table);
+	if (!u->over)
+		stk_unwind_tables_each_user(u->tables, b.file, reload, u);
 }
 
 /* The timer: the reloads that had to wait, with the mappings as they are now. */
@@ -175,7 +166,7 @@ static void on_request(void *ctx, int cpu, void *data, __u32 size)
 		stk_symbolizer_refresh_process(u->sym, (pid_t)req.tgid);
 		if (req.kind == STK_UNWIND_REQ_EXEC)
 			stk_unwind_tables_forget(u->tables, req.tgid);
-		stk_kernel_unwind_load(u, (pid_t)req.tgid);
+		load_now(u, (pid_t)req.tgid);
 		u->refreshes++;
 		break;
 	case STK_UNWIND_REQ_EXIT:
@@ -205,10 +196,8 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 		.procs = bpf_map__max_entries(skel->maps.unwind_procs),
 	};
 
-	if (u) {
+	if (u)
 		u->timer_fd = -1;
-		u->queue_fd = -1;
-	}
 	if (!u || !(u->tables = stk_unwind_tables_new(&stk_unwind_bpf_ops, skel, &cap, &lim))) {
 		stk_error(applet, "out of memory");
 		stk_kernel_unwind_free(u);
@@ -218,7 +207,6 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 	u->sym = sym;
 	u->verbose = verbose;
 	u->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	u->queue_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	u->links[0] = bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exec, "sched_process_exec");
 	u->links[1] = u->links[0] ? bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exit,
 								       "sched_process_exit")
@@ -235,9 +223,15 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 		stk_kernel_unwind_free(u);
 		return NULL;
 	}
-	/* the processes asked for, now: their first samples walk in the kernel */
+	/* the processes asked for, built now: their first samples walk in the kernel */
 	for (size_t i = 0; i < n_pids; i++)
 		load_now(u, (pid_t)pids[i]);
+	/* the rest on a thread of their own, so the loop stays quick (new processes, samples) */
+	if (!(u->builder = stk_table_builder_new(&lim)))
+		fprintf(stderr, "WARNING: %s: no thread for building unwind tables (%s): the loop builds them\n",
+			applet, strerror(errno));
+	else
+		stk_unwind_tables_set_builder(u->tables, submit, u);
 	return u;
 }
 
@@ -255,7 +249,7 @@ int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, str
 	stk_kernel_unwind_set_stop(u, stk_run_loop_stop_requested, loop);
 	if (stk_run_loop_add_fd(loop, perf_buffer__epoll_fd(u->requests), consume, u) ||
 	    (u->timer_fd >= 0 && stk_run_loop_add_fd(loop, u->timer_fd, retry_later, u)) ||
-	    (u->queue_fd >= 0 && stk_run_loop_add_fd(loop, u->queue_fd, load_queued, u))) {
+	    (u->builder && stk_run_loop_add_fd(loop, stk_table_builder_fd(u->builder), on_built, u))) {
 		stk_error(applet, "watching the unwinder's request buffer failed");
 		return -1;
 	}
@@ -274,7 +268,8 @@ void stk_kernel_unwind_stop(struct stk_kernel_unwind *u)
 		return;
 	/* the walk has stopped: tables built now only cost time (a busy host queues many processes) */
 	u->over = true;
-	u->n_queue = 0;
+	stk_table_builder_free(u->builder);
+	u->builder = NULL;
 }
 
 int stk_kernel_unwind_chain(const struct stk_kernel_unwind *u, uint64_t id, uint64_t *pcs, size_t max, size_t *n,
@@ -339,9 +334,7 @@ void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
 	stk_unwind_tables_free(u->tables);
 	if (u->timer_fd >= 0)
 		close(u->timer_fd);
-	if (u->queue_fd >= 0)
-		close(u->queue_fd);
-	free(u->queue);
+	stk_table_builder_free(u->builder);
 	free(u->later);
 	free(u->maps);
 	free(u);

@@ -1,8 +1,8 @@
 /*
  * The cfi rung in a session: the kernel unwinder's tables kept filled while
  * the capture runs. A process gets its tables when it is first seen (at
- * start for -p, else at its announcement: its first samples take the copy
- * path meanwhile), again when the walk finds its mappings changed or it
+ * start for -p, else at its announcement, its files' tables built on a
+ * thread of their own: its first samples take the copy path meanwhile), again when the walk finds its mappings changed or it
  * exec'd, and gives them back when it exits (BPF hooks on exec and exit tell
  * user space through unwind_requests). At the end, chain ids in the count
  * keys are read back as address chains.
@@ -36,9 +36,10 @@ void stk_kernel_unwind_set_stop(struct stk_kernel_unwind *u, bool (*stop)(void *
 /* Reads the hooks' and the walk's requests from loop. 0, or -1 after printing an error. */
 int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop);
 /*
- * pid's tables to be loaded (or reloaded) from the symbolizer's view of it
- * (an announcement): queued, and built one process per turn of the run loop,
- * so a large file's table never holds up the loop's other work for long.
+ * pid's tables loaded (or reloaded) from the symbolizer's view of it (an
+ * announcement): files without a table go to the builder's thread
+ * (core/unwind/table_builder.h), so a large file's table never holds up the
+ * loop; the process is loaded again as each arrives.
  */
 void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid);
 /* Requests still buffered. */

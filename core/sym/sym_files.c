@@ -307,6 +307,7 @@ struct sym_file *sym_vdso_file(struct stk_symbolizer *s)
 	/* its CFI for the unwinders: a copy, so the Elf owns what it reads */
 	if (s->vdso->ok && s->opts.keep_elf && (s->vdso->vdso_image = malloc(size))) {
 		memcpy(s->vdso->vdso_image, (const void *)base, size);
+		s->vdso->vdso_size = size;
 		s->vdso->unwind_elf = elf_memory(s->vdso->vdso_image, size);
 	}
 	return s->vdso->ok ? s->vdso : NULL;

@@ -42,6 +42,7 @@ struct sym_file {
 	Elf *unwind_elf; /* opts.keep_elf: the file itself for CFI, read with pread on unwind_fd */
 	int unwind_fd;
 	char *vdso_image; /* the vDSO's unwind_elf reads this copy */
+	size_t vdso_size;
 	struct stk_cfi_guard cfi_guard; /* of unwind_elf, once cfi_guard_done */
 	bool cfi_guard_done;
 	char **cfi_names; /* per CFI range: "module+0xSTART", made on first use */

@@ -95,7 +95,8 @@ int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_mod
 	return 0;
 }
 
-int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_exec_mapping_fn fn, void *ctx)
+int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, bool with_guard, stk_exec_mapping_fn fn,
+				     void *ctx)
 {
 	struct sym_proc *p = sym_get_proc(s, pid);
 
@@ -103,7 +104,8 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_ex
 		return -1;
 	for (size_t i = 0; i < p->n_maps; i++) {
 		const struct sym_map *m = &p->maps[i];
-		struct stk_exec_mapping em = { m->start, m->end, m->offset, m->path, NULL, NULL, NULL };
+		struct stk_exec_mapping em = { .start = m->start, .end = m->end, .offset = m->offset, .path = m->path,
+					       .fd = -1 };
 		struct sym_file *f = m->kind == MAP_FILE ? m->file : m->kind == MAP_VDSO ? sym_vdso_file(s) : NULL;
 
 		if (m->kind == MAP_SPECIAL || m->gone)
@@ -111,7 +113,10 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, stk_ex
 		if (f) {
 			em.file = f;
 			em.elf = f->unwind_elf;
-			em.cfi_guard = f->unwind_elf ? sym_cfi_guard_of(f) : NULL;
+			em.cfi_guard = f->unwind_elf && with_guard ? sym_cfi_guard_of(f) : NULL;
+			em.fd = f->unwind_elf && !f->vdso_image ? f->unwind_fd : -1;
+			em.image = f->vdso_image;
+			em.image_size = f->vdso_size;
 		}
 		fn(ctx, &em);
 	}

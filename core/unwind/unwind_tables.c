@@ -11,9 +11,11 @@
 
 
 enum file_state {
-	FILE_PLACED,  /* its rows and pages are in the maps */
-	FILE_NO_CFI,  /* no table (no CFI, too large, unreadable): frame-pointer steps */
-	FILE_NO_ROOM, /* a table, but no room in the maps right now */
+	FILE_NEW,      /* no table yet (or evicted): built when a process maps it */
+	FILE_BUILDING, /* with the builder */
+	FILE_PLACED,   /* its rows and pages are in the maps */
+	FILE_NO_CFI,   /* no table (no CFI, too large, unreadable): frame-pointer steps */
+	FILE_NO_ROOM,  /* a table of want_rows rows, with no room for it when it was built */
 };
 
 struct file_table {
@@ -21,6 +23,7 @@ struct file_table {
 	enum file_state state;
 	uint64_t base_vaddr;
 	uint32_t first_row, n_rows, first_page, n_pages; /* n_pages + 1 page entries */
+	size_t want_rows, want_pages;                    /* FILE_NO_ROOM: what it needs */
 	unsigned refs;     /* loaded processes mapping it */
 	uint64_t last_use; /* for eviction, oldest first */
 };
@@ -47,6 +50,8 @@ struct stk_unwind_tables {
 	void *ctx;
 	struct stk_unwind_capacity cap;
 	struct stk_cfi_table_limits lim;
+	stk_unwind_submit_fn submit; /* NULL: tables are built where a load needs them */
+	void *submit_ctx;
 	struct stk_range_alloc rows, pages, mappings;
 	struct file_table **files;
 	size_t n_files, cap_files;
@@ -81,6 +86,12 @@ void stk_unwind_tables_set_limits(struct stk_unwind_tables *t, const struct stk_
 	t->lim = *lim;
 }
 
+void stk_unwind_tables_set_builder(struct stk_unwind_tables *t, stk_unwind_submit_fn submit, void *ctx)
+{
+	t->submit = submit;
+	t->submit_ctx = ctx;
+}
+
 static void release_proc(struct proc_entry *p)
 {
 	for (size_t i = 0; i < p->n_files; i++)
@@ -92,10 +103,10 @@ static void release_proc(struct proc_entry *p)
 	p->n_files = 0;
 }
 
-/* Whether p was loaded from exactly these mappings (and all got tables). */
-static bool same_load(const struct proc_entry *p, const struct stk_unwind_source_map *maps, size_t n)
+/* Whether p was loaded from exactly these mappings. */
+static bool same_maps(const struct proc_entry *p, const struct stk_unwind_source_map *maps, size_t n)
 {
-	if (p->partial || !p->loaded || p->n_maps != n)
+	if (!p->loaded || p->n_maps != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (p->loaded[i].start != maps[i].start || p->loaded[i].end != maps[i].end ||
@@ -143,9 +154,22 @@ static bool evict_one(struct stk_unwind_tables *t)
 		return false;
 	stk_range_alloc_give(&t->rows, victim->first_row, victim->n_rows);
 	stk_range_alloc_give(&t->pages, victim->first_page, victim->n_pages + 1);
-	victim->state = FILE_NO_ROOM; /* rebuilt when a process maps it again */
+	victim->state = FILE_NEW; /* rebuilt when a process maps it again */
 	t->stats.files_evicted++;
 	return true;
+}
+
+/* Whether a table of n_rows rows and n_pages pages could have room now (free slots, or unused tables to evict). */
+static bool could_fit(const struct stk_unwind_tables *t, size_t n_rows, size_t n_pages)
+{
+	uint64_t rows = t->cap.rows - t->rows.used, pages = t->cap.pages - t->pages.used;
+
+	for (size_t i = 0; i < t->n_files; i++)
+		if (t->files[i]->state == FILE_PLACED && !t->files[i]->refs) {
+			rows += t->files[i]->n_rows;
+			pages += t->files[i]->n_pages + 1;
+		}
+	return rows >= n_rows && pages >= n_pages + 1;
 }
 
 /* Slots for a table of n_rows rows and n_pages pages, evicting unused tables as needed. 0, or -1. */
@@ -194,7 +218,41 @@ static void note_built(struct stk_unwind_tables_stats *st, const char *name, con
 	snprintf(st->built[at].name, sizeof(st->built[at].name), "%s", name ? name : "?");
 }
 
-/* Builds m's file's table and writes it into the maps. */
+/* f's table, built: placed and written into the maps, or FILE_NO_ROOM. */
+static void store(struct stk_unwind_tables *t, struct file_table *f, const char *name, const struct stk_cfi_table *tab)
+{
+	f->base_vaddr = tab->base_vaddr;
+	if (place(t, f, tab->n_rows, tab->n_pages)) {
+		t->stats.files_no_room++;
+		note_failure(t, name, "no room left in the unwind tables");
+		f->state = FILE_NO_ROOM;
+		f->want_rows = tab->n_rows;
+		f->want_pages = tab->n_pages;
+	} else if (t->ops->write_rows(t->ctx, f->first_row, tab->rows, tab->n_rows) ||
+		   t->ops->write_pages(t->ctx, f->first_page, tab->pages, tab->n_pages + 1)) {
+		note_failure(t, name, strerror(errno));
+		stk_range_alloc_give(&t->rows, f->first_row, f->n_rows);
+		stk_range_alloc_give(&t->pages, f->first_page, f->n_pages + 1);
+		f->state = FILE_NO_CFI; /* the maps refused it: not tried again */
+	} else {
+		f->state = FILE_PLACED;
+		t->stats.files_built++;
+		if (tab->n_rows > t->stats.biggest_rows) {
+			t->stats.biggest_rows = tab->n_rows;
+			snprintf(t->stats.biggest, sizeof(t->stats.biggest), "%s", name ? name : "?");
+		}
+		note_built(&t->stats, name, tab);
+	}
+}
+
+static void build_failed(struct stk_unwind_tables *t, struct file_table *f, const char *name, const char *why)
+{
+	t->stats.files_failed++;
+	note_failure(t, name, why);
+	f->state = FILE_NO_CFI;
+}
+
+/* m's file's table, built here and stored. */
 static void build(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
 {
 	struct stk_cfi_table tab;
@@ -202,33 +260,61 @@ static void build(struct stk_unwind_tables *t, struct file_table *f, const struc
 
 	if (stk_cfi_table_build(m->elf, m->guard, &t->lim, &tab, why, sizeof(why))) {
 		t->stats.build_ns += tab.stats.build_ns;
-		t->stats.files_failed++;
-		note_failure(t, m->name, why);
-		f->state = FILE_NO_CFI;
+		build_failed(t, f, m->name, why);
 		return;
 	}
 	t->stats.build_ns += tab.stats.build_ns;
-	f->base_vaddr = tab.base_vaddr;
-	if (place(t, f, tab.n_rows, tab.n_pages)) {
-		t->stats.files_no_room++;
-		note_failure(t, m->name, "no room left in the unwind tables");
-		f->state = FILE_NO_ROOM;
-	} else if (t->ops->write_rows(t->ctx, f->first_row, tab.rows, tab.n_rows) ||
-		   t->ops->write_pages(t->ctx, f->first_page, tab.pages, tab.n_pages + 1)) {
-		note_failure(t, m->name, strerror(errno));
-		stk_range_alloc_give(&t->rows, f->first_row, f->n_rows);
-		stk_range_alloc_give(&t->pages, f->first_page, f->n_pages + 1);
-		f->state = FILE_NO_ROOM;
-	} else {
-		f->state = FILE_PLACED;
-		t->stats.files_built++;
-		if (tab.n_rows > t->stats.biggest_rows) {
-			t->stats.biggest_rows = tab.n_rows;
-			snprintf(t->stats.biggest, sizeof(t->stats.biggest), "%s", m->name ? m->name : "?");
-		}
-		note_built(&t->stats, m->name, &tab);
-	}
+	store(t, f, m->name, &tab);
 	stk_cfi_table_free(&tab);
+}
+
+void stk_unwind_tables_built(struct stk_unwind_tables *t, const void *file, const char *name,
+			     const struct stk_cfi_table *tab, const char *why, int64_t build_ns)
+{
+	struct file_table *f = file_lookup(t, file);
+
+	if (!f || f->state != FILE_BUILDING)
+		return;
+	t->stats.build_ns += build_ns;
+	if (tab)
+		store(t, f, name, tab);
+	else
+		build_failed(t, f, name, why ? why : "no table");
+}
+
+void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const void *file,
+				 void (*fn)(void *ctx, uint32_t tgid), void *ctx)
+{
+	uint32_t *users = NULL;
+	size_t n = 0;
+
+	/* gathered first: fn loads processes again, which changes the table */
+	if (t->n_procs && !(users = calloc(t->n_procs, sizeof(*users))))
+		return;
+	for (size_t i = 0; i < t->n_procs; i++)
+		for (size_t k = 0; k < t->procs[i].n_files; k++)
+			if (t->procs[i].files[k]->file == file) {
+				users[n++] = t->procs[i].tgid;
+				break;
+			}
+	for (size_t i = 0; i < n; i++)
+		fn(ctx, users[i]);
+	free(users);
+}
+
+/* f's table wanted: built (or queued with the builder) unless there is one, or it could not have room. */
+static void want_table(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
+{
+	if (f->state == FILE_NO_ROOM && !could_fit(t, f->want_rows, f->want_pages))
+		return;
+	if (f->state != FILE_NEW && f->state != FILE_NO_ROOM)
+		return;
+	if (t->submit && (m->fd >= 0 || m->image) && t->submit(t->submit_ctx, m) == 0) {
+		f->state = FILE_BUILDING;
+		t->stats.files_queued++;
+		return;
+	}
+	build(t, f, m);
 }
 
 /* The table of m's file, built on first sight (or after eviction); NULL when out of memory. */
@@ -241,11 +327,10 @@ static struct file_table *table_for(struct stk_unwind_tables *t, const struct st
 		    !(f = calloc(1, sizeof(*f))))
 			return NULL;
 		f->file = m->file;
-		f->state = FILE_NO_ROOM;
+		f->state = FILE_NEW;
 		t->files[t->n_files++] = f;
 	}
-	if (f->state == FILE_NO_ROOM && !f->refs)
-		build(t, f, m);
+	want_table(t, f, m);
 	f->last_use = ++t->clock;
 	return f;
 }
@@ -279,6 +364,7 @@ static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *
 
 	if (!f || f->state == FILE_NO_CFI)
 		return um;
+	/* not placed (yet): n_rows stays 0, the walk hands the sample to the copy path */
 	if (stk_cfi_table_mapping_base(m->elf, f->base_vaddr, m->start, m->offset, &base))
 		return um;
 	um.base = base;
@@ -288,7 +374,7 @@ static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *
 		um.n_rows = f->n_rows;
 		um.first_page = f->first_page;
 		um.n_pages = f->n_pages;
-	} /* else n_rows 0: the walk hands the sample to the copy path */
+	}
 	return um;
 }
 
@@ -317,7 +403,7 @@ enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, 
 	struct loaded_map *loaded = NULL;
 	struct stk_unwind_proc entry = { 0 };
 	size_t n_files = 0;
-	bool found, partial = false;
+	bool found, same, partial = false;
 	size_t at = proc_find(t, tgid, &found);
 	int64_t first;
 
@@ -326,10 +412,12 @@ enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, 
 		partial = true;
 	}
 	/* announced again with nothing changed (its first key after a load at start) */
-	if (found && same_load(&t->procs[at], maps, n))
+	same = found && same_maps(&t->procs[at], maps, n);
+	if (same && !t->procs[at].partial)
 		return STK_UNWIND_LOADED;
-	/* its refresh_asked stays set meanwhile: the walk asks no more */
-	if (found && !take_reload_token(&t->procs[at], now_ns))
+	/* new mappings cost a token (its refresh_asked stays set meanwhile: the walk asks no more);
+	 * the same ones again only pick up the tables placed since */
+	if (found && !same && !take_reload_token(&t->procs[at], now_ns))
 		return STK_UNWIND_LATER;
 	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files))) ||
 		  !(loaded = calloc(n, sizeof(*loaded)))))
@@ -341,7 +429,7 @@ enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, 
 		if (maps[i].file && maps[i].elf && !(f = table_for(t, &maps[i])))
 			goto fail;
 		um[i] = mapping_of(&maps[i], f);
-		if (f && f->state == FILE_NO_ROOM)
+		if (f && f->state != FILE_PLACED && f->state != FILE_NO_CFI)
 			partial = true;
 		if (f) {
 			f->refs++;

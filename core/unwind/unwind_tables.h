@@ -6,7 +6,12 @@
  * written into the BPF maps through struct stk_unwind_maps_ops (libbpf in
  * core/bpf/unwind_maps.c, a fake in the unit tests), in an order that never
  * lets the walk see a half-written process: rows and mappings first, the
- * process entry that points at them last.
+ * process entry that points at them last. A file's table is built where a
+ * load needs it, or, given a builder (stk_unwind_tables_set_builder), on
+ * the builder's thread: the load then writes the process with that file's
+ * mappings table-less (the walk hands their frames to the copy path) and
+ * stk_unwind_tables_built places the table when it comes; the processes
+ * waiting for it are loaded again (stk_unwind_tables_each_user).
  */
 #ifndef STK_UNWIND_TABLES_H
 #define STK_UNWIND_TABLES_H
@@ -38,8 +43,12 @@ struct stk_unwind_source_map {
 	uint64_t start, end, offset;
 	const void *file; /* the file's identity: the same pointer for the same file (NULL: anonymous code) */
 	Elf *elf;         /* the file, to build its table from (NULL: none; frame-pointer steps) */
-	const struct stk_cfi_guard *guard; /* with elf: the CFI libdw may run (NULL: none of it) */
+	const struct stk_cfi_guard *guard; /* with elf, built here: the CFI libdw may run (NULL: none of it) */
 	const char *name; /* for -v */
+	/* with elf, for a builder: the file's descriptor (fd >= 0) or image */
+	int fd;
+	const void *image;
+	size_t image_size;
 };
 
 /* One file's table as it was built (-v lists them). */
@@ -51,7 +60,7 @@ struct stk_unwind_built {
 #define STK_UNWIND_BUILT_KEPT 32
 
 struct stk_unwind_tables_stats {
-	unsigned files_built, files_failed, files_no_room, files_evicted;
+	unsigned files_built, files_failed, files_no_room, files_evicted, files_queued;
 	unsigned procs_loaded, procs_partial, procs_failed, reloads;
 	int64_t build_ns;          /* CPU time building tables */
 	uint64_t rows_used, rows_peak, rows_cap;
@@ -73,10 +82,27 @@ void stk_unwind_tables_free(struct stk_unwind_tables *t);
 /* The limits every build from here on keeps (its stop callback, say). */
 void stk_unwind_tables_set_limits(struct stk_unwind_tables *t, const struct stk_cfi_table_limits *lim);
 
+/*
+ * Tables from here on are asked of submit (0: queued; -1: built here after
+ * all), and come back through stk_unwind_tables_built.
+ */
+typedef int (*stk_unwind_submit_fn)(void *ctx, const struct stk_unwind_source_map *m);
+void stk_unwind_tables_set_builder(struct stk_unwind_tables *t, stk_unwind_submit_fn submit, void *ctx);
+/*
+ * A submitted file's table, built (tab: its rows, still the caller's to
+ * free) or not (tab NULL, why); build_ns: the CPU time it took. Placed when
+ * there is room.
+ */
+void stk_unwind_tables_built(struct stk_unwind_tables *t, const void *file, const char *name,
+			     const struct stk_cfi_table *tab, const char *why, int64_t build_ns);
+/* Calls fn for each loaded process mapping file (to load it again once file's table is placed). */
+void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const void *file,
+				 void (*fn)(void *ctx, uint32_t tgid), void *ctx);
+
 /* What a load did. */
 enum stk_unwind_load_result {
 	STK_UNWIND_LOADED,     /* written (or already so: nothing changed) */
-	STK_UNWIND_PARTIAL,    /* written, but some mappings got no table room: their frames take the copy path */
+	STK_UNWIND_PARTIAL,    /* written, but some mappings have no table yet or no room: their frames take the copy path */
 	STK_UNWIND_LATER,      /* refused for now: the process reloads too often (try again later) */
 	STK_UNWIND_LOAD_FAILED,
 };
@@ -84,7 +110,8 @@ enum stk_unwind_load_result {
  * Loads (or reloads, after an exec or a new mapping) process tgid with its
  * executable mappings maps (sorted by start): tables are built for files
  * not seen before. A process may reload STK_UNWIND_RELOAD_BURST times at
- * once, then once per STK_UNWIND_RELOAD_EVERY_NS (now_ns: CLOCK_MONOTONIC).
+ * once, then once per STK_UNWIND_RELOAD_EVERY_NS (now_ns: CLOCK_MONOTONIC);
+ * a reload with the same mappings (tables that came since) is free.
  */
 #define STK_UNWIND_RELOAD_BURST 16
 #define STK_UNWIND_RELOAD_EVERY_NS 50000000LL

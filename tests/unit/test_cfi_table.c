@@ -26,6 +26,7 @@
 #include "core/unwind/cfi_guard.h"
 #include "core/unwind/cfi_table.h"
 #include "core/unwind/unwind_tables.h"
+#include "fake_unwind_maps.h"
 
 /* build/tests/unit -> build/tests/fixtures/NAME */
 static int fixture(const char *name, char *out, size_t len)
@@ -198,124 +199,6 @@ static void rows_of_a_fixture(struct test_ctx *t)
 	close_elf(&o);
 }
 
-/* ---- the store, over arrays standing in for the BPF maps ---- */
-
-/* room for this test binary and its libraries, ASan's build included */
-#define CAP_ROWS (4u << 20)
-#define CAP_PAGES (256u << 10)
-#define CAP_MAPS 256
-
-struct fake_maps {
-	struct stk_cfi_row *rows;
-	uint32_t *pages;
-	struct stk_unwind_mapping maps[CAP_MAPS];
-	uint32_t tgid;
-	struct stk_unwind_proc proc;
-	bool has_proc;
-	unsigned writes, proc_writes, deletes;
-	bool proc_written_last; /* every proc write came after its rows and mappings */
-	unsigned since_proc;
-};
-
-static int fake_rows(void *ctx, uint32_t first, const struct stk_cfi_row *rows, size_t n)
-{
-	struct fake_maps *f = ctx;
-
-	if (first + n > CAP_ROWS)
-		return -1;
-	memcpy(&f->rows[first], rows, n * sizeof(*rows));
-	f->writes++;
-	f->since_proc++;
-	return 0;
-}
-
-static int fake_pages(void *ctx, uint32_t first, const uint32_t *pages, size_t n)
-{
-	struct fake_maps *f = ctx;
-
-	if (first + n > CAP_PAGES)
-		return -1;
-	memcpy(&f->pages[first], pages, n * sizeof(*pages));
-	f->writes++;
-	f->since_proc++;
-	return 0;
-}
-
-static int fake_mappings(void *ctx, uint32_t first, const struct stk_unwind_mapping *m, size_t n)
-{
-	struct fake_maps *f = ctx;
-
-	if (first + n > CAP_MAPS)
-		return -1;
-	memcpy(&f->maps[first], m, n * sizeof(*m));
-	f->writes++;
-	f->since_proc++;
-	return 0;
-}
-
-static int fake_proc(void *ctx, uint32_t tgid, const struct stk_unwind_proc *p)
-{
-	struct fake_maps *f = ctx;
-
-	f->tgid = tgid;
-	f->proc = *p;
-	f->has_proc = true;
-	f->proc_writes++;
-	f->proc_written_last = f->since_proc > 0;
-	f->since_proc = 0;
-	return 0;
-}
-
-static int fake_delete(void *ctx, uint32_t tgid)
-{
-	struct fake_maps *f = ctx;
-
-	if (f->tgid == tgid)
-		f->has_proc = false;
-	f->deletes++;
-	return 0;
-}
-
-static const struct stk_unwind_maps_ops fake_ops = {
-	fake_rows, fake_pages, fake_mappings, fake_proc, fake_delete,
-};
-
-static struct fake_maps *fake_new(void)
-{
-	struct fake_maps *f = calloc(1, sizeof(*f));
-
-	if (f && (!(f->rows = calloc(CAP_ROWS, sizeof(*f->rows))) || !(f->pages = calloc(CAP_PAGES, sizeof(*f->pages))))) {
-		free(f->rows);
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
-static void fake_free(struct fake_maps *f)
-{
-	if (f) {
-		free(f->rows);
-		free(f->pages);
-		free(f);
-	}
-}
-
-/* This process's executable mappings, from the symbolizer as the session gathers them. */
-struct gathered {
-	struct stk_unwind_source_map maps[64];
-	size_t n;
-};
-
-static void gather(void *ctx, const struct stk_exec_mapping *m)
-{
-	struct gathered *g = ctx;
-
-	if (g->n < 64)
-		g->maps[g->n++] = (struct stk_unwind_source_map){ m->start, m->end, m->offset, m->file, m->elf,
-								  m->cfi_guard, m->path };
-}
-
 /* ---- the walk, by the rules of bpf/unwind.bpf.c, over a snapshot of our own stack ---- */
 
 #if defined(__x86_64__)
@@ -467,7 +350,7 @@ static void walk_matches_libdw(struct test_ctx *t)
 	CHECK(t, sym && tables && u);
 	if (!sym || !tables || !u)
 		goto out;
-	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), gather, &g) == 0 && g.n > 0);
+	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), true, gather, &g) == 0 && g.n > 0);
 	CHECK(t, stk_unwind_tables_load(tables, (uint32_t)getpid(), g.maps, g.n, 0) != STK_UNWIND_LOAD_FAILED);
 	CHECK(t, cfi_test_outer(&s) == 2);
 	n = walk(fm, &s, kips, 64);
@@ -514,7 +397,7 @@ static void store_lifecycle(struct test_ctx *t)
 	CHECK(t, fm && sym && tables);
 	if (!fm || !sym || !tables)
 		goto out;
-	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), gather, &g) == 0 && g.n > 0);
+	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), true, gather, &g) == 0 && g.n > 0);
 	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LOADED);
 	CHECK(t, fm->has_proc && fm->tgid == me && fm->proc.n_maps == g.n && fm->proc_written_last);
 	CHECK(t, stk_unwind_tables_has(tables, me));
