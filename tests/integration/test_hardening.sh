@@ -48,6 +48,7 @@ chown $NOBODY:$NOBODY "$tmp/user"
 # start_as_user OUTFILE CMD...: starts CMD as nobody, waits for its "ready PID ..." line
 start_as_user() {
     local out=$1; shift
+    : >"$out" # before the background redirect makes it: grep may look first
     as_user "$@" >"$out" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do grep -q '^ready ' "$out" && break; sleep 0.05; done
@@ -57,7 +58,8 @@ start_as_user() {
 }
 
 # stk_run NAME DURATION STK_ARGS...: root's stk, measured. Sets RC ("timeout"
-# when it had to be killed), RSS_KB (its peak), SECONDS_TAKEN, OUT, ERR, and checks the common rules:
+# when it had to be killed), RSS_KB (its peak), SECONDS_TAKEN, CPU_SECONDS (user +
+# system), OUT, ERR, and checks the common rules:
 # it ends on its own, exits 0, stays under MAX_RSS_KB, prints no token and
 # leaves none of its BPF programs behind.
 stk_run() {
@@ -87,9 +89,10 @@ with open(out, "wb") as o, open(err, "wb") as e:
             rc = "timeout"
         time.sleep(0.05)
 open(idfile, "w").write(" ".join(sorted(ids)))
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "%.2f" % (time.monotonic() - start))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(rc, ru.ru_maxrss, "%.2f" % (time.monotonic() - start), "%.2f" % (ru.ru_utime + ru.ru_stime))
 PY
-    read -r RC RSS_KB SECONDS_TAKEN <"$tmp/$name.res"
+    read -r RC RSS_KB SECONDS_TAKEN CPU_SECONDS <"$tmp/$name.res"
     OUT=$(head -c 2000000 "$tmp/$name.out") ERR=$(head -c 100000 "$tmp/$name.err")
     expect_eq "${name}_ends_exit_0" "$RC" 0
     if [ "${RSS_KB:-0}" -le $MAX_RSS_KB ]; then pass "${name}_memory_bounded"
@@ -241,14 +244,50 @@ kill -9 "$WPID" 2>/dev/null
 # "normal_burn" thread burns CPU in ordinary functions.
 # blocks FILE WORD: the text-format stacks (blank-line separated) of FILE holding WORD
 blocks() { awk -v RS= -v w="$2" 'index($0, w) { print; print "" }' "$1"; }
+# sigterm_latency NAME: a system-wide profile -v, SIGTERM 1 s into the capture; prints
+# "RC SECONDS CPU": when it ended after the signal, and the CPU time it spent meanwhile
+sigterm_latency() {
+    python3 - "$STK" "$tmp/$1.out" "$tmp/$1.err" <<'PY'
+import os, resource, signal, subprocess, sys, time
+def cpu(pid):
+    f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+stk, out, err = sys.argv[1:4]
+with open(out, "wb") as o, open(err, "wb") as e:
+    p = subprocess.Popen([stk, "profile", "-v"], stdout=o, stderr=e)
+    start = time.monotonic()
+    while time.monotonic() - start < 30 and b"tracing" not in open(err, "rb").read():
+        time.sleep(0.05)
+    time.sleep(1)
+    before = cpu(p.pid)
+    p.send_signal(signal.SIGTERM)
+    sent = time.monotonic()
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        rc = "timeout"
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(rc, "%.2f" % (time.monotonic() - sent), "%.2f" % (ru.ru_utime + ru.ru_stime - before))
+PY
+}
+# The goals (a 2 s capture in under 4 s; results within 1 s of SIGTERM) are wall-clock
+# times on a quiet host (bench/ and docs/hardening.md); a busy host stretches any run,
+# so the tests hold stk's own CPU time to them, and the hostile run's to a control's
+# (the same capture of an ordinary program) plus 1 s.
+start_as_user "$tmp/control.ready" "$W/burn_nodebug" 60
+stk_run hostile_cfi_control 2 profile -p "$WPID" -v 2
+control_cpu=$CPU_SECONDS
+kill -9 "$WPID" 2>/dev/null
 for variant in big small; do
     start_as_user "$tmp/cfi_$variant.ready" "$W/hostile_cfi" "$variant" 120
     hpid=$WPID
     [ "$variant" = big ] && big_pid=$hpid # kept running for the system-wide run below
     stk_run "hostile_cfi_$variant" 2 profile -p "$hpid" -v 2
-    # unguarded, libdw spends minutes per lookup: a bound far above a busy host's delays still tells
-    awk -v t="$SECONDS_TAKEN" 'BEGIN { exit !(t < 15) }' && pass "hostile_cfi_${variant}_no_stall" ||
-        fail "hostile_cfi_${variant}_no_stall" "a 2 s capture took $SECONDS_TAKEN s"
+    awk -v t="$CPU_SECONDS" -v c="$control_cpu" 'BEGIN { exit !(t < c + 1) }' &&
+        pass "hostile_cfi_${variant}_cpu_as_ordinary" ||
+        fail "hostile_cfi_${variant}_cpu_as_ordinary" "$CPU_SECONDS s of CPU (the control's $control_cpu s); the 2 s capture took $SECONDS_TAKEN s"
     [ "${RSS_KB:-0}" -lt 102400 ] && pass "hostile_cfi_${variant}_under_100mb" ||
         fail "hostile_cfi_${variant}_under_100mb" "peak RSS ${RSS_KB} KB"
     hostile=$(blocks "$tmp/hostile_cfi_$variant.out" "hostile_${variant}_spin+" | grep -c "hostile_${variant}_spin+")
@@ -267,29 +306,15 @@ for variant in big small; do
 done
 
 # A system-wide profile with hostile_cfi (big) running: SIGTERM, sent 1 s into the
-# capture, must bring the results promptly: within 5 s (a busy host's delays), not
-# after a table build or the 30 s symbolization deadline.
-python3 - "$STK" "$tmp/sigterm.out" "$tmp/sigterm.err" >"$tmp/sigterm.res" <<'PY'
-import signal, subprocess, sys, time
-stk, out, err = sys.argv[1:4]
-with open(out, "wb") as o, open(err, "wb") as e:
-    p = subprocess.Popen([stk, "profile", "-v"], stdout=o, stderr=e)
-    start = time.monotonic()
-    while time.monotonic() - start < 30 and b"tracing" not in open(err, "rb").read():
-        time.sleep(0.05)
-    time.sleep(1)
-    p.send_signal(signal.SIGTERM)
-    sent = time.monotonic()
-    try:
-        rc = p.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        rc = "timeout"
-    print(rc, "%.2f" % (time.monotonic() - sent))
-PY
-read -r RC LATENCY <"$tmp/sigterm.res"
+# capture, brings the results with under 1 s of work (a table build or unwinding
+# that ignored the signal would spend more) and within 10 s (not the 30 s
+# symbolization deadline, not a hang).
+sigterm_latency sigterm >"$tmp/sigterm.res"
+read -r RC LATENCY TERM_CPU <"$tmp/sigterm.res"
 expect_eq sigterm_system_wide_rc "$RC" 0
-awk -v t="$LATENCY" 'BEGIN { exit !(t < 5) }' && pass sigterm_system_wide_prompt ||
+awk -v c="$TERM_CPU" 'BEGIN { exit !(c < 1) }' && pass sigterm_system_wide_work_under_1s ||
+    fail sigterm_system_wide_work_under_1s "$TERM_CPU s of CPU after SIGTERM (results came $LATENCY s after it)"
+awk -v t="$LATENCY" 'BEGIN { exit !(t < 10) }' && pass sigterm_system_wide_prompt ||
     fail sigterm_system_wide_prompt "results came $LATENCY s after SIGTERM"
 expect_contains sigterm_system_wide_results "$(cat "$tmp/sigterm.out")" "hostile_big_spin+"
 kill -9 "$big_pid" 2>/dev/null
