@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -327,9 +329,17 @@ static int setup(void *arg)
 	if (select_cpus(run))
 		return -1;
 	if (cfg->cgroup_path) {
+		struct statfs fs;
+
 		run->cgroup_fd = open(cfg->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (run->cgroup_fd < 0) {
 			stk_error(APPLET, "--cgroup %s: %s", cfg->cgroup_path, strerror(errno));
+			return -1;
+		}
+		/* the BPF filter takes cgroup v2 only (a v1 hierarchy or a plain directory would fail late) */
+		if (fstatfs(run->cgroup_fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+			stk_error(APPLET, "--cgroup %s: not a cgroup v2 directory (see /proc/mounts for the cgroup2 mount)",
+				  cfg->cgroup_path);
 			return -1;
 		}
 	}

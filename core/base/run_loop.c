@@ -13,7 +13,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 
-#define MAX_WATCHED_FDS 8
+#define MAX_WATCHED_FDS 16
 
 struct watched_fd {
 	int fd;

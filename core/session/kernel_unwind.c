@@ -171,6 +171,7 @@ static void on_request(void *ctx, int cpu, void *data, __u32 size)
 		break;
 	case STK_UNWIND_REQ_EXIT:
 		stk_unwind_tables_forget(u->tables, req.tgid);
+		stk_symbolizer_process_exited(u->sym, (pid_t)req.tgid);
 		u->exits++;
 		break;
 	}

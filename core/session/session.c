@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "bpf/stack_stats.h"
@@ -28,6 +29,7 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
 
 	s->applet = applet;
 	s->empty_btf_fd = -1;
+	s->sweep_fd = -1;
 	s->entered_mono = stk_now_ns(CLOCK_MONOTONIC);
 	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
 		stk_error(applet, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
@@ -178,6 +180,29 @@ int stk_session_dwarf(struct stk_session *s, const struct bpf_map *samples, bool
 	return s->dwarf ? 0 : -1;
 }
 
+/* Once a second: processes that exited keep only what their stacks need (a host's churn costs little). */
+static void sweep(void *ctx)
+{
+	struct stk_session *s = ctx;
+	uint64_t expirations;
+
+	if (read(s->sweep_fd, &expirations, sizeof(expirations)) > 0)
+		stk_symbolizer_sweep(s->sym);
+}
+
+static int watch_exits(struct stk_session *s)
+{
+	struct itimerspec every = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
+
+	s->sweep_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (s->sweep_fd < 0 || timerfd_settime(s->sweep_fd, 0, &every, NULL) ||
+	    stk_run_loop_add_fd(s->loop, s->sweep_fd, sweep, s)) {
+		stk_error(s->applet, "setting up the exited-process sweep failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, long interval_ms)
 {
 	char err[256];
@@ -192,6 +217,8 @@ int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, 
 		if (!s->processes)
 			return -1;
 	}
+	if (s->sym && watch_exits(s))
+		return -1;
 	if (s->dwarf && stk_dwarf_samples_watch(s->applet, s->dwarf, s->loop))
 		return -1;
 	if (s->kunwind && stk_kernel_unwind_watch(s->applet, s->kunwind, s->loop))
@@ -298,10 +325,10 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 		struct stk_symbolizer_stats st;
 
 		stk_symbolizer_get_stats(s->sym, &st);
-		fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s), mappings re-read %u times, "
-			"%u files parsed, %u failed\n", s->applet, st.processes, st.processes_failed,
-			st.last_failure[0] ? ", last: " : "", st.last_failure, st.refreshes, st.files_parsed,
-			st.files_failed);
+		fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s; %u exited, compacted), "
+			"mappings re-read %u times, %u files parsed, %u failed\n", s->applet, st.processes,
+			st.processes_failed, st.last_failure[0] ? ", last: " : "", st.last_failure,
+			st.processes_exited, st.refreshes, st.files_parsed, st.files_failed);
 	}
 }
 
@@ -389,6 +416,8 @@ void stk_session_close(struct stk_session *s)
 	stk_dwarf_samples_free(s->dwarf);
 	stk_kernel_unwind_free(s->kunwind);
 	stk_run_loop_free(s->loop);
+	if (s->sweep_fd >= 0)
+		close(s->sweep_fd);
 	if (s->sym)
 		stk_symbolizer_free(s->sym);
 	if (s->empty_btf_fd >= 0)

@@ -76,6 +76,7 @@ struct stk_session {
 	struct stk_unwind_plan unwind;    /* how user stacks are taken (stk_session_plan_unwind) */
 	struct stk_dwarf_samples *dwarf;  /* stack copies unwound in user space (stk_session_dwarf) */
 	struct stk_kernel_unwind *kunwind; /* the cfi rung's tables (stk_session_kernel_unwind) */
+	int sweep_fd; /* a 1 s timer: processes that exited are compacted (stk_symbolizer_sweep) */
 	uint64_t dwarf_missing_reported;
 	struct stk_output_file *outs[STK_MAX_OUTPUTS];
 	int64_t start_wall, start_mono; /* what the next report covers */

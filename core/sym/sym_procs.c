@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
@@ -146,18 +147,18 @@ static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n,
 			continue;
 		(*maps)[(*n)++] = *old;
 		(*maps)[*n - 1].gone = true;
-		old->path = NULL; /* moved */
+		old->file = NULL; /* moved */
 		kept++;
 	}
 	/* the gone ones kept before, still not covered */
 	for (size_t i = 0; i < p->n_maps; i++) {
 		struct sym_map *old = &p->maps[i];
 
-		if (!old->gone || !old->path || overlaps_any(*maps, fresh, old) ||
+		if (!old->gone || !old->file || overlaps_any(*maps, fresh, old) ||
 		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
 			continue;
 		(*maps)[(*n)++] = *old;
-		old->path = NULL;
+		old->file = NULL;
 	}
 	if (*n > fresh)
 		qsort(*maps, *n, sizeof(**maps), sym_map_order);
@@ -191,7 +192,8 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 
 		if (stk_maps_parse_line(line, e) || e->perms[2] != 'x')
 			continue;
-		if (stk_grow((void **)&maps, &cap, n + 1, sizeof(*maps)) || !(maps[n].path = strdup(e->path))) {
+		if (stk_grow((void **)&maps, &cap, n + 1, sizeof(*maps)) ||
+		    !(maps[n].path = stk_string_pool_intern(s->strings, e->path))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -229,6 +231,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	sym_maps_free(p->maps, p->n_maps);
 	p->maps = maps;
 	p->n_maps = n;
+	p->exited = false; /* read: it lives (a pid taken again, if it had exited) */
 	p->generation++;
 	p->read_ns = sym_monotonic_ns();
 	if (has_anon)
@@ -314,8 +317,7 @@ const struct sym_map *sym_find_map(const struct sym_proc *p, uint64_t addr)
 
 void sym_maps_free(struct sym_map *maps, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		free(maps[i].path);
+	(void)n; /* their paths are the pool's */
 	free(maps);
 }
 
@@ -324,7 +326,7 @@ const struct sym_map *sym_proc_map_at(struct stk_symbolizer *s, struct sym_proc 
 	const struct sym_map *m = sym_find_map(p, addr);
 
 	/* Mapped after we learned the process (dlopen, JIT)? Re-read while it lives. */
-	if (!m && p->refreshes < MAX_MAPS_REFRESH && !sym_stopped(s)) {
+	if (!m && !p->exited && p->refreshes < MAX_MAPS_REFRESH && !sym_stopped(s)) {
 		p->refreshes++;
 		if (read_maps(s, p) == 0)
 			m = sym_find_map(p, addr);
@@ -338,6 +340,50 @@ int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t ad
 		return 0;
 	load_perf_map(s, p); /* the JIT may have written more since */
 	return stk_perf_map_lookup(p->perf, addr, name, off);
+}
+
+/* p exited: the unwinder's state goes, the mappings shrink to fit. */
+static void compact(struct stk_symbolizer *s, struct sym_proc *p)
+{
+	struct sym_map *fit;
+
+	if (p->unwinder && s->unwinder_free)
+		s->unwinder_free(p->unwinder);
+	p->unwinder = NULL;
+	if (p->exited)
+		return;
+	p->exited = true;
+	s->stats.processes_exited++;
+	if (p->n_maps && (fit = realloc(p->maps, p->n_maps * sizeof(*p->maps))))
+		p->maps = fit;
+}
+
+void stk_symbolizer_process_exited(struct stk_symbolizer *s, pid_t pid)
+{
+	int found;
+	size_t at = proc_find(s, pid, &found);
+
+	if (found)
+		compact(s, s->procs[at]);
+}
+
+unsigned stk_symbolizer_sweep(struct stk_symbolizer *s)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < s->n_procs; i++) {
+		struct sym_proc *p = s->procs[i];
+
+		/* a late sample may have made an exited process's unwinder again */
+		if (p->exited) {
+			if (p->unwinder)
+				compact(s, p);
+		} else if (kill(p->pid, 0) && errno == ESRCH) {
+			compact(s, p);
+			n++;
+		}
+	}
+	return n;
 }
 
 void sym_proc_free(struct stk_symbolizer *s, struct sym_proc *p)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/base/string_pool.h"
 #include "core/sym/elf_symbols.h"
 #include "core/sym/perf_map.h"
 #include "core/sym/proc_maps.h"
@@ -59,7 +60,7 @@ struct file_key {
 
 struct sym_map {
 	uint64_t start, end, offset;
-	char *path; /* as /proc/PID/maps shows it */
+	const char *path; /* as /proc/PID/maps shows it (interned: s->strings) */
 	enum map_kind kind;
 	bool exe; /* the process's executable (/proc/PID/exe) */
 	bool gone; /* no longer mapped (a library unloaded, a program before its exec): names only */
@@ -79,6 +80,7 @@ struct sym_proc {
 	uint64_t generation; /* bumped each time the mappings are read */
 	int64_t read_ns;     /* when they were last read (CLOCK_MONOTONIC) */
 	void *unwinder;      /* the copy unwinder's state for this process (core/unwind/unwind_dwarf.h) */
+	bool exited;         /* compacted: its mappings are final */
 };
 
 struct stk_symbolizer {
@@ -92,6 +94,7 @@ struct stk_symbolizer {
 	size_t n_files, cap_files;
 	struct file_key *keys; /* sorted by (dev, ino) */
 	size_t n_keys, cap_keys;
+	struct stk_string_pool *strings; /* mappings' paths */
 	struct sym_proc **procs; /* sorted by pid */
 	size_t n_procs, cap_procs;
 

@@ -49,7 +49,10 @@ struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts
 	if (opts)
 		s->opts = *opts;
 	s->kallsyms_path = strdup(s->opts.kallsyms_path ? s->opts.kallsyms_path : "/proc/kallsyms");
-	if (!s->kallsyms_path) {
+	s->strings = stk_string_pool_new();
+	if (!s->kallsyms_path || !s->strings) {
+		free(s->kallsyms_path);
+		stk_string_pool_free(s->strings);
 		free(s);
 		return NULL;
 	}
@@ -65,6 +68,7 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 	for (size_t i = 0; i < s->n_procs; i++)
 		sym_proc_free(s, s->procs[i]);
 	free(s->procs);
+	stk_string_pool_free(s->strings);
 	for (size_t i = 0; i < s->n_files; i++)
 		sym_file_free(s->files[i]);
 	free(s->files);

@@ -135,8 +135,20 @@ int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, bool w
  */
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s);
 
+/*
+ * pid exited: it keeps what its stacks need to resolve (mappings, their
+ * paths interned and files shared, its perf map) and drops the rest (the
+ * copy unwinder's state), so a host where processes come and go by the
+ * thousand costs a few hundred bytes each. Its mappings are not read again
+ * unless a new process with its pid is announced (refresh_process).
+ */
+void stk_symbolizer_process_exited(struct stk_symbolizer *s, pid_t pid);
+/* Finds the processes that exited (kill(pid, 0)) and compacts them as above; returns how many. */
+unsigned stk_symbolizer_sweep(struct stk_symbolizer *s);
+
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */
+	unsigned processes_exited; /* compacted after their exit */
 	unsigned processes_failed; /* gone or unreadable before they could be learned */
 	unsigned refreshes;        /* mappings read again: the process announced itself with a new comm */
 	unsigned files_parsed;

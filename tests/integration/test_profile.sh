@@ -276,6 +276,7 @@ bad bad_duration "duration abc" abc
 bad bad_format "--format xml" --format xml
 bad bad_cpu "-C 4096: no such online CPU" -C 4096
 bad bad_cgroup "--cgroup /nonexistent" --cgroup /nonexistent
+bad cgroup_not_v2 "--cgroup /proc: not a cgroup v2 directory" --cgroup /proc
 run_capture unshare -p -f --mount-proc "$STK" profile -p 1 1
 expect_eq child_pidns_rc "$RC" 2
 expect_contains child_pidns_msg "$ERR" "need host PIDs"
