@@ -19,7 +19,7 @@ static const char unchecked[] = "CFI refused: the module's CFI was not checked";
 /* The sample being unwound: what libdwfl's callbacks read from. */
 struct current {
 	const struct stk_unwind_input *in;
-	int read_outside; /* a read fell outside the copied stack */
+	int read_outside; /* a read fell outside the copied stack (and the reader had nothing there) */
 	struct stk_unwind_result *r;
 	bool want_how;
 	bool records_after_guess; /* aarch64: see walk_frame_records() */
@@ -132,24 +132,42 @@ static bool copied_word(const struct stk_unwind_input *in, Dwarf_Addr addr, Dwar
 	return true;
 }
 
-/* Stack words come from the copy; anything else is unknown. */
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+/* A stack word from the copy, else from the input's reader; false when neither has it. */
+static bool stack_word(struct current *c, Dwarf_Addr addr, Dwarf_Word *result)
 {
-	struct current *c = arg;
+	uint64_t w;
 
-	(void)dwfl;
 	if (copied_word(c->in, addr, result))
 		return true;
-	c->read_outside = 1;
-	return false;
+	if (!c->in->read_more || !c->in->read_more(c->in->read_ctx, addr, &w)) {
+		c->read_outside = 1;
+		return false;
+	}
+	*result = w;
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	return stack_word(arg, addr, result);
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	const struct current *c = arg;
+	const struct stk_unwind_input *in = c->in;
+	uint64_t pc = in->regs[in->n_regs - 1];
 
-	return dwfl_thread_state_registers(thread, 0, (unsigned)c->in->n_regs, c->in->regs) &&
-	       (dwfl_thread_state_register_pc(thread, c->in->regs[c->in->n_regs - 1]), true);
+	if (!in->regs_known)
+		return dwfl_thread_state_registers(thread, 0, (unsigned)in->n_regs, in->regs) &&
+		       (dwfl_thread_state_register_pc(thread, pc), true);
+	/* Only some are known (a /proc snapshot has sp and pc): the others stay undefined for libdw. */
+	for (unsigned i = 0; i + 1 < in->n_regs && i < 64; i++)
+		if (((in->regs_known >> i) & 1) && !dwfl_thread_state_registers(thread, (int)i, 1, &in->regs[i]))
+			return false;
+	dwfl_thread_state_register_pc(thread, pc);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -400,7 +418,7 @@ static void walk_frame_records(struct current *c, Dwfl_Frame *state)
 			c->stop = "outermost frame record (frame pointer 0)";
 			return;
 		}
-		if (!copied_word(c->in, fp, &next_fp) || !copied_word(c->in, fp + 8, &lr)) {
+		if (!stack_word(c, fp, &next_fp) || !stack_word(c, fp + 8, &lr)) {
 			c->stop = "needed stack beyond the copied bytes (--stack-bytes)";
 			return;
 		}

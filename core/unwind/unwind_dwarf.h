@@ -72,11 +72,15 @@ const char *stk_unwind_how_name(enum stk_unwind_how how);
 
 struct stk_unwind_input {
 	pid_t pid, tid;
-	const uint64_t *regs; /* DWARF numbering, bpf/user_regs.h */
+	const uint64_t *regs; /* DWARF numbering, bpf/user_regs.h; the last one is the pc */
 	size_t n_regs;
 	uint64_t sp;          /* the address stack[0] was copied from */
 	const uint8_t *stack;
 	size_t stack_len;
+	uint64_t regs_known;  /* bit i: regs[i] is known (the pc always is); 0: all of them are */
+	/* Words beyond the copy (NULL: unknown), e.g. read from a blocked thread's memory. */
+	bool (*read_more)(void *ctx, uint64_t addr, uint64_t *word);
+	void *read_ctx;
 };
 
 struct stk_unwind_result {

@@ -103,7 +103,8 @@ static void unwinds_own_stack_in_order(struct test_ctx *t)
 	if (!sym || !u)
 		goto out;
 	CHECK(t, unwind_test_outer(&s) == 2);
-	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &in, &r);
 	CHECK(t, r.n >= 4);
 	CHECK(t, r.stop != NULL);
@@ -144,11 +145,13 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 
 	CHECK(t, unwind_test_outer(&s) == 2);
 	/* No registers. */
-	struct stk_unwind_input none = { getpid(), getpid(), NULL, 0, 0, NULL, 0 };
+	struct stk_unwind_input none = { .pid = getpid(), .tid = getpid(),
+					.regs = NULL, .n_regs = 0, .sp = 0, .stack = NULL, .stack_len = 0 };
 	stk_unwind(u, &none, &r);
 	CHECK(t, r.n == 0 && r.stop && strstr(r.stop, "no user registers"));
 	/* The stack copy is empty: the leaf, then a reason. */
-	struct stk_unwind_input empty = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, 0 };
+	struct stk_unwind_input empty = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = 0 };
 	stk_unwind(u, &empty, &r);
 	CHECK(t, r.n >= 1 && r.stop && strstr(r.stop, "--stack-bytes"));
 	if (!r.stop || !strstr(r.stop, "--stack-bytes"))
@@ -157,11 +160,13 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 	for (int i = 0; i < 17; i++)
 		garbage[i] = 0xdeadbeefcafe0000ULL + (uint64_t)i * 4096;
 	memset(s.stack, 0xa5, sizeof(s.stack));
-	struct stk_unwind_input junk = { getpid(), getpid(), garbage, 17, garbage[7], s.stack, sizeof(s.stack) };
+	struct stk_unwind_input junk = { .pid = getpid(), .tid = getpid(),
+					.regs = garbage, .n_regs = 17, .sp = garbage[7], .stack = s.stack, .stack_len = sizeof(s.stack) };
 	stk_unwind(u, &junk, &r);
 	CHECK(t, r.n <= 64 && r.stop != NULL);
 	/* A process never seen (pid beyond pid_max). */
-	struct stk_unwind_input gone = { 0x3ffffff0, 0x3ffffff0, s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input gone = { .pid = 0x3ffffff0, .tid = 0x3ffffff0,
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &gone, &r);
 	CHECK(t, r.n == 1 && r.stop && strstr(r.stop, "unknown"));
 	stk_unwinder_free(u);
@@ -213,7 +218,8 @@ static void unwind_guarded(struct guarded_source *src, struct snapshot *s, struc
 	struct one_process table = { guarded_modules, src, NULL };
 	struct stk_unwind_source us = one_process_source(&table);
 	struct stk_unwinder *u = stk_unwinder_new(&us);
-	struct stk_unwind_input in = { getpid(), getpid(), s->regs, 17, s->regs[7], s->stack, s->len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s->regs, .n_regs = 17, .sp = s->regs[7], .stack = s->stack, .stack_len = s->len };
 
 	r->n = 0;
 	r->stop = NULL;
@@ -244,7 +250,8 @@ static void guard_ends_the_chain_where_it_refuses(struct test_ctx *t)
 	if (!sym || !u)
 		goto out;
 	/* The module's own guard (the symbolizer's scan of our file) lets the whole chain through. */
-	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &in, &whole);
 	CHECK(t, whole.n >= 4);
 	if (whole.n < 4)
@@ -369,7 +376,8 @@ static void corrupt_cfi_never_crashes(struct test_ctx *t)
 		struct one_process table = { corrupt_modules, &c, NULL };
 		struct stk_unwind_source us = one_process_source(&table);
 		u = stk_unwinder_new(&us);
-		struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+		struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+						.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 		stk_unwind(u, &in, &r);
 		CHECK(t, r.n <= 128 && r.stop != NULL);
 		stk_unwinder_free(u);
