@@ -18,6 +18,7 @@ const char *stk_precondition(enum stk_feature f, const struct stk_precondition_e
 	case STK_FEATURE_FENTRY:
 	case STK_FEATURE_TP_BTF:
 	case STK_FEATURE_TASK_ITER:
+	case STK_FEATURE_TASK_ITER_COPY:
 		/* Their attach points are type ids in the running kernel's own BTF. */
 		if (!env->kernel_btf)
 			return "needs the running kernel's own BTF (/sys/kernel/btf/vmlinux or a vmlinux) for its "
