@@ -78,6 +78,14 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
 
 /*
+ * n addresses (leaf first) symbolized: kernel ones through kallsyms, user
+ * ones in pid's address space, every frame after the leaf as a return
+ * address. A new array (caller frees) with *n set, or NULL with *n 0.
+ */
+struct stk_frame *stk_symbolize_ips(struct stk_symbolizer *sym, const uint64_t *ips, size_t n, bool kernel,
+				    pid_t pid, size_t *n_out);
+
+/*
  * Kernel symbols usable? 1 when kallsyms is readable with real addresses;
  * 0 otherwise with the reason in why (e.g. addresses hidden by kptr_restrict).
  */
