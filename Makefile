@@ -50,8 +50,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS)) $(OBJ)/btf_arch
 
 # The unit-test build (no root, also under ASan) holds every core file outside
 # the folders that talk to the kernel through libbpf: core/bpf/, core/attach/,
-# core/session/ and core/threads/bpf/ (ARCHITECTURE.md says what each owns).
-KERNEL_DIRS := core/bpf/ core/attach/ core/session/ core/threads/bpf/
+# core/session/, core/threads/bpf/ and core/snapshot/bpf/ (ARCHITECTURE.md says what each owns).
+KERNEL_DIRS := core/bpf/ core/attach/ core/session/ core/threads/bpf/ core/snapshot/bpf/
 UNIT_CORE := $(filter-out $(addsuffix %,$(KERNEL_DIRS)),$(CORE_SRCS)) btf/btf_archive_pack.c
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
