@@ -40,7 +40,7 @@ struct {
 /* The record and its stack copy are too big for the BPF stack. */
 struct pmp_scratch {
 	struct stk_pmp_record rec;
-	u8 stack[STK_PMP_STACK_MAX];
+	u8 stack[STK_PMP_STACK_MAX + 8];
 };
 
 struct {
@@ -147,9 +147,10 @@ int stk_pmp_iter(struct bpf_iter__task *ctx)
 		if (switches(t) != before || on_cpu(t))
 			r->flags |= STK_PMP_F_RACED;
 	}
-	u32 padded = (r->stack_bytes + 7) & ~7u;
+	u64 padded = r->stack_bytes;
 	if (padded > STK_PMP_STACK_MAX)
 		padded = STK_PMP_STACK_MAX;
+	padded = (padded + 7) & ~7ULL; /* at most STK_PMP_STACK_MAX + 7 to the verifier: the scratch has room */
 	r->size = sizeof(*r) + padded;
 	bpf_seq_write(seq, r, sizeof(*r));
 	if (padded)
