@@ -249,7 +249,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
 	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
-	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi
+	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi \
+	     $(W)/pmp_threads $(W)/pmp_threads_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -337,6 +338,13 @@ $(W)/nofp_static: tests/workloads/nofp.c
 $(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ $(NOFP_CFLAGS) -o $@ $<
+# Threads blocked in known functions, and one spinning (stk pmp); static with glibc as nofp_static.
+$(W)/pmp_threads: tests/workloads/pmp_threads.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -pthread -o $@ $<
+$(W)/pmp_threads_static: tests/workloads/pmp_threads.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
 # 49 levels of 700-byte frames without frame pointers: deeper than a stack copy reaches.
 $(W)/deep: tests/workloads/deep.c
 	@mkdir -p $(@D)

@@ -16,6 +16,7 @@ struct stk_snap_counter {
 	struct stk_symbolizer *sym;
 	struct stk_stack_table *table;
 	uint64_t kernel[MAX_KERNEL + 1]; /* the state frame, then the kernel frames */
+	uint64_t no_user; /* the frame that stands for a missing user stack */
 };
 
 struct stk_snap_counter *stk_snap_counter_new(const struct stk_snap_count_opts *o, struct stk_frame_names *names,
@@ -92,6 +93,16 @@ int stk_snap_count(struct stk_snap_counter *c, const struct stk_snap_thread *t, 
 		raw.user = user;
 		raw.n_user = n_user;
 	}
+	/* A user thread without a user stack says why in its place. */
+	if (!c->o.kernel_only && !n_user && !t->kthread) {
+		char text[160];
+
+		snprintf(text, sizeof(text), "[no user stack: %s]", stop ? stop : "unknown");
+		if (!(c->no_user = stk_frame_names_id(c->names, text, strlen(text))))
+			return -1;
+		raw.user = &c->no_user;
+		raw.n_user = 1;
+	}
 	return stk_stack_table_add(c->table, &raw);
 }
 
@@ -138,7 +149,15 @@ int stk_snap_counter_collect(struct stk_snap_counter *c, struct stk_stack *(*add
 		if (raw->n_kernel && !(st->kernel = kernel_frames(c, raw)))
 			return -1;
 		st->n_kernel = raw->n_kernel;
-		st->user = stk_symbolize_ips(c->sym, raw->user, raw->n_user, false, (pid_t)raw->tgid, &st->n_user);
+		const char *why = raw->n_user == 1 ? stk_frame_names_name(c->names, raw->user[0]) : NULL;
+		struct stk_frame *named;
+		if (why && (named = calloc(1, sizeof(*named)))) {
+			named->symbol = why;
+			st->user = named;
+			st->n_user = 1;
+		} else if (!why) {
+			st->user = stk_symbolize_ips(c->sym, raw->user, raw->n_user, false, (pid_t)raw->tgid, &st->n_user);
+		}
 		if (raw->n_user && !st->user)
 			return -1;
 	}
