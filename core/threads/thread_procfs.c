@@ -77,7 +77,8 @@ int stk_parse_task_syscall_sp_pc(const char *text, uint64_t *sp, uint64_t *pc)
 	size_t n = 0;
 	char *end;
 
-	strtol(text, &end, 10);
+	long nr = strtol(text, &end, 10);
+
 	if (end == text)
 		return -1;
 	for (const char *p = end; n < 8;) {
@@ -90,7 +91,7 @@ int stk_parse_task_syscall_sp_pc(const char *text, uint64_t *sp, uint64_t *pc)
 	while (*end == ' ' || *end == '\n')
 		end++;
 	/* -1 SP PC, or NR with its six arguments, SP, PC */
-	if ((n != 2 && n != 8) || *end)
+	if (n != (nr < 0 ? 2u : 8u) || *end)
 		return -1;
 	*sp = f[n - 2];
 	*pc = f[n - 1];

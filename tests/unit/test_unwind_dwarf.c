@@ -134,6 +134,46 @@ out:
 	stk_symbolizer_free(sym);
 }
 
+/* The copied stack as the "memory" past a short copy. */
+static bool from_snapshot(void *ctx, uint64_t addr, uint64_t *word)
+{
+	const struct snapshot *s = ctx;
+	uint64_t off = addr - s->regs[7];
+
+	if (addr < s->regs[7] || off + sizeof(*word) > s->len)
+		return false;
+	memcpy(word, s->stack + off, sizeof(*word));
+	return true;
+}
+
+/* A copy cut short reads on through read_more; registers known in part (sp, fp, pc) still unwind. */
+static void reads_past_the_copy_with_some_registers(struct test_ctx *t)
+{
+	static struct snapshot s;
+	struct stk_symbolizer *sym = keeping_symbolizer();
+	struct stk_unwind_source src = stk_symbolizer_unwind_source(sym);
+	struct stk_unwinder *u = stk_unwinder_new(&src);
+	uint64_t full[64], part[64];
+	struct stk_unwind_result r = { .ips = full, .max = 64 }, r2 = { .ips = part, .max = 64 };
+
+	CHECK(t, sym && u && unwind_test_outer(&s) == 2);
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+				       .regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
+	stk_unwind(u, &in, &r);
+	in.stack_len = 16;
+	stk_unwind(u, &in, &r2);
+	CHECK(t, r2.n < r.n && strstr(r2.stop, "copied bytes"));
+	in.read_more = from_snapshot;
+	in.read_ctx = &s;
+	in.regs_known = 1ULL << 6 | 1ULL << 7; /* rbp, rsp: what unwinding these frames reads */
+	stk_unwind(u, &in, &r2);
+	CHECK(t, r2.n == r.n && memcmp(full, part, r.n * sizeof(*full)) == 0);
+	if (r2.n != r.n)
+		printf("  %zu frames past a short copy (stop: %s), %zu from the whole copy\n", r2.n, r2.stop, r.n);
+	stk_unwinder_free(u);
+	stk_symbolizer_free(sym);
+}
+
 static void bad_input_stops_with_reason(struct test_ctx *t)
 {
 	static struct snapshot s;
@@ -440,6 +480,7 @@ const struct test_case unwind_dwarf_tests[] = {
 	{ "unwinds_own_stack_in_order", unwinds_own_stack_in_order },
 	{ "unwind_guard_ends_the_chain", guard_ends_the_chain_where_it_refuses },
 	{ "bad_input_stops_with_reason", bad_input_stops_with_reason },
+	{ "unwind_reads_past_the_copy", reads_past_the_copy_with_some_registers },
 	{ "corrupt_cfi_never_crashes", corrupt_cfi_never_crashes },
 #endif
 	{ "table_keeps_distinct_stacks_apart", table_keeps_distinct_stacks_apart },
