@@ -130,6 +130,20 @@ if printf '%s\n' "$ustacks_fp" | grep -q 'sleeper;sleep_stage;'; then
 else pass user_stack_fp_loses_caller; fi
 kill "$npid" 2>/dev/null
 
+# --- -u: threads blocked since before stk started have not switched out since: their stacks
+# come from a snapshot at start (stk pmp's mechanism), and the table shows the innermost frames ---
+"$W/pmp_threads" blocked 60 >"$tmp/blocked.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do bpid=$(sed -n 's/^ready //p' "$tmp/blocked.out"); [ -n "$bpid" ] && break; sleep 0.05; done
+run_capture "$STK" threadstate -v -a -u -g comm,ustack -F 5 -n 2 -p "$bpid"
+expect_contains user_stacks_at_start_said "$ERR" "threadstate: user stacks at start of"
+for row in "piperead .*read,read_stage,pipe_reader,start_thread" "napping .*,__nanosleep,nap_stage,napper" \
+           "epollwait .*epoll_wait,epoll_stage,epoller" "mutexwait .*lock_stage,locker,"; do
+    if printf '%s\n' "$OUT" | grep -Eq "^ +1\.00  $row"; then pass "user_stack_at_start_${row%% *}"
+    else fail "user_stack_at_start_${row%% *}" "$(printf '%s' "$OUT" | tail -12)"; fi
+done
+kill "$bpid" 2>/dev/null
+
 # --- --cgroup: only the threads of the workload, moved into a cgroup of its own ---
 if [ -e /sys/fs/cgroup/cgroup.controllers ]; then cgbase=/sys/fs/cgroup; else cgbase=/sys/fs/cgroup/pids; fi
 cg=$cgbase/stk-threadstate-test-$$

@@ -13,6 +13,7 @@
 #include "core/snapshot/frame_names.h"
 #include "core/snapshot/snap_count.h"
 #include "core/snapshot/snap_perf.h"
+#include "core/threads/stack_fold.h"
 #include "core/threads/thread_procfs.h"
 
 static void parses_syscall_sp_pc(struct test_ctx *t)
@@ -170,6 +171,21 @@ static void merges_by_state_and_stack(struct test_ctx *t)
 	stk_frame_names_free(names);
 }
 
+/* threadstate's table shows where a thread is: the innermost frames of its stack, as pmp prints them. */
+static void shows_innermost_frames(struct test_ctx *t)
+{
+	char buf[64];
+
+	stk_fold_innermost("_start;main;wait;read", 4, buf, sizeof(buf));
+	CHECK_STR(t, buf, "read,wait,main,_start");
+	stk_fold_innermost("clone3;start_thread;worker;wait;read", 3, buf, sizeof(buf));
+	CHECK_STR(t, buf, "read,wait,worker,...");
+	stk_fold_innermost(NULL, 3, buf, sizeof(buf));
+	CHECK_STR(t, buf, "");
+	stk_fold_innermost("a;bbbbbbbbbb", 4, buf, 8); /* a frame that does not fit is left out */
+	CHECK_STR(t, buf, "");
+}
+
 const struct test_case pmp_tests[] = {
 	{ "pmp_syscall_sp_pc", parses_syscall_sp_pc },
 	{ "pmp_status_switches", parses_status_switches },
@@ -177,5 +193,6 @@ const struct test_case pmp_tests[] = {
 	{ "pmp_frame_names", interns_frame_names },
 	{ "pmp_perf_sample", parses_perf_sample },
 	{ "pmp_merges_by_state", merges_by_state_and_stack },
+	{ "pmp_table_innermost_frames", shows_innermost_frames },
 	{ NULL, NULL },
 };

@@ -44,6 +44,10 @@ static int open_rung(void *ctx, const struct stk_rung *r, char *why, size_t len)
 	}
 	case STK_SNAP_PROC:
 	case STK_SNAP_PTRACE:
+		if (r->id == STK_SNAP_PTRACE && s->req.never_stop) {
+			snprintf(why, len, "it stops threads, which this run must not");
+			return -1;
+		}
 		if (r->id == STK_SNAP_PROC && (no = stk_snap_proc_usable("/proc"))) {
 			snprintf(why, len, "%s", no);
 			return -1;

@@ -28,6 +28,7 @@ struct stk_snap_request {
 	const char *btf_custom_path;
 	bool kernel_btf;      /* the running kernel's own BTF exists */
 	const char *forced;   /* --mechanism: the rung to use or fail, or NULL: the first that works */
+	bool never_stop;      /* pass over the mechanism that stops threads (ptrace) */
 };
 
 struct stk_snap_stats {
