@@ -522,3 +522,8 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	else
 		r->stop = intern_reason(u, dwfl_errmsg(-1));
 }
+
+bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)
+{
+	return r->stop == over_time;
+}

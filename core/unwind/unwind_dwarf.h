@@ -100,5 +100,10 @@ void stk_unwinder_free(struct stk_unwinder *u);
  * r->n may be 0 (no registers), and r->stop always says why the chain ended.
  */
 void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r);
+/*
+ * Whether r's chain ended on its CPU budget: the first samples of a process
+ * also pay for reading its modules' CFI, so a one-off caller may try again.
+ */
+bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r);
 
 #endif
