@@ -8,6 +8,8 @@
 #ifndef STK_PMP_TYPES_H
 #define STK_PMP_TYPES_H
 
+#include <linux/types.h>
+
 #include "user_regs.h"
 
 #define STK_PMP_COMM_LEN 16
