@@ -205,15 +205,20 @@ static int setup(void *arg)
 		.per_thread = cfg->common.n_tids > 0, .state_frame = cfg->state_frame,
 		.user_only = cfg->common.user_only, .kernel_only = cfg->common.kernel_only,
 	};
-	/* Kernel symbols read now: the time from a snapshot to its output need not include that. */
+	/* Kernel symbols (frames, wait channels) read now: the time from a snapshot to its output need not include that. */
 	char why[256];
-	if (!cfg->common.user_only)
+	if (!cfg->common.user_only || cfg->state_frame || cfg->common.verbose)
 		stk_symbolizer_kernel_status(session->sym, why, sizeof(why));
 	run->unwinder = stk_snap_unwinder_new(session->sym, "/proc");
 	run->counter = stk_snap_counter_new(&co, stk_snapper_names(run->snapper), session->sym);
 	if (!run->unwinder || !run->counter) {
 		stk_error(APPLET, "out of memory");
 		return -1;
+	}
+	/* The processes' CFI and debug files read now too: what follows a snapshot is only its own work. */
+	for (size_t i = 0; i < cfg->common.n_pids && !cfg->common.kernel_only; i++) {
+		stk_snap_unwinder_prepare(run->unwinder, cfg->common.pids[i]);
+		stk_symbolizer_open_debug(session->sym, (pid_t)cfg->common.pids[i]);
 	}
 	return stk_session_start(session, NULL, cfg->iterations > 1 ? cfg->interval_ms : 0);
 }

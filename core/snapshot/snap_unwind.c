@@ -56,6 +56,11 @@ void stk_snap_unwinder_free(struct stk_snap_unwinder *u)
 	free(u);
 }
 
+void stk_snap_unwinder_prepare(struct stk_snap_unwinder *u, uint32_t pid)
+{
+	stk_unwinder_prepare(u->unwinder, (pid_t)pid);
+}
+
 /* A word of the thread's memory beyond its copy, a page at a time. */
 static bool read_more(void *ctx, uint64_t addr, uint64_t *word)
 {

@@ -20,6 +20,8 @@ struct stk_snap_unwinder;
 /* proc_root: "/proc"; sym must keep ELF files (keep_elf). NULL when out of memory. */
 struct stk_snap_unwinder *stk_snap_unwinder_new(struct stk_symbolizer *sym, const char *proc_root);
 void stk_snap_unwinder_free(struct stk_snap_unwinder *u);
+/* Reads pid's modules and scans their CFI now, before a snapshot, rather than at its first chain. */
+void stk_snap_unwinder_prepare(struct stk_snap_unwinder *u, uint32_t pid);
 /* t's user chain, leaf first, into r (ips, max set by the caller); r->stop always says why it ended. */
 void stk_snap_unwind(struct stk_snap_unwinder *u, const struct stk_snap_thread *t, struct stk_unwind_result *r);
 /* Threads whose chain went past their copy, and of those, the ones that had run meanwhile. */

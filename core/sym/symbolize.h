@@ -61,6 +61,12 @@ bool stk_symbolizer_stopped(const struct stk_symbolizer *s);
  */
 int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid);
 /*
+ * Opens the DWARF (inlined functions, source lines) of every file pid maps
+ * now, rather than when an address in it is first resolved: a caller that
+ * must answer fast after some moment does this before it.
+ */
+void stk_symbolizer_open_debug(struct stk_symbolizer *s, pid_t pid);
+/*
  * Re-reads pid's mappings (after an exec the old ones describe another
  * program); learns it when unknown. Keeps what it had if pid is gone.
  */

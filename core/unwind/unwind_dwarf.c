@@ -327,6 +327,11 @@ struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src)
 	return u;
 }
 
+void stk_unwinder_prepare(struct stk_unwinder *u, pid_t pid)
+{
+	get_proc(u, pid);
+}
+
 void stk_unwinder_free(struct stk_unwinder *u)
 {
 	if (!u)

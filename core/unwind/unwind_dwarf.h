@@ -95,6 +95,8 @@ struct stk_unwinder;
 /* NULL when out of memory. One unwinder per table: the slots are its. */
 struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src);
 void stk_unwinder_free(struct stk_unwinder *u);
+/* Reads pid's modules (and scans their CFI) now rather than at its first sample. */
+void stk_unwinder_prepare(struct stk_unwinder *u, pid_t pid);
 /*
  * Unwinds in into r (r->ips, r->how, r->max set by the caller). Never fails:
  * r->n may be 0 (no registers), and r->stop always says why the chain ended.
