@@ -7,9 +7,10 @@
 #   snapshot→out ms  stk: from the snapshot to its output (-v's snapshot,
 #                    unwinding, resolving and printing times)
 #   target paused ms how long threads of the target were stopped while the
-#                    tool ran: stk threadstate samples every thread at 500 Hz
-#                    meanwhile and adds up the time of the samples with any of
-#                    them STOPPED (gdb's ptrace stop shows as t)
+#                    tool ran once more, "of" that run's wall time: stk
+#                    threadstate samples every thread at 500 Hz meanwhile
+#                    (which slows that run) and adds up the time of the
+#                    samples with any of them STOPPED (gdb's ptrace stop)
 #   threads          threads with a stack / threads in the process
 #   root             share of the stacks that reach a thread root (clone3,
 #                    _start; main for gdb, which stops its backtrace there)
@@ -107,10 +108,10 @@ run() {
     "$STK" threadstate -a -F 500 -p "$pid" -o "$rec" >/dev/null 2>&1 &
     local ts=$!
     sleep 1
-    "$@" >/dev/null 2>&1
+    t0=$(now_ms); "$@" >/dev/null 2>&1; t1=$(now_ms)
     sleep 0.2
     kill -INT $ts; wait $ts 2>/dev/null
-    P=$(paused_ms "$rec")
+    P="$(paused_ms "$rec") of $((t1 - t0))"
 }
 
 rows=()
