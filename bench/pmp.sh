@@ -87,9 +87,9 @@ at = {s: datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp() for s in t}
 print(round(sum((at[t[i + 1]] - at[t[i]]) * 1000 for i in range(len(t) - 1) if t[i] in stopped)))
 PY
 }
-# same_as_gdb PID: threads whose functions (innermost first) are the ones gdb shows for them
+# same_as_gdb PID MECH: threads whose functions (innermost first) are the ones gdb shows for them
 same_as_gdb() {
-    python3 "$root/tests/integration/pmp_vs_gdb.py" "$STK" "$1" "$(ls /proc/"$1"/task | paste -sd,)" |
+    PMP_MECHANISM=$2 python3 "$root/tests/integration/pmp_vs_gdb.py" "$STK" "$1" "$(ls /proc/"$1"/task | paste -sd,)" |
         grep -c '^PASS pmp/gdb_same_functions'
 }
 
@@ -114,6 +114,9 @@ run() {
     P="$(paused_ms "$rec") of $((t1 - t0))"
 }
 
+# The mechanism stk picks here, and /proc, the one older kernels get.
+mechs=$("$STK" info 2>/dev/null | sed -n 's/^pmp thread snapshot: \([a-z_]*\) .*/\1/p')
+[ "$mechs" = proc ] || mechs="$mechs proc"
 rows=()
 for target in mariadb idle2000; do
     if [ $target = mariadb ]; then pid=$mpid; else pid=$wpid; fi
@@ -122,15 +125,16 @@ for target in mariadb idle2000; do
     run "pt-pmp-$target" "$pid" pt-pmp --pid "$pid"
     read -r r a < <(roots "$OUTF")
     rows+=("$target ($nthreads threads)|pt-pmp|$W|-|$P|$a/$nthreads|$(awk -v r="$r" -v a="$a" 'BEGIN { printf "%.0f%%", a ? 100 * r / a : 0 }')|-")
-    # stk pmp -U: the frames pt-pmp shows
-    run "stk-$target" "$pid" "$STK" pmp -U -p "$pid"
-    read -r r a < <(roots "$OUTF")
-    "$STK" pmp -U -v -p "$pid" 2>"$tmp/v.err" >/dev/null
-    s2o=$(awk '/snapshots .* ms, unwinding/ { for (i = 1; i <= NF; i++) { if ($i == "snapshots") s = $(i+1); if ($i == "unwinding") u = $(i+1) } }
-              /resolved and printed/ { for (i = 1; i <= NF; i++) if ($i == "in") p = $(i+1) }
-              END { printf "%.0f", s + u + p }' "$tmp/v.err")
-    mech=$(sed -n 's/^pmp: mechanism \([a-z_]*\).*/\1/p' "$tmp/v.err")
-    rows+=("$target ($nthreads threads)|stk pmp ($mech)|$W|$s2o|$P|$a/$nthreads|$(awk -v r="$r" -v a="$a" 'BEGIN { printf "%.0f%%", a ? 100 * r / a : 0 }')|$(same_as_gdb "$pid")/$nthreads")
+    # stk pmp -U (the frames pt-pmp shows), by the first mechanism and by /proc
+    for mech in $mechs; do
+        run "stk-$mech-$target" "$pid" "$STK" pmp -U --mechanism $mech -p "$pid"
+        read -r r a < <(roots "$OUTF")
+        "$STK" pmp -U -v --mechanism $mech -p "$pid" 2>"$tmp/v.err" >/dev/null
+        s2o=$(awk '/snapshots .* ms, unwinding/ { for (i = 1; i <= NF; i++) { if ($i == "snapshots") s = $(i+1); if ($i == "unwinding") u = $(i+1) } }
+                  /resolved and printed/ { for (i = 1; i <= NF; i++) if ($i == "in") p = $(i+1) }
+                  END { printf "%.0f", s + u + p }' "$tmp/v.err")
+        rows+=("$target ($nthreads threads)|stk pmp ($mech)|$W|$s2o|$P|$a/$nthreads|$(awk -v r="$r" -v a="$a" 'BEGIN { printf "%.0f%%", a ? 100 * r / a : 0 }')|$(same_as_gdb "$pid" $mech)/$nthreads")
+    done
 done
 
 echo "stk pmp vs pt-pmp $(dpkg-query -W -f='${Version}' percona-toolkit) (gdb $(dpkg-query -W -f='${Version}' gdb)), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), medians of $REPEAT"

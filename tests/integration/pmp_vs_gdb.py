@@ -3,7 +3,7 @@
 user stack, innermost first, must be the ones gdb prints (the ones pt-pmp
 aggregates), and the return addresses of blocked threads the same numbers.
 
-Usage: pmp_vs_gdb.py STK PID TIDS [SPINNING_TID]
+Usage: pmp_vs_gdb.py STK PID TIDS [SPINNING_TID]  (PMP_MECHANISM=m: stk pmp --mechanism m)
 Prints one PASS/FAIL line per thread (tests/lib.sh's format, suite pmp).
 
 Two frames are the same function when they start at the same address
@@ -15,6 +15,7 @@ prefixes are dropped (a function without a symbol is "??" to gdb and named
 by its CFI's start to stk, mariadbd+0xc1f4e0). gdb adds frames for tail
 calls from DWARF call-site records (no such frame is on the stack: libdw and
 eu-stack show none either) and stops at main; both are left out."""
+import os
 import re
 import subprocess
 import sys
@@ -54,8 +55,9 @@ def canon(name):
 
 def stk_threads(stk, tids):
     """tid -> [(name, address or None when inlined, function start or 0)] from stk's text output."""
-    out = subprocess.run([stk, "pmp", "-U", "-v", "--format", "text", "-t", ",".join(tids)],
-                         capture_output=True, text=True, check=True).stdout
+    mech = os.environ.get("PMP_MECHANISM")
+    out = subprocess.run([stk, "pmp", "-U", "-v", "--format", "text", "-t", ",".join(tids)] +
+                         (["--mechanism", mech] if mech else []), capture_output=True, text=True, check=True).stdout
     threads, frames = {}, []
     for line in out.splitlines():
         m = re.match(r"^    (.+) \(inlined\)$", line)
