@@ -1,5 +1,6 @@
 #include "core/unwind/unwind_dwarf.h"
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #define STR(x) STR_(x)
 static const char over_time[] = "unwinding stopped: over " STR(STK_UNWIND_MAX_SAMPLE_MS) " ms of CPU for this sample";
 static const char unchecked[] = "CFI refused: the module's CFI was not checked";
+static const char unknown_cfa_reg[] = "the CFA there needs a register whose value was not read (only some were)";
 
 /* The sample being unwound: what libdwfl's callbacks read from. */
 struct current {
@@ -394,6 +396,40 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
 }
 
 /*
+ * With registers known in part: whether the next step's CFA (the frame at
+ * pc's CFI, as libdwfl reads it next) is a register this frame does not
+ * know. libdwfl then ends the chain as if it were the outermost frame.
+ */
+static bool cfa_register_unknown(Dwfl *dwfl, Dwfl_Frame *state, Dwarf_Addr pc, bool activation)
+{
+	Dwarf_Addr lookup = activation ? pc : pc - 1, bias;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, lookup);
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!mod || cfi_refused(dwfl, lookup))
+		return false;
+	for (int kind = 0; kind < 2; kind++) {
+		Dwarf_CFI *cfi = kind == 0 ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
+		bool unknown = false;
+		Dwarf_Word value;
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, lookup - bias, &frame))
+			continue;
+		if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops >= 1) {
+			if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
+				unknown = dwfl_frame_reg(state, ops[0].atom - DW_OP_breg0, &value) != 0;
+			else if (ops[0].atom == DW_OP_bregx)
+				unknown = dwfl_frame_reg(state, (unsigned)ops[0].number, &value) != 0;
+		}
+		free(frame);
+		return unknown;
+	}
+	return false;
+}
+
+/*
  * aarch64: a frame found from a frame record, because its callee had no CFI,
  * has an unknown stack pointer (a record may sit anywhere in its frame), and
  * CFI computes from the stack pointer: from there on it would read the wrong
@@ -481,6 +517,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	/* libdwfl finds the next frame with this one's CFI once this returns. */
 	c->stop = next_step_refused(dwfl, pc, r->n == 1);
+	if (!c->stop && c->in->regs_known && cfa_register_unknown(dwfl, state, pc, r->n == 1))
+		c->stop = unknown_cfa_reg;
 	if (!c->stop && over_budget(c))
 		c->stop = over_time;
 	return c->stop ? DWARF_CB_ABORT : DWARF_CB_OK;
