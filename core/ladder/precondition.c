@@ -48,6 +48,17 @@ const char *stk_precondition(enum stk_feature f, const struct stk_precondition_e
 	}
 }
 
+int stk_precondition_check(enum stk_feature f, const struct stk_precondition_env *env, char *why, size_t len)
+{
+	const char *pre = stk_precondition(f, env, why, len);
+
+	if (!pre)
+		return 0;
+	if (pre != why)
+		snprintf(why, len, "%s", pre);
+	return -1;
+}
+
 #define FUNC "finish_task_switch"
 
 int stk_find_finish_task_switch(FILE *kallsyms, char *buf, size_t len)

@@ -140,11 +140,7 @@ int stk_snap_counter_collect(struct stk_snap_counter *c, struct stk_stack *(*add
 
 		if (!st)
 			return -1;
-		st->pid = raw->tgid;
-		st->tid = raw->tid;
-		memcpy(st->comm, raw->comm, sizeof(st->comm));
-		st->comm[sizeof(st->comm) - 1] = '\0';
-		st->value = raw->value;
+		stk_raw_stack_task(raw, st);
 		st->unwind_stop = raw->stop;
 		if (raw->n_kernel && !(st->kernel = kernel_frames(c, raw)))
 			return -1;

@@ -14,24 +14,17 @@ tmp=$(mktemp -d)
 workloads_begin
 
 # --- bad input: one line, exit 2 ---
-bad() { # NAME ARGS...
-    run_capture "$STK" pmp "${@:2}"
-    if [ "$RC" -eq 2 ] && [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ -z "$OUT" ]; then
-        pass "bad_$1"
-    else
-        fail "bad_$1" "rc=$RC out=$OUT err=$ERR"
-    fi
-}
-bad pid_missing -p 999999999
-bad pid_text -p abc
-bad tid_missing -t 999999999
-bad pid_and_tid -p 1 -t 1
-bad mechanism --mechanism magic
-bad iterations -n 0
-bad interval -i soon
-bad stack_bytes --stack-bytes 32768
-bad format --format nope
-bad argument extra
+bad() { expect_bad_input "$1" "$2" "$STK" pmp "${@:3}"; } # NAME NEEDLE ARGS...
+bad pid_missing "-p 999999999: no such process" -p 999999999
+bad pid_text "-p abc: expected PID" -p abc
+bad tid_missing "-t 999999999: no such thread" -t 999999999
+bad pid_and_tid "mutually exclusive" -p 1 -t 1
+bad mechanism "--mechanism magic: expected task_iter_copy, proc or ptrace" --mechanism magic
+bad iterations "-n 0: expected" -n 0
+bad interval "-i soon: expected a number of seconds" -i soon
+bad stack_bytes "at most 24576" --stack-bytes 32768
+bad format "--format nope: expected" --format nope
+bad argument "unexpected argument 'extra'" extra
 
 # --- the known threads ---
 start_workload "$W/pmp_threads" blocked 300

@@ -18,14 +18,7 @@ trap cleanup EXIT
 last_cpu=$(($(nproc) - 1))
 
 # --- bad input: one line, exit 2 ---
-bad() { # NAME ARGS...
-    run_capture "$STK" threadstate "${@:2}"
-    if [ "$RC" -eq 2 ] && [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ -z "$OUT" ]; then
-        pass "bad_$1"
-    else
-        fail "bad_$1" "rc=$RC out=$OUT err=$ERR"
-    fi
-}
+bad() { expect_bad_input "$1" "stk threadstate: " "$STK" threadstate "${@:2}"; } # NAME ARGS...
 bad frequency_zero -F 0
 bad frequency_text -F fast
 bad interval -i -1

@@ -133,16 +133,12 @@ int stk_snap_iter_open(const struct stk_snap_iter_request *req, struct stk_snap_
 	const struct stk_bpf_selection sel = { .programs = programs, .maps = maps,
 					       .btf_custom_path = req->btf_custom_path };
 	const struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
-	const char *pre = stk_precondition(STK_FEATURE_TASK_ITER_COPY, &env, why, len);
 	struct snap_iter *it;
 	char err[256];
 	int ret;
 
-	if (pre) {
-		if (pre != why)
-			snprintf(why, len, "%s", pre);
+	if (stk_precondition_check(STK_FEATURE_TASK_ITER_COPY, &env, why, len))
 		return -1;
-	}
 	if (!(it = calloc(1, sizeof(*it)))) {
 		snprintf(why, len, "out of memory");
 		return -1;

@@ -159,13 +159,9 @@ int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsou
 	char first[384];
 
 	const struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
-	const char *pre = stk_precondition(STK_FEATURE_TASK_ITER, &env, why, len);
 
-	if (pre) {
-		if (pre != why)
-			snprintf(why, len, "%s", pre);
+	if (stk_precondition_check(STK_FEATURE_TASK_ITER, &env, why, len))
 		return -1;
-	}
 	if (!(it = calloc(1, sizeof(*it)))) {
 		snprintf(why, len, "out of memory");
 		return -1;
