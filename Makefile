@@ -50,8 +50,8 @@ STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS)) $(OBJ)/btf_arch
 
 # The unit-test build (no root, also under ASan) holds every core file outside
 # the folders that talk to the kernel through libbpf: core/bpf/, core/attach/,
-# core/session/ and core/threads/bpf/ (ARCHITECTURE.md says what each owns).
-KERNEL_DIRS := core/bpf/ core/attach/ core/session/ core/threads/bpf/
+# core/session/, core/threads/bpf/ and core/snapshot/bpf/ (ARCHITECTURE.md says what each owns).
+KERNEL_DIRS := core/bpf/ core/attach/ core/session/ core/threads/bpf/ core/snapshot/bpf/
 UNIT_CORE := $(filter-out $(addsuffix %,$(KERNEL_DIRS)),$(CORE_SRCS)) btf/btf_archive_pack.c
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 # The suite table is generated from the "const struct test_case NAME[]" in each test file.
@@ -249,7 +249,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
 	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
-	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi
+	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi \
+	     $(W)/pmp_threads $(W)/pmp_threads_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -337,6 +338,13 @@ $(W)/nofp_static: tests/workloads/nofp.c
 $(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ $(NOFP_CFLAGS) -o $@ $<
+# Threads blocked in known functions, and one spinning (stk pmp); static with glibc as nofp_static.
+$(W)/pmp_threads: tests/workloads/pmp_threads.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -pthread -o $@ $<
+$(W)/pmp_threads_static: tests/workloads/pmp_threads.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
 # 49 levels of 700-byte frames without frame pointers: deeper than a stack copy reaches.
 $(W)/deep: tests/workloads/deep.c
 	@mkdir -p $(@D)

@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
 #include "feature_ids.h"
+#include "user_regs.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -127,6 +128,33 @@ int stk_feat_get_stack(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (bpf_get_stack(ctx, buf, STK_PROBE_STACK_DEPTH * sizeof(u64), BPF_F_USER_STACK) > 0)
 		count_hit(STK_FEAT_SLOT_GET_STACK);
+	return 0;
+}
+
+static long feat_vma_end(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	*(u64 *)ctx = vma->vm_end;
+	return 0;
+}
+
+/* What pmp's task_iter_copy rung needs, tried on the reading thread itself as on any other task:
+ * its saved user registers, the mapping of its stack pointer, a word of its stack. */
+SEC("iter.s/task")
+int stk_feat_task_iter_copy(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	u64 end = 0, sp, word;
+	stk_uregs_t u;
+
+	if (!t || t->pid != (u32)bpf_get_current_pid_tgid())
+		return 0;
+	if (bpf_probe_read_kernel(&u, sizeof(u), (const void *)bpf_task_pt_regs(t)))
+		return 0;
+	sp = stk_uregs_sp(u);
+	if (bpf_find_vma(t, sp, feat_vma_end, &end, 0) || end <= sp)
+		return 0;
+	if (bpf_copy_from_user_task(&word, sizeof(word), (const void *)sp, t, 0) == 0)
+		count_hit(STK_FEAT_SLOT_TASK_ITER_COPY);
 	return 0;
 }
 

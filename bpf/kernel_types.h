@@ -47,6 +47,12 @@ struct task_struct {
 	int exit_state; /* threadstate: EXIT_ZOMBIE / EXIT_DEAD; read by size */
 	void *stack;    /* threadstate: kernel stack, pt_regs at its top before 5.15 */
 	struct signal_struct___stk *signal; /* the kernel unwinder: a process's last thread exiting */
+	unsigned long nvcsw, nivcsw; /* pmp: switches out, so a copy can tell that its thread ran meanwhile */
+};
+
+/* pmp: where a thread's stack mapping ends (bpf_find_vma). */
+struct vm_area_struct {
+	unsigned long vm_start, vm_end;
 };
 
 /* arm64's kernel struct pt_regs (its UAPI has only user_pt_regs): the

@@ -27,6 +27,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "threadstate_types.h"
+#include "task_state.h"
 
 #define PF_KTHREAD 0x00200000
 #define TS_THREAD_SIZE 16384
@@ -64,15 +65,6 @@ int stk_ts_iter_sys_enter(u64 *ctx)
 
 	bpf_map_update_elem(&ts_iter_enter, &tid, &e, BPF_ANY);
 	return 0;
-}
-
-static __always_inline u32 ts_task_state(struct task_struct *t)
-{
-	struct task_struct___old *old = (void *)t;
-
-	if (bpf_core_field_exists(t->__state))
-		return t->__state;
-	return (u32)old->state;
 }
 
 #define TASK_INTERRUPTIBLE 0x1
@@ -182,7 +174,7 @@ static __always_inline int sample_task(struct bpf_iter__task *ctx, bool has_task
 	if (r->tgid == cfg->skip_tgid)
 		return 0;
 	r->tid = t->pid;
-	r->state = ts_task_state(t);
+	r->state = stk_task_state(t);
 	/* Read by size: on_cpu and exit_state are not int on every kernel (7.x). */
 	r->exit_state = (u32)BPF_CORE_READ_BITFIELD(t, exit_state);
 	r->flags = 0;

@@ -37,6 +37,8 @@
 #include "core/threads/thread_table.h"
 #include "core/threads/bpf/threads_source.h"
 #include "core/threads/stack_fold.h"
+#include "core/snapshot/bpf/snapshot_stacks.h"
+#include "bpf/pmp_types.h"
 #include "core/base/dispatch.h"
 
 #define APPLET "threadstate"
@@ -44,6 +46,8 @@
 #define DEFAULT_TOP 20
 /* Frames kept per user stack (-u), as many as the kernel's stack maps hold. */
 #define USER_STACK_DEPTH 127
+/* -u: how long the snapshot at start waits for threads on a CPU to be sampled. */
+#define START_RUNNING_MS 20
 /* Test hook: pretend the capture started at this UTC epoch (seconds), e.g. to cross an hour. */
 #define FAKE_EPOCH_ENV "STK_THREADSTATE_FAKE_EPOCH"
 
@@ -151,6 +155,7 @@ struct ts_run {
 	struct stk_thread_batch batch;
 	struct stk_session session; /* BTF and privileges for the BPF sources */
 	struct stk_dwarf_samples *dwarf; /* -u with --unwind dwarf: the user stacks by content hash */
+	struct stk_snap_stacks *start_stacks; /* -u: every thread's user stack when the capture started */
 	int64_t fake_epoch_ns, mono_start;
 	int64_t source_ns, select_ns, pass_count; /* -v: cost of the passes */
 };
@@ -414,6 +419,36 @@ static char *fold_user_hash(void *ctx, uint32_t pid, uint64_t hash)
 	return stk_fold_addrs(run->sym, pid, addrs, n, true, NULL, 0);
 }
 
+/* -u: a thread blocked since before the start has not switched out since: its stack at start. */
+static char *user_stack_at_start(void *ctx, uint32_t tid)
+{
+	return stk_snap_stacks_user(((struct ts_run *)ctx)->start_stacks, tid);
+}
+
+/* -u: one snapshot of every wanted thread's user stack, once the source watches switches. */
+static void take_start_stacks(struct ts_run *run, const char *btf_path, bool kernel_btf)
+{
+	const struct ts_config *cfg = &run->cfg;
+	const struct stk_snap_request req = {
+		.want = { .pids = cfg->pids, .n_pids = cfg->n_pids },
+		.self_tgid = (uint32_t)getpid(),
+		.stack_bytes = cfg->stack.stack_bytes < STK_PMP_STACK_MAX ? cfg->stack.stack_bytes : STK_PMP_STACK_MAX,
+		.running_ms = START_RUNNING_MS,
+		.btf_custom_path = btf_path,
+		.kernel_btf = kernel_btf,
+		.never_stop = true,
+	};
+	char err[1024];
+
+	run->start_stacks = stk_snap_stacks_take(&req, run->sym, err, sizeof(err));
+	if (!run->start_stacks)
+		fprintf(stderr, "WARNING: threadstate: -u: threads blocked since before the start show no user stack "
+			"until they next run: %s\n", err);
+	else if (cfg->verbose)
+		fprintf(stderr, "threadstate: user stacks at start of %zu threads (thread snapshot: %s)\n",
+			stk_snap_stacks_count(run->start_stacks), stk_snap_stacks_mech(run->start_stacks));
+}
+
 /* The unwinder of -u's dwarf samples, when the source sends them. 0 or -1 (said). */
 static int start_dwarf(struct ts_run *run)
 {
@@ -481,8 +516,11 @@ static int open_source(struct ts_run *run)
 		.stack_bytes = cfg->stack.stack_bytes,
 		.user_stack_by_hash = fold_user_hash,
 		.user_stack_ctx = run,
+		.user_stack_at_start = user_stack_at_start,
 	};
 	run->source = stk_tsource_open(&req, err, sizeof(err));
+	if (run->source && cfg->user_stacks && can_bpf)
+		take_start_stacks(run, req.btf_custom_path, btf->kernel_btf);
 	stk_btf_source_release(&session->btf); /* the programs are loaded: an embedded BTF's memfd is done */
 	if (!run->source) {
 		stk_error(APPLET, "%s", err);
@@ -552,6 +590,7 @@ static void teardown(void *arg)
 	struct ts_run *run = arg;
 	stk_run_loop_free(run->loop);
 	stk_dwarf_samples_free(run->dwarf); /* its buffer reads a map of the source's */
+	stk_snap_stacks_free(run->start_stacks);
 	stk_tsource_free(run->source);
 	stk_thread_record_free(run->record);
 	stk_group_free(run->group);

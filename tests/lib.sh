@@ -20,6 +20,18 @@ expect_contains() {
     esac
 }
 
+# expect_bad_input NAME NEEDLE CMD...: bad input is refused with one line
+# containing NEEDLE on stderr, nothing on stdout, and exit status 2
+expect_bad_input() {
+    local name=$1 needle=$2; shift 2
+    run_capture "$@"
+    if [ "$RC" -eq 2 ] && [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ -z "$OUT" ]; then
+        expect_contains "bad_$name" "$ERR" "$needle"
+    else
+        fail "bad_$name" "rc=$RC out='$OUT' err='$ERR'"
+    fi
+}
+
 # run_capture CMD... : sets OUT, ERR, RC
 run_capture() {
     local o e

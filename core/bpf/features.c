@@ -448,6 +448,11 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 					    "task iterator over all tasks" };
 		attach = attach_task_iter;
 		break;
+	case STK_FEATURE_TASK_ITER_COPY:
+		plan = (struct probe_plan){ "stk_feat_task_iter_copy", NULL, STK_FEAT_SLOT_TASK_ITER_COPY,
+					    "sleepable task iterator copying stk's own stack (bpf_copy_from_user_task)" };
+		attach = attach_task_iter;
+		break;
 	case STK_FEATURE_RINGBUF:
 		probe_ringbuf(r);
 		return;

@@ -17,6 +17,7 @@ static const char *const feature_names[STK_FEATURE_COUNT] = {
 	[STK_FEATURE_GET_STACK] = "bpf_get_stack",
 	[STK_FEATURE_GLOBAL_DATA] = "global_data",
 	[STK_FEATURE_BPF_LOOP] = "bpf_loop",
+	[STK_FEATURE_TASK_ITER_COPY] = "task_iter_copy",
 };
 
 const char *stk_feature_name(enum stk_feature f)

@@ -25,6 +25,7 @@ enum stk_feature {
 	STK_FEATURE_GET_STACK,
 	STK_FEATURE_GLOBAL_DATA,
 	STK_FEATURE_BPF_LOOP,
+	STK_FEATURE_TASK_ITER_COPY, /* iter.s/task with bpf_copy_from_user_task and bpf_find_vma (5.18) */
 	STK_FEATURE_COUNT,
 };
 

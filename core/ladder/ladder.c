@@ -44,6 +44,14 @@ static const struct stk_rung user_stacks[] = {
 	{ "fp", STK_RUNG_NO_BPF, STK_UNWIND_FP },
 };
 
+static const struct stk_rung thread_snapshot[] = {
+	{ "task_iter_copy", STK_FEATURE_TASK_ITER_COPY, STK_SNAP_TASK_ITER_COPY },
+	/* no BPF: blocked threads from /proc and their memory */
+	{ "proc", STK_RUNG_NO_BPF, STK_SNAP_PROC },
+	/* the only rung that stops threads: last */
+	{ "ptrace", STK_RUNG_NO_BPF, STK_SNAP_PTRACE },
+};
+
 #define RUNGS(a) a, sizeof(a) / sizeof(a[0])
 
 static const struct stk_ladder ladders[STK_ATTACH_CLASS_COUNT] = {
@@ -55,6 +63,7 @@ static const struct stk_ladder ladders[STK_ATTACH_CLASS_COUNT] = {
 	[STK_ATTACH_SCHED_SWITCH] = { "sched_switch", "offcputime", RUNGS(sched_switch) },
 	[STK_ATTACH_THREAD_SAMPLING] = { "thread sampling", "threadstate", RUNGS(thread_sampling) },
 	[STK_ATTACH_USER_STACKS] = { "user stacks", "profile, offcputime, stackcount", RUNGS(user_stacks) },
+	[STK_ATTACH_THREAD_SNAPSHOT] = { "thread snapshot", "pmp", RUNGS(thread_snapshot) },
 };
 
 const struct stk_ladder *stk_ladder_for(enum stk_attach_class c)

@@ -21,6 +21,7 @@ enum stk_attach_class {
 	STK_ATTACH_SCHED_SWITCH,    /* offcputime */
 	STK_ATTACH_THREAD_SAMPLING, /* threadstate */
 	STK_ATTACH_USER_STACKS,     /* how the stack applets take user stacks (core/unwind/unwind_plan.h) */
+	STK_ATTACH_THREAD_SNAPSHOT, /* pmp, threadstate -u: every thread's stack at one moment */
 	STK_ATTACH_CLASS_COUNT,
 };
 
@@ -50,6 +51,14 @@ enum stk_tsource {
 	STK_TSOURCE_TRACEPOINT, /* sched and syscall tracepoints keep a state map */
 	STK_TSOURCE_PROC,       /* /proc/PID/task/TID/{stat,syscall,...}, no BPF */
 	STK_TSOURCE_COUNT,
+};
+
+/* How pmp takes every thread's registers and stack (core/snapshot/bpf/snapshot_source.h). */
+enum stk_snap_mech {
+	STK_SNAP_TASK_ITER_COPY, /* sleepable task iterator: saved registers, bpf_copy_from_user_task */
+	STK_SNAP_PROC,           /* /proc/TID/syscall's sp and pc, process_vm_readv */
+	STK_SNAP_PTRACE,         /* stops each thread for its registers, as eu-stack does */
+	STK_SNAP_MECH_COUNT,
 };
 
 /* How user stacks are taken (core/unwind/unwind_plan.h says more). */

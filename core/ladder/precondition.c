@@ -18,6 +18,7 @@ const char *stk_precondition(enum stk_feature f, const struct stk_precondition_e
 	case STK_FEATURE_FENTRY:
 	case STK_FEATURE_TP_BTF:
 	case STK_FEATURE_TASK_ITER:
+	case STK_FEATURE_TASK_ITER_COPY:
 		/* Their attach points are type ids in the running kernel's own BTF. */
 		if (!env->kernel_btf)
 			return "needs the running kernel's own BTF (/sys/kernel/btf/vmlinux or a vmlinux) for its "
@@ -45,6 +46,17 @@ const char *stk_precondition(enum stk_feature f, const struct stk_precondition_e
 	default:
 		return NULL;
 	}
+}
+
+int stk_precondition_check(enum stk_feature f, const struct stk_precondition_env *env, char *why, size_t len)
+{
+	const char *pre = stk_precondition(f, env, why, len);
+
+	if (!pre)
+		return 0;
+	if (pre != why)
+		snprintf(why, len, "%s", pre);
+	return -1;
 }
 
 #define FUNC "finish_task_switch"

@@ -20,6 +20,8 @@ struct stk_precondition_env {
 
 /* NULL when feature f may work here, else why not (in why, or a constant). */
 const char *stk_precondition(enum stk_feature f, const struct stk_precondition_env *env, char *why, size_t len);
+/* The same as a result: 0 when f may work here, else -1 with why not in why. */
+int stk_precondition_check(enum stk_feature f, const struct stk_precondition_env *env, char *why, size_t len);
 
 /*
  * offcputime's kprobe rung: the text symbol for finish_task_switch in

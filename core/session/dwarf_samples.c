@@ -338,23 +338,15 @@ uint64_t stk_dwarf_samples_not_unwound(const struct stk_dwarf_samples *d, const 
 	return d ? d->not_unwound : 0;
 }
 
+/* Frames of ips, each saying how it was found (-v) when how is given. */
 static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *ips, const uint8_t *how, size_t n,
 				   bool kernel, pid_t pid)
 {
-	struct stk_frame *f = n ? calloc(n, sizeof(*f)) : NULL;
+	size_t got;
+	struct stk_frame *f = stk_symbolize_ips(sym, ips, n, kernel, pid, &got);
 
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (kernel)
-			stk_symbolize_kernel(sym, ips[i], &f[i]);
-		else if (i) /* a return address: its call is one byte back (inline scope, line) */
-			stk_symbolize_user_caller(sym, pid, ips[i], &f[i]);
-		else
-			stk_symbolize_user(sym, pid, ips[i], &f[i]);
-		if (how)
-			f[i].found_by = stk_unwind_how_name((enum stk_unwind_how)how[i]);
-	}
+	for (size_t i = 0; f && how && i < got; i++)
+		f[i].found_by = stk_unwind_how_name((enum stk_unwind_how)how[i]);
 	return f;
 }
 
@@ -387,11 +379,7 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
 
 		if (!st)
 			return -1;
-		st->pid = raw->tgid;
-		st->tid = raw->tid;
-		memcpy(st->comm, raw->comm, sizeof(st->comm));
-		st->comm[sizeof(st->comm) - 1] = '\0';
-		st->value = raw->value;
+		stk_raw_stack_task(raw, st);
 		take_frames(d, st, raw);
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include "bpf/unwind_types.h"
 #include "core/session/kernel_unwind.h"
 #include "core/session/stack_resolve.h"
+#include "core/sym/symbolize.h"
 #include "core/unwind/cfi_table.h"
 
 struct stk_stack *stk_stack_list_add(struct stk_stack_list *l)

@@ -28,12 +28,4 @@ bool stk_stack_id_missing(int32_t id);
 struct stk_frame *stk_resolve_stack(int stack_map_fd, int32_t stack_id, uint32_t depth, bool kernel,
 				    pid_t pid, struct stk_symbolizer *sym, size_t *n);
 
-/*
- * n addresses (leaf first) symbolized: kernel ones through kallsyms, user
- * ones in pid's address space, every frame after the leaf as a return
- * address. A new array (caller frees) with *n set, or NULL with *n 0.
- */
-struct stk_frame *stk_symbolize_ips(struct stk_symbolizer *sym, const uint64_t *ips, size_t n, bool kernel,
-				    pid_t pid, size_t *n_out);
-
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/base/grow.h"
+#include "core/stack/stack.h"
 
 struct entry {
 	struct stk_raw_stack s; /* owns its arrays */
@@ -163,4 +164,13 @@ size_t stk_stack_table_size(const struct stk_stack_table *t)
 const struct stk_raw_stack *stk_stack_table_at(const struct stk_stack_table *t, size_t i)
 {
 	return &t->entries[i].s;
+}
+
+void stk_raw_stack_task(const struct stk_raw_stack *raw, struct stk_stack *st)
+{
+	st->pid = raw->tgid;
+	st->tid = raw->tid;
+	memcpy(st->comm, raw->comm, sizeof(st->comm));
+	st->comm[sizeof(st->comm) - 1] = '\0';
+	st->value = raw->value;
 }

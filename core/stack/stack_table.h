@@ -25,6 +25,10 @@ struct stk_raw_stack {
 };
 
 struct stk_stack_table;
+struct stk_stack;
+
+/* raw's task (tgid, tid, comm) and value into st, which frames are resolved into. */
+void stk_raw_stack_task(const struct stk_raw_stack *raw, struct stk_stack *st);
 
 struct stk_stack_table *stk_stack_table_new(void);
 void stk_stack_table_free(struct stk_stack_table *t);

@@ -67,25 +67,39 @@ static void name_from_cfi(struct sym_file *f, const struct sym_map *m, uint64_t 
  * a caller's frame shows the call (and the inlined functions around it), not
  * the statement after it.
  */
+/* f's DWARF opened, once (module: how frames name f). */
+static void open_dwarf(struct stk_symbolizer *s, struct sym_file *f, const char *module)
+{
+	char why[160];
+
+	if (f->dwarf || f->dwarf_tried || !f->has_dwarf_fd)
+		return;
+	f->dwarf_tried = true;
+	f->has_dwarf_fd = false; /* handed over: closed by stk_dwarf_lines_* */
+	f->dwarf = stk_dwarf_lines_open(f->dwarf_fd, why, sizeof(why));
+	if (!f->dwarf) {
+		s->stats.dwarf_failed++;
+		sym_note_failure(s, "%s: %s (no source lines or inlined frames from it)", module, why);
+		if (s->opts.verbose)
+			fprintf(stderr, "stk: symbolizer: %s\n", s->stats.last_failure);
+	}
+}
+
+void stk_symbolizer_open_debug(struct stk_symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p = sym_get_proc(s, pid);
+
+	for (size_t i = 0; p && !p->err && i < p->n_maps && !sym_stopped(s); i++)
+		if (p->maps[i].file && !p->maps[i].gone)
+			open_dwarf(s, p->maps[i].file, p->maps[i].path);
+}
+
 static void add_source_lines(struct stk_symbolizer *s, struct sym_file *f, uint64_t vaddr, bool return_address,
 			     struct stk_frame *frame)
 {
 	struct stk_src_info info;
-	char why[160];
 
-	if (!f->has_dwarf_fd && !f->dwarf)
-		return;
-	if (!f->dwarf && !f->dwarf_tried) {
-		f->dwarf_tried = true;
-		f->has_dwarf_fd = false; /* handed over: closed by stk_dwarf_lines_* */
-		f->dwarf = stk_dwarf_lines_open(f->dwarf_fd, why, sizeof(why));
-		if (!f->dwarf) {
-			s->stats.dwarf_failed++;
-			sym_note_failure(s, "%s: %s (no source lines or inlined frames from it)", frame->module, why);
-			if (s->opts.verbose)
-				fprintf(stderr, "stk: symbolizer: %s\n", s->stats.last_failure);
-		}
-	}
+	open_dwarf(s, f, frame->module);
 	if (!f->dwarf)
 		return;
 	if (stk_dwarf_lines_lookup(f->dwarf, return_address && vaddr ? vaddr - 1 : vaddr, &info)) {

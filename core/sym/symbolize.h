@@ -61,6 +61,12 @@ bool stk_symbolizer_stopped(const struct stk_symbolizer *s);
  */
 int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid);
 /*
+ * Opens the DWARF (inlined functions, source lines) of every file pid maps
+ * now, rather than when an address in it is first resolved: a caller that
+ * must answer fast after some moment does this before it.
+ */
+void stk_symbolizer_open_debug(struct stk_symbolizer *s, pid_t pid);
+/*
  * Re-reads pid's mappings (after an exec the old ones describe another
  * program); learns it when unknown. Keeps what it had if pid is gone.
  */
@@ -76,6 +82,14 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 /* The same for a return address (every frame but a sample's leaf): source lines and
  * inlined frames are those of the call before it. */
 void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
+
+/*
+ * n addresses (leaf first) symbolized: kernel ones through kallsyms, user
+ * ones in pid's address space, every frame after the leaf as a return
+ * address. A new array (caller frees) with *n set, or NULL with *n 0.
+ */
+struct stk_frame *stk_symbolize_ips(struct stk_symbolizer *sym, const uint64_t *ips, size_t n, bool kernel,
+				    pid_t pid, size_t *n_out);
 
 /*
  * Kernel symbols usable? 1 when kallsyms is readable with real addresses;

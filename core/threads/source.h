@@ -38,6 +38,12 @@ struct stk_tsource_request {
 	uint32_t stack_bytes;
 	char *(*user_stack_by_hash)(void *ctx, uint32_t pid, uint64_t hash);
 	void *user_stack_ctx;
+	/*
+	 * -u: the user stack (folded, malloc'd; NULL: none) of a thread that had
+	 * no event since the source attached, blocked since before the capture
+	 * (from a snapshot taken at start); NULL: no such stacks.
+	 */
+	char *(*user_stack_at_start)(void *ctx, uint32_t tid);
 };
 
 /* One source, behind the sampler: a pass over the threads, and its release. */

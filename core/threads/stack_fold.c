@@ -40,3 +40,31 @@ char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned lo
 	}
 	return folded;
 }
+
+void stk_fold_innermost(const char *folded, size_t n, char *buf, size_t len)
+{
+	size_t used = 0, taken = 0;
+	const char *end;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (!folded)
+		return;
+	end = folded + strlen(folded);
+	while (end > folded && taken < n) {
+		const char *start = end;
+		while (start > folded && start[-1] != ';')
+			start--;
+		int w = snprintf(buf + used, len - used, "%s%.*s", taken ? "," : "", (int)(end - start), start);
+		if (w < 0 || (size_t)w >= len - used) {
+			buf[used] = '\0'; /* no half frame */
+			return;
+		}
+		used += (size_t)w;
+		taken++;
+		end = start > folded ? start - 1 : folded;
+	}
+	if (end > folded)
+		snprintf(buf + used, len - used, ",...");
+}

@@ -3,7 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/threads/stack_fold.h"
 #include "core/threads/syscall_table.h"
+
+/* Frames of a stack column in the table: where the thread is, not the whole chain. */
+#define STACK_FRAMES_SHOWN 4
 
 static const struct {
 	const char *name, *description;
@@ -17,8 +21,8 @@ static const struct {
 	[STK_TCOL_EXE] = { "exe", "executable of the process" },
 	[STK_TCOL_PID] = { "pid", "process id (tgid)" },
 	[STK_TCOL_TID] = { "tid", "thread id" },
-	[STK_TCOL_KSTACK] = { "kstack", "hash of the kernel stack (-k)" },
-	[STK_TCOL_USTACK] = { "ustack", "hash of the user stack (-u)" },
+	[STK_TCOL_KSTACK] = { "kstack", "innermost kernel frames, leaf first (-k; the CSV has its hash)" },
+	[STK_TCOL_USTACK] = { "ustack", "innermost user frames, leaf first (-u; the CSV has its hash)" },
 };
 
 const char *stk_tcol_name(enum stk_tcol c)
@@ -51,14 +55,6 @@ void stk_syscall_text(int32_t nr, char *buf, size_t len)
 		snprintf(buf, len, "syscall_%d", (int)nr);
 }
 
-static void stack_hash_text(const char *folded, char *buf, size_t len)
-{
-	if (folded)
-		snprintf(buf, len, "%016llx", (unsigned long long)stk_stack_hash(folded));
-	else
-		buf[0] = '\0';
-}
-
 void stk_tcol_value(const struct stk_thread *t, enum stk_tcol c, char *buf, size_t len)
 {
 	buf[0] = '\0';
@@ -72,8 +68,8 @@ void stk_tcol_value(const struct stk_thread *t, enum stk_tcol c, char *buf, size
 	case STK_TCOL_EXE: snprintf(buf, len, "%s", t->exe ? t->exe : ""); break;
 	case STK_TCOL_PID: snprintf(buf, len, "%u", t->tgid); break;
 	case STK_TCOL_TID: snprintf(buf, len, "%u", t->tid); break;
-	case STK_TCOL_KSTACK: stack_hash_text(t->kstack, buf, len); break;
-	case STK_TCOL_USTACK: stack_hash_text(t->ustack, buf, len); break;
+	case STK_TCOL_KSTACK: stk_fold_innermost(t->kstack, STACK_FRAMES_SHOWN, buf, len); break;
+	case STK_TCOL_USTACK: stk_fold_innermost(t->ustack, STACK_FRAMES_SHOWN, buf, len); break;
 	case STK_TCOL_COUNT: break;
 	}
 }

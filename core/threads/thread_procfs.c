@@ -71,13 +71,64 @@ int32_t stk_parse_task_syscall(const char *text, uint64_t args[6], int32_t *nr)
 	return *nr;
 }
 
-char *stk_fold_proc_stack(const char *text, char *wchan, size_t wchan_len)
+int stk_parse_task_syscall_sp_pc(const char *text, uint64_t *sp, uint64_t *pc)
 {
-	const char *names[128];
-	size_t lens[128], n = 0, total = 0;
+	uint64_t f[8];
+	size_t n = 0;
+	char *end;
 
-	wchan[0] = '\0';
-	for (const char *line = text; *line && n < 128;) {
+	long nr = strtol(text, &end, 10);
+
+	if (end == text)
+		return -1;
+	for (const char *p = end; n < 8;) {
+		uint64_t v = strtoull(p, &end, 16);
+		if (end == p)
+			break;
+		f[n++] = v;
+		p = end;
+	}
+	while (*end == ' ' || *end == '\n')
+		end++;
+	/* -1 SP PC, or NR with its six arguments, SP, PC */
+	if (n != (nr < 0 ? 2u : 8u) || *end)
+		return -1;
+	*sp = f[n - 2];
+	*pc = f[n - 1];
+	return 0;
+}
+
+/* The number after "name:" at a line's start, or -1. */
+static int status_field(const char *text, const char *name, uint64_t *v)
+{
+	size_t len = strlen(name);
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		char *end;
+
+		if (strncmp(line, name, len) != 0 || line[len] != ':')
+			continue;
+		*v = strtoull(line + len + 1, &end, 10);
+		return end == line + len + 1 ? -1 : 0;
+	}
+	return -1;
+}
+
+int stk_parse_status_switches(const char *text, uint64_t *switches)
+{
+	uint64_t v, nv;
+
+	if (status_field(text, "voluntary_ctxt_switches", &v) || status_field(text, "nonvoluntary_ctxt_switches", &nv))
+		return -1;
+	*switches = v + nv;
+	return 0;
+}
+
+size_t stk_parse_proc_stack(const char *text, const char **names, size_t *lens, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *line = text; *line && n < max;) {
 		const char *eol = strchr(line, '\n'), *sym = strstr(line, "] ");
 		if (!eol)
 			eol = line + strlen(line);
@@ -87,11 +138,21 @@ char *stk_fold_proc_stack(const char *text, char *wchan, size_t wchan_len)
 			if (len) {
 				names[n] = sym;
 				lens[n++] = len;
-				total += len + 1;
 			}
 		}
 		line = *eol ? eol + 1 : eol;
 	}
+	return n;
+}
+
+char *stk_fold_proc_stack(const char *text, char *wchan, size_t wchan_len)
+{
+	const char *names[128];
+	size_t lens[128], n = stk_parse_proc_stack(text, names, lens, 128), total = 0;
+
+	wchan[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		total += lens[i] + 1;
 	for (size_t i = 0; i < n; i++) {
 		char name[128];
 		snprintf(name, sizeof(name), "%.*s", (int)lens[i], names[i]);

@@ -21,6 +21,16 @@ int stk_parse_task_stat(const char *text, char comm[16], char *state, unsigned l
  */
 int32_t stk_parse_task_syscall(const char *text, uint64_t args[6], int32_t *nr);
 /*
+ * /proc/.../syscall's user stack pointer and program counter, its last two
+ * fields ("NR ARG0..ARG5 SP PC" or "-1 SP PC"). 0, or -1 for "running" or
+ * anything else.
+ */
+int stk_parse_task_syscall_sp_pc(const char *text, uint64_t *sp, uint64_t *pc);
+/* /proc/.../status: voluntary_ctxt_switches + nonvoluntary_ctxt_switches. 0, or -1 when absent. */
+int stk_parse_status_switches(const char *text, uint64_t *switches);
+/* /proc/.../stack's function names, leaf first: at most max (start, length) spans of text. Returns the count. */
+size_t stk_parse_proc_stack(const char *text, const char **names, size_t *lens, size_t max);
+/*
  * /proc/.../stack ("[<0>] do_nanosleep+0x6d/0x1a0" per line, leaf first) ->
  * a newly allocated folded "root;...;leaf" of function names (NULL when
  * empty or out of memory); wchan receives the stack's wchan-like function.

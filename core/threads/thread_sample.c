@@ -58,6 +58,33 @@ int stk_tstate_from_letter(char c, enum stk_tstate *s)
 	return -1;
 }
 
+/* The kernel's task state bits (include/linux/sched.h) that tell the states apart. */
+#define TASK_INTERRUPTIBLE 0x1
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_STOPPED_OR_TRACED 0xc
+#define TASK_PARKED 0x40
+#define TASK_DEAD 0x80
+#define TASK_NOLOAD 0x400
+
+enum stk_tstate stk_tstate_from_task(uint32_t state, uint32_t exit_state, bool on_cpu)
+{
+	if (exit_state || (state & TASK_DEAD))
+		return STK_TSTATE_ZOMBIE;
+	if (state == 0)
+		return on_cpu ? STK_TSTATE_RUN : STK_TSTATE_RUNQ;
+	if ((state & TASK_UNINTERRUPTIBLE) && (state & TASK_NOLOAD))
+		return STK_TSTATE_IDLE;
+	if (state & TASK_UNINTERRUPTIBLE)
+		return STK_TSTATE_DISK;
+	if (state & TASK_INTERRUPTIBLE)
+		return STK_TSTATE_SLEEP;
+	if (state & TASK_STOPPED_OR_TRACED)
+		return STK_TSTATE_STOPPED;
+	if (state & TASK_PARKED)
+		return STK_TSTATE_IDLE;
+	return STK_TSTATE_SLEEP;
+}
+
 /* Prefixes of the functions a sleeping task passes through on its way to the switch. */
 static const char *const sched_prefixes[] = {
 	"__schedule", "schedule", "preempt_schedule", "io_schedule", "__switch_to", "context_switch",

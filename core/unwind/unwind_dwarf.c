@@ -1,5 +1,6 @@
 #include "core/unwind/unwind_dwarf.h"
 
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stdlib.h>
@@ -15,11 +16,12 @@
 #define STR(x) STR_(x)
 static const char over_time[] = "unwinding stopped: over " STR(STK_UNWIND_MAX_SAMPLE_MS) " ms of CPU for this sample";
 static const char unchecked[] = "CFI refused: the module's CFI was not checked";
+static const char unknown_cfa_reg[] = "the CFA there needs a register whose value was not read (only some were)";
 
 /* The sample being unwound: what libdwfl's callbacks read from. */
 struct current {
 	const struct stk_unwind_input *in;
-	int read_outside; /* a read fell outside the copied stack */
+	int read_outside; /* a read fell outside the copied stack (and the reader had nothing there) */
 	struct stk_unwind_result *r;
 	bool want_how;
 	bool records_after_guess; /* aarch64: see walk_frame_records() */
@@ -132,24 +134,42 @@ static bool copied_word(const struct stk_unwind_input *in, Dwarf_Addr addr, Dwar
 	return true;
 }
 
-/* Stack words come from the copy; anything else is unknown. */
-static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+/* A stack word from the copy, else from the input's reader; false when neither has it. */
+static bool stack_word(struct current *c, Dwarf_Addr addr, Dwarf_Word *result)
 {
-	struct current *c = arg;
+	uint64_t w;
 
-	(void)dwfl;
 	if (copied_word(c->in, addr, result))
 		return true;
-	c->read_outside = 1;
-	return false;
+	if (!c->in->read_more || !c->in->read_more(c->in->read_ctx, addr, &w)) {
+		c->read_outside = 1;
+		return false;
+	}
+	*result = w;
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	return stack_word(arg, addr, result);
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	const struct current *c = arg;
+	const struct stk_unwind_input *in = c->in;
+	uint64_t pc = in->regs[in->n_regs - 1];
 
-	return dwfl_thread_state_registers(thread, 0, (unsigned)c->in->n_regs, c->in->regs) &&
-	       (dwfl_thread_state_register_pc(thread, c->in->regs[c->in->n_regs - 1]), true);
+	if (!in->regs_known)
+		return dwfl_thread_state_registers(thread, 0, (unsigned)in->n_regs, in->regs) &&
+		       (dwfl_thread_state_register_pc(thread, pc), true);
+	/* Only some are known (a /proc snapshot has sp and pc): the others stay undefined for libdw. */
+	for (unsigned i = 0; i + 1 < in->n_regs && i < 64; i++)
+		if (((in->regs_known >> i) & 1) && !dwfl_thread_state_registers(thread, (int)i, 1, &in->regs[i]))
+			return false;
+	dwfl_thread_state_register_pc(thread, pc);
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -309,6 +329,11 @@ struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src)
 	return u;
 }
 
+void stk_unwinder_prepare(struct stk_unwinder *u, pid_t pid)
+{
+	get_proc(u, pid);
+}
+
 void stk_unwinder_free(struct stk_unwinder *u)
 {
 	if (!u)
@@ -371,6 +396,40 @@ static bool has_cfi(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
 }
 
 /*
+ * With registers known in part: whether the next step's CFA (the frame at
+ * pc's CFI, as libdwfl reads it next) is a register this frame does not
+ * know. libdwfl then ends the chain as if it were the outermost frame.
+ */
+static bool cfa_register_unknown(Dwfl *dwfl, Dwfl_Frame *state, Dwarf_Addr pc, bool activation)
+{
+	Dwarf_Addr lookup = activation ? pc : pc - 1, bias;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, lookup);
+	Dwarf_Frame *frame;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!mod || cfi_refused(dwfl, lookup))
+		return false;
+	for (int kind = 0; kind < 2; kind++) {
+		Dwarf_CFI *cfi = kind == 0 ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
+		bool unknown = false;
+		Dwarf_Word value;
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, lookup - bias, &frame))
+			continue;
+		if (dwarf_frame_cfa(frame, &ops, &nops) == 0 && nops >= 1) {
+			if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
+				unknown = dwfl_frame_reg(state, ops[0].atom - DW_OP_breg0, &value) != 0;
+			else if (ops[0].atom == DW_OP_bregx)
+				unknown = dwfl_frame_reg(state, (unsigned)ops[0].number, &value) != 0;
+		}
+		free(frame);
+		return unknown;
+	}
+	return false;
+}
+
+/*
  * aarch64: a frame found from a frame record, because its callee had no CFI,
  * has an unknown stack pointer (a record may sit anywhere in its frame), and
  * CFI computes from the stack pointer: from there on it would read the wrong
@@ -400,7 +459,7 @@ static void walk_frame_records(struct current *c, Dwfl_Frame *state)
 			c->stop = "outermost frame record (frame pointer 0)";
 			return;
 		}
-		if (!copied_word(c->in, fp, &next_fp) || !copied_word(c->in, fp + 8, &lr)) {
+		if (!stack_word(c, fp, &next_fp) || !stack_word(c, fp + 8, &lr)) {
 			c->stop = "needed stack beyond the copied bytes (--stack-bytes)";
 			return;
 		}
@@ -458,6 +517,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	/* libdwfl finds the next frame with this one's CFI once this returns. */
 	c->stop = next_step_refused(dwfl, pc, r->n == 1);
+	if (!c->stop && c->in->regs_known && cfa_register_unknown(dwfl, state, pc, r->n == 1))
+		c->stop = unknown_cfa_reg;
 	if (!c->stop && over_budget(c))
 		c->stop = over_time;
 	return c->stop ? DWARF_CB_ABORT : DWARF_CB_OK;
@@ -503,4 +564,9 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		r->stop = "outermost frame (return address undefined)";
 	else
 		r->stop = intern_reason(u, dwfl_errmsg(-1));
+}
+
+bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)
+{
+	return r->stop == over_time;
 }

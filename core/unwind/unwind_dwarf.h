@@ -72,11 +72,15 @@ const char *stk_unwind_how_name(enum stk_unwind_how how);
 
 struct stk_unwind_input {
 	pid_t pid, tid;
-	const uint64_t *regs; /* DWARF numbering, bpf/user_regs.h */
+	const uint64_t *regs; /* DWARF numbering, bpf/user_regs.h; the last one is the pc */
 	size_t n_regs;
 	uint64_t sp;          /* the address stack[0] was copied from */
 	const uint8_t *stack;
 	size_t stack_len;
+	uint64_t regs_known;  /* bit i: regs[i] is known (the pc always is); 0: all of them are */
+	/* Words beyond the copy (NULL: unknown), e.g. read from a blocked thread's memory. */
+	bool (*read_more)(void *ctx, uint64_t addr, uint64_t *word);
+	void *read_ctx;
 };
 
 struct stk_unwind_result {
@@ -91,10 +95,17 @@ struct stk_unwinder;
 /* NULL when out of memory. One unwinder per table: the slots are its. */
 struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src);
 void stk_unwinder_free(struct stk_unwinder *u);
+/* Reads pid's modules (and scans their CFI) now rather than at its first sample. */
+void stk_unwinder_prepare(struct stk_unwinder *u, pid_t pid);
 /*
  * Unwinds in into r (r->ips, r->how, r->max set by the caller). Never fails:
  * r->n may be 0 (no registers), and r->stop always says why the chain ended.
  */
 void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r);
+/*
+ * Whether r's chain ended on its CPU budget: the first samples of a process
+ * also pay for reading its modules' CFI, so a one-off caller may try again.
+ */
+bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r);
 
 #endif

@@ -77,7 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		regs[16] = MAP_START + (data[0] | (uint64_t)data[1] << 8 | (uint64_t)data[2] << 16) % im.exec_size;
 		regs[7] = 0x7ffff000ULL;
 		regs[6] = regs[7] + (data[3] % 64) * 8;
-		struct stk_unwind_input in = { 1, 1, regs, 17, regs[7], stack, sizeof(stack) };
+		struct stk_unwind_input in = { .pid = 1, .tid = 1,
+						.regs = regs, .n_regs = 17, .sp = regs[7], .stack = stack, .stack_len = sizeof(stack) };
 		if (u) {
 			stk_unwind(u, &in, &r);
 			if (!r.stop || r.n > r.max)

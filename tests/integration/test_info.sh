@@ -269,6 +269,10 @@ ladder_check ladder_threadstate "threadstate thread sampling" "$(climbed "$(grep
 hidden_sysfs "'$STK' threadstate -v -n 1" >/dev/null 2>"$lt/ts_nobtf.err"
 ladder_check ladder_threadstate_fallback "threadstate thread sampling" \
     "$(climbed "$(grep 'source' "$lt/ts_nobtf.err")")" "$NOBTF"
+"$STK" pmp -v -p "$rlpid" >/dev/null 2>"$lt/pmp.err"
+ladder_check ladder_pmp "pmp thread snapshot" "$(climbed "$(grep 'pmp: mechanism' "$lt/pmp.err")")"
+hidden_sysfs "'$STK' pmp -v -p $rlpid" >/dev/null 2>"$lt/pmp_nobtf.err"
+ladder_check ladder_pmp_fallback "pmp thread snapshot" "$(climbed "$(grep 'pmp: mechanism' "$lt/pmp_nobtf.err")")" "$NOBTF"
 "$STK" stackcount -v -D 1 t:sched:sched_switch >/dev/null 2>"$lt/sc_tp.err"
 ladder_check ladder_stackcount_tracepoint "stackcount tracepoint" "$(climbed "$(grep 'attached with' "$lt/sc_tp.err")")"
 "$STK" stackcount -v -D 1 t:syscalls:sys_enter_read >/dev/null 2>"$lt/sc_sys.err"

@@ -18,14 +18,7 @@ trap cleanup EXIT
 last_cpu=$(($(nproc) - 1))
 
 # --- bad input: one line, exit 2 ---
-bad() { # NAME ARGS...
-    run_capture "$STK" threadstate "${@:2}"
-    if [ "$RC" -eq 2 ] && [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && [ -z "$OUT" ]; then
-        pass "bad_$1"
-    else
-        fail "bad_$1" "rc=$RC out=$OUT err=$ERR"
-    fi
-}
+bad() { expect_bad_input "$1" "stk threadstate: " "$STK" threadstate "${@:2}"; } # NAME ARGS...
 bad frequency_zero -F 0
 bad frequency_text -F fast
 bad interval -i -1
@@ -129,6 +122,20 @@ if printf '%s\n' "$ustacks_fp" | grep -q 'sleeper;sleep_stage;'; then
     fail user_stack_fp_loses_caller "--unwind fp kept sleep_stage (libc must have no frame pointers): $ustacks_fp"
 else pass user_stack_fp_loses_caller; fi
 kill "$npid" 2>/dev/null
+
+# --- -u: threads blocked since before stk started have not switched out since: their stacks
+# come from a snapshot at start (stk pmp's mechanism), and the table shows the innermost frames ---
+"$W/pmp_threads" blocked 60 >"$tmp/blocked.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do bpid=$(sed -n 's/^ready //p' "$tmp/blocked.out"); [ -n "$bpid" ] && break; sleep 0.05; done
+run_capture "$STK" threadstate -v -a -u -g comm,ustack -F 5 -n 2 -p "$bpid"
+expect_contains user_stacks_at_start_said "$ERR" "threadstate: user stacks at start of"
+for row in "piperead .*read,read_stage,pipe_reader,start_thread" "napping .*,__nanosleep,nap_stage,napper" \
+           "epollwait .*epoll_wait,epoll_stage,epoller" "mutexwait .*lock_stage,locker,"; do
+    if printf '%s\n' "$OUT" | grep -Eq "^ +1\.00  $row"; then pass "user_stack_at_start_${row%% *}"
+    else fail "user_stack_at_start_${row%% *}" "$(printf '%s' "$OUT" | tail -12)"; fi
+done
+kill "$bpid" 2>/dev/null
 
 # --- --cgroup: only the threads of the workload, moved into a cgroup of its own ---
 if [ -e /sys/fs/cgroup/cgroup.controllers ]; then cgbase=/sys/fs/cgroup; else cgbase=/sys/fs/cgroup/pids; fi

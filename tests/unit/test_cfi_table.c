@@ -354,7 +354,8 @@ static void walk_matches_libdw(struct test_ctx *t)
 	CHECK(t, stk_unwind_tables_load(tables, (uint32_t)getpid(), g.maps, g.n, 0) != STK_UNWIND_LOAD_FAILED);
 	CHECK(t, cfi_test_outer(&s) == 2);
 	n = walk(fm, &s, kips, 64);
-	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &in, &r);
 	/* the same frames, as far as the copy reaches (the kernel walk has no copy to run out of) */
 	size_t same = 0, want = r.n < n ? r.n : n;

@@ -103,7 +103,8 @@ static void unwinds_own_stack_in_order(struct test_ctx *t)
 	if (!sym || !u)
 		goto out;
 	CHECK(t, unwind_test_outer(&s) == 2);
-	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &in, &r);
 	CHECK(t, r.n >= 4);
 	CHECK(t, r.stop != NULL);
@@ -133,6 +134,46 @@ out:
 	stk_symbolizer_free(sym);
 }
 
+/* The copied stack as the "memory" past a short copy. */
+static bool from_snapshot(void *ctx, uint64_t addr, uint64_t *word)
+{
+	const struct snapshot *s = ctx;
+	uint64_t off = addr - s->regs[7];
+
+	if (addr < s->regs[7] || off + sizeof(*word) > s->len)
+		return false;
+	memcpy(word, s->stack + off, sizeof(*word));
+	return true;
+}
+
+/* A copy cut short reads on through read_more; registers known in part (sp, fp, pc) still unwind. */
+static void reads_past_the_copy_with_some_registers(struct test_ctx *t)
+{
+	static struct snapshot s;
+	struct stk_symbolizer *sym = keeping_symbolizer();
+	struct stk_unwind_source src = stk_symbolizer_unwind_source(sym);
+	struct stk_unwinder *u = stk_unwinder_new(&src);
+	uint64_t full[64], part[64];
+	struct stk_unwind_result r = { .ips = full, .max = 64 }, r2 = { .ips = part, .max = 64 };
+
+	CHECK(t, sym && u && unwind_test_outer(&s) == 2);
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+				       .regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
+	stk_unwind(u, &in, &r);
+	in.stack_len = 16;
+	stk_unwind(u, &in, &r2);
+	CHECK(t, r2.n < r.n && strstr(r2.stop, "copied bytes"));
+	in.read_more = from_snapshot;
+	in.read_ctx = &s;
+	in.regs_known = 1ULL << 6 | 1ULL << 7; /* rbp, rsp: what unwinding these frames reads */
+	stk_unwind(u, &in, &r2);
+	CHECK(t, r2.n == r.n && memcmp(full, part, r.n * sizeof(*full)) == 0);
+	if (r2.n != r.n)
+		printf("  %zu frames past a short copy (stop: %s), %zu from the whole copy\n", r2.n, r2.stop, r.n);
+	stk_unwinder_free(u);
+	stk_symbolizer_free(sym);
+}
+
 static void bad_input_stops_with_reason(struct test_ctx *t)
 {
 	static struct snapshot s;
@@ -144,11 +185,13 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 
 	CHECK(t, unwind_test_outer(&s) == 2);
 	/* No registers. */
-	struct stk_unwind_input none = { getpid(), getpid(), NULL, 0, 0, NULL, 0 };
+	struct stk_unwind_input none = { .pid = getpid(), .tid = getpid(),
+					.regs = NULL, .n_regs = 0, .sp = 0, .stack = NULL, .stack_len = 0 };
 	stk_unwind(u, &none, &r);
 	CHECK(t, r.n == 0 && r.stop && strstr(r.stop, "no user registers"));
 	/* The stack copy is empty: the leaf, then a reason. */
-	struct stk_unwind_input empty = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, 0 };
+	struct stk_unwind_input empty = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = 0 };
 	stk_unwind(u, &empty, &r);
 	CHECK(t, r.n >= 1 && r.stop && strstr(r.stop, "--stack-bytes"));
 	if (!r.stop || !strstr(r.stop, "--stack-bytes"))
@@ -157,11 +200,13 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 	for (int i = 0; i < 17; i++)
 		garbage[i] = 0xdeadbeefcafe0000ULL + (uint64_t)i * 4096;
 	memset(s.stack, 0xa5, sizeof(s.stack));
-	struct stk_unwind_input junk = { getpid(), getpid(), garbage, 17, garbage[7], s.stack, sizeof(s.stack) };
+	struct stk_unwind_input junk = { .pid = getpid(), .tid = getpid(),
+					.regs = garbage, .n_regs = 17, .sp = garbage[7], .stack = s.stack, .stack_len = sizeof(s.stack) };
 	stk_unwind(u, &junk, &r);
 	CHECK(t, r.n <= 64 && r.stop != NULL);
 	/* A process never seen (pid beyond pid_max). */
-	struct stk_unwind_input gone = { 0x3ffffff0, 0x3ffffff0, s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input gone = { .pid = 0x3ffffff0, .tid = 0x3ffffff0,
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &gone, &r);
 	CHECK(t, r.n == 1 && r.stop && strstr(r.stop, "unknown"));
 	stk_unwinder_free(u);
@@ -213,7 +258,8 @@ static void unwind_guarded(struct guarded_source *src, struct snapshot *s, struc
 	struct one_process table = { guarded_modules, src, NULL };
 	struct stk_unwind_source us = one_process_source(&table);
 	struct stk_unwinder *u = stk_unwinder_new(&us);
-	struct stk_unwind_input in = { getpid(), getpid(), s->regs, 17, s->regs[7], s->stack, s->len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s->regs, .n_regs = 17, .sp = s->regs[7], .stack = s->stack, .stack_len = s->len };
 
 	r->n = 0;
 	r->stop = NULL;
@@ -244,7 +290,8 @@ static void guard_ends_the_chain_where_it_refuses(struct test_ctx *t)
 	if (!sym || !u)
 		goto out;
 	/* The module's own guard (the symbolizer's scan of our file) lets the whole chain through. */
-	struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 	stk_unwind(u, &in, &whole);
 	CHECK(t, whole.n >= 4);
 	if (whole.n < 4)
@@ -369,7 +416,8 @@ static void corrupt_cfi_never_crashes(struct test_ctx *t)
 		struct one_process table = { corrupt_modules, &c, NULL };
 		struct stk_unwind_source us = one_process_source(&table);
 		u = stk_unwinder_new(&us);
-		struct stk_unwind_input in = { getpid(), getpid(), s.regs, 17, s.regs[7], s.stack, s.len };
+		struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+						.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
 		stk_unwind(u, &in, &r);
 		CHECK(t, r.n <= 128 && r.stop != NULL);
 		stk_unwinder_free(u);
@@ -432,6 +480,7 @@ const struct test_case unwind_dwarf_tests[] = {
 	{ "unwinds_own_stack_in_order", unwinds_own_stack_in_order },
 	{ "unwind_guard_ends_the_chain", guard_ends_the_chain_where_it_refuses },
 	{ "bad_input_stops_with_reason", bad_input_stops_with_reason },
+	{ "unwind_reads_past_the_copy", reads_past_the_copy_with_some_registers },
 	{ "corrupt_cfi_never_crashes", corrupt_cfi_never_crashes },
 #endif
 	{ "table_keeps_distinct_stacks_apart", table_keeps_distinct_stacks_apart },

@@ -14,18 +14,13 @@
 #include <bpf/libbpf.h>
 
 #include "core/bpf/bpf_object.h"
+#include "core/bpf/iter_read.h"
 #include "core/ladder/precondition.h"
 #include "core/threads/syscall_table.h"
 #include "core/threads/stack_fold.h"
 #include "stk.skel.h"
 #include "bpf/threadstate_types.h"
 
-#define TASK_INTERRUPTIBLE 0x1
-#define TASK_UNINTERRUPTIBLE 0x2
-#define TASK_STOPPED_OR_TRACED 0xc
-#define TASK_PARKED 0x40
-#define TASK_DEAD 0x80
-#define TASK_NOLOAD 0x400
 /* Frames enough for the wchan (the scheduler's own frames come first). */
 #define WCHAN_DEPTH 12
 
@@ -35,28 +30,8 @@ struct threads_iter {
 	struct bpf_link *enter_link; /* sys_enter times; NULL when it could not attach */
 	const uint32_t *pids;
 	size_t n_pids;
-	char *buf;
-	size_t cap;
+	struct stk_iter_buf buf;
 };
-
-static enum stk_tstate state_of(const struct stk_ts_iter_record *r)
-{
-	if (r->exit_state || (r->state & TASK_DEAD))
-		return STK_TSTATE_ZOMBIE;
-	if (r->state == 0)
-		return (r->flags & STK_TS_F_ON_CPU) ? STK_TSTATE_RUN : STK_TSTATE_RUNQ;
-	if ((r->state & TASK_UNINTERRUPTIBLE) && (r->state & TASK_NOLOAD))
-		return STK_TSTATE_IDLE;
-	if (r->state & TASK_UNINTERRUPTIBLE)
-		return STK_TSTATE_DISK;
-	if (r->state & TASK_INTERRUPTIBLE)
-		return STK_TSTATE_SLEEP;
-	if (r->state & TASK_STOPPED_OR_TRACED)
-		return STK_TSTATE_STOPPED;
-	if (r->state & TASK_PARKED)
-		return STK_TSTATE_IDLE;
-	return STK_TSTATE_SLEEP;
-}
 
 static bool wanted(const struct threads_iter *it, uint32_t tgid)
 {
@@ -78,7 +53,7 @@ static int add_record(struct threads_iter *it, const struct stk_ts_iter_record *
 		return -1;
 	t->tid = r->tid;
 	t->tgid = r->tgid;
-	t->state = state_of(r);
+	t->state = stk_tstate_from_task(r->state, r->exit_state, (r->flags & STK_TS_F_ON_CPU) != 0);
 	t->kthread = (r->flags & STK_TS_F_KTHREAD) != 0;
 	memcpy(t->comm, r->comm, sizeof(t->comm));
 	t->comm[sizeof(t->comm) - 1] = '\0';
@@ -101,34 +76,14 @@ static int add_record(struct threads_iter *it, const struct stk_ts_iter_record *
 static int iter_sample(void *impl, struct stk_thread_batch *b)
 {
 	struct threads_iter *it = impl;
-	int fd = bpf_iter_create(bpf_link__fd(it->link));
-	size_t used = 0;
-	ssize_t n = -1;
+	int ret = stk_iter_read(it->link, &it->buf);
 
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		if (it->cap - used < 65536) {
-			size_t cap = it->cap ? it->cap * 2 : 1 << 20;
-			char *buf = realloc(it->buf, cap);
-			if (!buf)
-				break;
-			it->buf = buf;
-			it->cap = cap;
-		}
-		n = read(fd, it->buf + used, it->cap - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
 	/* The buffer is malloc-aligned and records are multiples of 8 bytes: used in place. */
-	for (size_t off = 0; off + sizeof(struct stk_ts_iter_record) <= used; off += sizeof(struct stk_ts_iter_record))
-		if (add_record(it, (const struct stk_ts_iter_record *)(it->buf + off), b))
+	for (size_t off = 0; off + sizeof(struct stk_ts_iter_record) <= it->buf.len;
+	     off += sizeof(struct stk_ts_iter_record))
+		if (add_record(it, (const struct stk_ts_iter_record *)(it->buf.data + off), b))
 			return -1;
-	return n < 0 ? -1 : 0;
+	return ret;
 }
 
 static void iter_free(void *impl)
@@ -138,7 +93,7 @@ static void iter_free(void *impl)
 	bpf_link__destroy(it->enter_link);
 	bpf_link__destroy(it->link);
 	stk_bpf__destroy(it->skel);
-	free(it->buf);
+	stk_iter_buf_free(&it->buf);
 	free(it);
 }
 
@@ -204,13 +159,9 @@ int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsou
 	char first[384];
 
 	const struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
-	const char *pre = stk_precondition(STK_FEATURE_TASK_ITER, &env, why, len);
 
-	if (pre) {
-		if (pre != why)
-			snprintf(why, len, "%s", pre);
+	if (stk_precondition_check(STK_FEATURE_TASK_ITER, &env, why, len))
 		return -1;
-	}
 	if (!(it = calloc(1, sizeof(*it)))) {
 		snprintf(why, len, "out of memory");
 		return -1;

@@ -49,6 +49,7 @@ struct threads_tp {
 	int64_t last_walk_ns;
 	struct stk_symbolizer *sym;
 	char *(*user_stack_by_hash)(void *ctx, uint32_t pid, uint64_t hash);
+	char *(*user_stack_at_start)(void *ctx, uint32_t tid);
 	void *user_stack_ctx;
 	const uint32_t *pids;
 	size_t n_pids;
@@ -169,6 +170,8 @@ static int add_known(void *ctx, uint32_t tid, void *value)
 	struct stk_ts_tp_thread *e = stk_idmap_get(tp->events, tid);
 	if (e)
 		from_map(tp, e, &t, pass->b->mono_ns);
+	else if (tp->user_stacks && !t.kthread && t.state != STK_TSTATE_RUN && tp->user_stack_at_start)
+		t.ustack = tp->user_stack_at_start(tp->user_stack_ctx, tid); /* blocked since before the start */
 	struct stk_thread *out = NULL;
 	if ((!tp->all && !stk_thread_may_be_active(&t)) || !(out = stk_thread_batch_add(pass->b))) {
 		free(t.kstack);
@@ -309,6 +312,7 @@ int stk_threads_tp_open(const struct stk_tsource_request *req, struct stk_tsourc
 	tp->kernel_stacks = req->kernel_stacks;
 	tp->user_stacks = req->user_stacks;
 	tp->user_stack_by_hash = req->user_stack_by_hash;
+	tp->user_stack_at_start = req->user_stack_at_start;
 	tp->user_stack_ctx = req->user_stack_ctx;
 	if (load_and_attach(tp, req, why, len)) {
 		tp_free(tp);
