@@ -35,7 +35,7 @@ struct stk_res_offsets {
 	__u16 rss_mm_id, rss_curr, rss_member, rss_size;
 	__u16 getrq_sector, getrq_rwbs;
 	__u16 issue_sector, issue_nr_sector, issue_rwbs;
-	__u16 done_sector;
+	__u16 done_sector, done_rwbs;
 	__u16 sock_family, sock_protocol, sock_ret, sock_flags;
 };
 

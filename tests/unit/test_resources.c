@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "core/base/trace_format.h"
 #include "core/resources/kinds.h"
+#include "core/resources/marks.h"
 
 static int parse(struct stk_res_request *r, const char *kinds, const char *mech, char *msg, size_t len)
 {
@@ -102,7 +103,38 @@ static void trace_format_fields(struct test_ctx *t)
 	CHECK(t, field("error", &f) == -1);
 }
 
+static void marks_frames(struct test_ctx *t)
+{
+	struct stk_frame *k = calloc(2, sizeof(*k));
+	struct stk_stack st = { .kernel = k, .n_kernel = 2 };
+
+	if (!k)
+		return;
+	k[0] = (struct stk_frame){ .symbol = "wb_writeback", .kernel = true };
+	k[1] = (struct stk_frame){ .symbol = "worker_thread", .kernel = true };
+	CHECK_STR(t, stk_res_syscall_frame("pwrite64"), "[sys_pwrite64]");
+	CHECK_STR(t, stk_res_syscall_frame("ioctl"), "[system call]");
+	CHECK(t, stk_res_who_label(&st, STK_RES_WHO_USER) == NULL);
+	CHECK_STR(t, stk_res_who_label(&st, STK_RES_WHO_KTHREAD), "[kernel thread: writeback]");
+	CHECK_STR(t, stk_res_who_label(&st, STK_RES_WHO_IO_WORKER), "[io_uring worker]");
+	CHECK(t, stk_res_mark_leaf(&st, "[block write]") == 0 && stk_res_mark_root(&st, "[kernel thread]") == 0);
+	CHECK(t, st.n_kernel == 4);
+	if (st.n_kernel == 4) {
+		CHECK_STR(t, st.kernel[0].symbol, "[block write]");
+		CHECK_STR(t, st.kernel[1].symbol, "wb_writeback");
+		CHECK_STR(t, st.kernel[2].symbol, "worker_thread");
+		CHECK_STR(t, st.kernel[3].symbol, "[kernel thread]");
+		CHECK(t, st.kernel[3].kernel);
+	}
+	free((void *)st.kernel);
+	/* a stack without kernel frames gets its first */
+	struct stk_stack empty = { .kernel_missing = true };
+	CHECK(t, stk_res_mark_leaf(&empty, "[sys_write]") == 0 && empty.n_kernel == 1 && !empty.kernel_missing);
+	free((void *)empty.kernel);
+}
+
 const struct test_case resources_tests[] = {
+	{ "resources_marks_frames", marks_frames },
 	{ "resources_kinds_parse", kinds_parse },
 	{ "resources_mechanisms_parse", mechanisms_parse },
 	{ "resources_trace_format_fields", trace_format_fields },
