@@ -81,12 +81,16 @@ static __always_inline bool tcp_or_udp(u16 family, u16 protocol)
 static __always_inline int fd_socket(long fd, u16 *family, u16 *protocol)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	struct file *f = NULL;
+	struct file *f = NULL, **fds;
+	struct fdtable *fdt;
 	struct socket *sock;
 	struct sock *sk;
 
+	/* without BTF nothing here can be read: the branch is gone before the verifier sees it */
+	if (!bpf_core_field_exists(task->files))
+		return -1;
+	fdt = BPF_CORE_READ(task, files, fdt);
+	fds = BPF_CORE_READ(fdt, fd);
 	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds))
 		return -1;
 	if (stk_res_read(&f, sizeof(f), fds + fd) || !f)
@@ -178,8 +182,8 @@ static __always_inline int sys_exit_record(struct sys_exit_record *ctx, const in
 
 	if (!cfg || ret <= 0)
 		return 0;
-	/* the fd matters only where BTF can tell a socket from a file */
-	if (cfg->fd_types && (regs = task_regs()))
+	/* the fd matters only where BTF can tell a socket from a file (and read arm64's registers) */
+	if (bpf_core_field_exists(((struct task_struct *)0)->files) && cfg->fd_types && (regs = task_regs()))
 		call_regs(regs, &ignored, &fd);
 	call_ended(ctx, nr, fd, ret, mode);
 	return 0;
