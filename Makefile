@@ -401,6 +401,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/unwind.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/resources.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/symbols.sh

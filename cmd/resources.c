@@ -61,7 +61,7 @@ static void print_kinds(void)
 	for (int k = 0; k < STK_RES_KIND_COUNT; k++) {
 		const struct stk_res_kind_info *i = stk_res_kind((enum stk_res_kind)k);
 
-		printf("  %-12s %s, in %s\n", i->name, i->what, i->unit);
+		printf("        %-12s %s (%s)\n", i->name, i->what, i->unit);
 	}
 }
 
@@ -92,6 +92,7 @@ static void print_help(void)
 	       "                              block, block-time, read, write: raw_tp, tracepoint;\n"
 	       "                              send, recv: raw_tp, tracepoint, sys_exit)\n"
 	       "      --btf FILE              kernel BTF to use\n"
+	       "      --list-kinds            print the kinds, one a line, and exit\n"
 	       "  -v, --verbose               address and module for every frame; mechanisms and losses\n"
 	       "  -h, --help                  this help\n",
 	       DEFAULT_STACK_STORAGE);
@@ -99,6 +100,7 @@ static void print_help(void)
 
 enum res_long_opt {
 	OPT_MECHANISM = STK_OPT_APPLET,
+	OPT_LIST_KINDS,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -131,6 +133,7 @@ static int parse_args(void *run, int argc, char **argv)
 		STK_STACK_LONGOPTS('t'),
 		{ "event", required_argument, NULL, 'e' },
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
+		{ "list-kinds", no_argument, NULL, OPT_LIST_KINDS },
 		{ 0 },
 	};
 	char msg[512];
@@ -151,6 +154,10 @@ static int parse_args(void *run, int argc, char **argv)
 			if (stk_res_request_parse_mechanisms(&cfg->want, optarg, msg, sizeof(msg)))
 				return usage_error("%s", msg);
 			break;
+		case OPT_LIST_KINDS:
+			for (int k = 0; k < STK_RES_KIND_COUNT; k++)
+				printf("%s\n", stk_res_kind((enum stk_res_kind)k)->name);
+			return 1;
 		case 'h': print_help(); return 1;
 		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
 		default: return usage_error("unknown option '%s' (see 'stk resources --help')", argv[optind - 1]);

@@ -2,9 +2,10 @@
  * Known amounts of memory, disk and network use, each from a function of its
  * own, for stk resources (built -O2 without frame pointers: only CFI finds
  * the callers). Usage:
- *   resources MODE MIB TARGET [exit]
+ *   resources MODE MIB TARGET [exit|go]
  * prints "ready PID", waits for SIGUSR1, does the work, prints "done", then
- * waits to be killed (or exits at once with "exit"). MODE:
+ * waits to be killed (or exits at once with "exit"; "go" starts at once and
+ * exits, for timing a run). MODE:
  *   memory     touch_pages: MIB of new anonymous memory written a page at a
  *              time (4 KiB pages: MIB * 256 faults)
  *   direct     direct_write_chunk: MIB written to TARGET (a file or a block
@@ -18,6 +19,7 @@
  *              (another thread) receives them
  *   udp        udp_send_datagram sends MIB * 1024 datagrams of 1000 bytes
  *              over loopback UDP, udp_recv_datagram receives them
+ *   io         direct and tcp, one after the other
  *   all        memory, direct, tcp and udp, one after the other
  */
 #define _GNU_SOURCE
@@ -317,31 +319,32 @@ static void wait_for_go(void)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: resources memory|direct|cached|writeback|tcp|udp|all MIB TARGET [exit]\n");
+		fprintf(stderr, "usage: resources memory|direct|cached|writeback|tcp|udp|io|all MIB TARGET [exit|go]\n");
 		return 2;
 	}
-	const char *mode = argv[1], *target = argv[3];
+	const char *mode = argv[1], *target = argv[3], *after = argc > 4 ? argv[4] : "";
 	size_t mib = strtoul(argv[2], NULL, 10);
-	int all = strcmp(mode, "all") == 0;
+	int all = strcmp(mode, "all") == 0, io = strcmp(mode, "io") == 0;
 
 	if (strcmp(mode, "cached") == 0)
 		prepare_cached(target, mib);
-	wait_for_go();
+	if (strcmp(after, "go") != 0)
+		wait_for_go();
 	if (all || strcmp(mode, "memory") == 0)
 		grow_memory(mib);
-	if (all || strcmp(mode, "direct") == 0)
+	if (all || io || strcmp(mode, "direct") == 0)
 		direct_io(target, mib);
 	if (strcmp(mode, "cached") == 0)
 		cached_read(target, mib);
 	if (strcmp(mode, "writeback") == 0)
 		writeback(target, mib);
-	if (all || strcmp(mode, "tcp") == 0)
+	if (all || io || strcmp(mode, "tcp") == 0)
 		tcp_transfer(mib);
 	if (all || strcmp(mode, "udp") == 0)
 		udp_transfer(mib);
 	printf("done\n");
 	fflush(stdout);
-	if (argc > 4 && strcmp(argv[4], "exit") == 0)
+	if (strcmp(after, "exit") == 0 || strcmp(after, "go") == 0)
 		return 0;
 	for (;;)
 		pause();
