@@ -15,15 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
 #include "bpf/resources_types.h"
 #include "core/attach/attach_resources.h"
-#include "core/base/clock.h"
 #include "core/base/cpus.h"
 #include "core/base/dispatch.h"
 #include "core/base/kernel_release.h"
@@ -291,11 +288,16 @@ static int mark(const struct res_run *run, struct stk_stack *st, const struct st
 	return who ? stk_res_mark_root(st, who) : 0;
 }
 
+struct collect_ctx {
+	struct res_run *run;
+	struct stk_stack_list *list;
+};
+
 /* One count key with its stacks: chains, a stack copy's hash, or stack ids. */
 static int add_counted(void *ctx, const void *key_bytes, uint64_t total)
 {
-	struct res_run *run = ((void **)ctx)[0];
-	struct stk_stack_list *list = ((void **)ctx)[1];
+	struct res_run *run = ((struct collect_ctx *)ctx)->run;
+	struct stk_stack_list *list = ((struct collect_ctx *)ctx)->list;
 	const struct stk_res_key *key = key_bytes;
 	struct stk_dwarf_samples *dwarf = run->session.dwarf;
 	uint64_t value = key->kind == STK_RES_BLOCK_TIME ? total / 1000 : total; /* ns: microseconds */
@@ -327,12 +329,12 @@ static int print_results(void *arg)
 	struct res_run *run = arg;
 	const struct res_config *cfg = &run->cfg;
 	struct stk_stack_list list = { 0 };
-	void *ctx[2] = { run, &list };
+	struct collect_ctx cc = { run, &list };
 	int ret;
 
 	stk_session_begin_results(&run->session);
 	if (stk_percpu_counts_each(bpf_map__fd(run->attach.skel->maps.res_counts), sizeof(struct stk_res_key),
-				   add_counted, ctx)) {
+				   add_counted, &cc)) {
 		stk_error(APPLET, "out of memory while reading the totals");
 		stk_stack_list_free(&list);
 		return -1;

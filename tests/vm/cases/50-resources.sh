@@ -1,9 +1,10 @@
 # Guest case: stk resources on tests/workloads/resources (static glibc, no frame
 # pointers): 8 MiB of memory touched, 8 MiB written and read back with O_DIRECT on
-# the NVMe disk tests/vm/run.sh attaches, 8 MiB over loopback TCP and 8,192,000
-# bytes over UDP, each from a known function; every kind at once with the
-# mechanisms stk chooses, then the classic tracepoints (and sys_exit for sockets)
-# forced, then faults by exceptions:page_fault_user (x86 only). The tracepoints
+# the NVMe disk tests/vm/run.sh attaches, 8 MiB over loopback TCP and 1,024,000
+# bytes over UDP, each from a known function; every kind but faults at once with
+# the mechanisms stk chooses, then the classic tracepoints (and sys_exit for
+# sockets) forced, then faults alone (a stack copy per fault where the kernel
+# cannot walk stacks: 2048 of them), then by exceptions:page_fault_user (x86 only). The tracepoints
 # this kernel has are listed for the host's checks.
 ifconfig lo 127.0.0.1 up 2>/dev/null
 mount -t tracefs none /sys/kernel/tracing 2>/dev/null
@@ -37,6 +38,7 @@ resources_run() {
     grep -q '^done' /tmp/res.out || echo "workload: $(cat /tmp/res.out)"
     echo "@@RC $rc"
 }
-resources_run resources all -e rss,faults,block,block-time,read,write,send,recv
+resources_run resources all -e rss,block,block-time,read,write,send,recv
 resources_run resources_classic all -e rss,block,write,send --mechanism rss=tracepoint,block=tracepoint,write=tracepoint,send=sys_exit
+resources_run resources_faults memory -e faults
 resources_run resources_faults_tp memory -e faults --mechanism faults=tracepoint
