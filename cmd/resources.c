@@ -38,6 +38,7 @@
 #include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
+#include "core/stack/stack_mark.h"
 #include "core/stack/stack_trim.h"
 #include "core/threads/syscall_table.h"
 
@@ -253,31 +254,19 @@ static int write_config(struct stk_bpf *s, const struct stk_res_attachment *a, v
 	return bpf_map__update_elem(s->maps.res_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
 
-/* Kernel frames start at the traced code, not in the tracing machinery that took them. */
-static void trim_kernel(struct stk_stack *st)
-{
-	struct stk_frame *f = (struct stk_frame *)st->kernel;
-	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
-
-	if (skip) {
-		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
-		st->n_kernel -= skip;
-	}
-}
-
 /* The frames that say what the numbers are (core/resources/marks.h). 0, or -1 when out of memory. */
 static int mark(const struct res_run *run, struct stk_stack *st, const struct stk_res_key *key)
 {
 	const struct stk_stack_opts *o = &run->cfg.common;
 	const char *who;
 
-	trim_kernel(st);
+	stk_trim_tracing(st);
 	if (key->kind == STK_RES_BLOCK || key->kind == STK_RES_BLOCK_TIME) {
-		if (stk_res_mark_leaf(st, key->detail == STK_RES_BLOCK_WRITE ? "[block write]" : "[block read]"))
+		if (stk_stack_mark_leaf(st, key->detail == STK_RES_BLOCK_WRITE ? "[block write]" : "[block read]"))
 			return -1;
 	} else if (key->detail && !o->user_only) {
 		/* a system call's bytes: its name stands for the kernel frames not taken */
-		if (stk_res_mark_leaf(st, stk_res_syscall_frame(stk_syscall_name((int)key->detail - 1))))
+		if (stk_stack_mark_leaf(st, stk_res_syscall_frame(stk_syscall_name((int)key->detail - 1))))
 			return -1;
 	}
 	/* without BTF a kernel thread shows as one without a user stack */
@@ -285,7 +274,7 @@ static int mark(const struct res_run *run, struct stk_stack *st, const struct st
 	if (who_id == STK_RES_WHO_USER && key->user_stack_id == -EFAULT && !key->user_chain && !key->content_hash)
 		who_id = STK_RES_WHO_KTHREAD;
 	who = stk_res_who_label(st, who_id);
-	return who ? stk_res_mark_root(st, who) : 0;
+	return who ? stk_stack_mark_root(st, who) : 0;
 }
 
 struct collect_ctx {

@@ -7,6 +7,7 @@
 #include "core/base/trace_format.h"
 #include "core/resources/kinds.h"
 #include "core/resources/marks.h"
+#include "core/stack/stack_mark.h"
 
 static int parse(struct stk_res_request *r, const char *kinds, const char *mech, char *msg, size_t len)
 {
@@ -117,7 +118,7 @@ static void marks_frames(struct test_ctx *t)
 	CHECK(t, stk_res_who_label(&st, STK_RES_WHO_USER) == NULL);
 	CHECK_STR(t, stk_res_who_label(&st, STK_RES_WHO_KTHREAD), "[kernel thread: writeback]");
 	CHECK_STR(t, stk_res_who_label(&st, STK_RES_WHO_IO_WORKER), "[io_uring worker]");
-	CHECK(t, stk_res_mark_leaf(&st, "[block write]") == 0 && stk_res_mark_root(&st, "[kernel thread]") == 0);
+	CHECK(t, stk_stack_mark_leaf(&st, "[block write]") == 0 && stk_stack_mark_root(&st, "[kernel thread]") == 0);
 	CHECK(t, st.n_kernel == 4);
 	if (st.n_kernel == 4) {
 		CHECK_STR(t, st.kernel[0].symbol, "[block write]");
@@ -129,7 +130,7 @@ static void marks_frames(struct test_ctx *t)
 	free((void *)st.kernel);
 	/* a stack without kernel frames gets its first */
 	struct stk_stack empty = { .kernel_missing = true };
-	CHECK(t, stk_res_mark_leaf(&empty, "[sys_write]") == 0 && empty.n_kernel == 1 && !empty.kernel_missing);
+	CHECK(t, stk_stack_mark_leaf(&empty, "[sys_write]") == 0 && empty.n_kernel == 1 && !empty.kernel_missing);
 	free((void *)empty.kernel);
 }
 

@@ -4,9 +4,10 @@
 # the x86-only tracepoint refused in one line elsewhere. Sourced by tests/vm/run.sh.
 res_events=$(case_output "$log" resources_events)
 MiB8=8388608
-# res_sum OUTPUT KIND REGEX: the total of folded lines of KIND matching REGEX
-res_sum() { printf '%s\n' "$1" | kind="$2" re="$3" awk 'BEGIN { k = ENVIRON["kind"] ";"; re = ENVIRON["re"] }
-    index($0, k) == 1 && $0 ~ re { s += $NF } END { printf "%d\n", s + 0 }'; }
+# res_sum OUTPUT KIND REGEX: the total of folded lines of KIND matching REGEX (KIND "": a
+# capture of one kind, whose lines do not start with it)
+res_sum() { printf '%s\n' "$1" | kind="$2" re="$3" awk 'BEGIN { k = ENVIRON["kind"]; k = k == "" ? "" : k ";"; re = ENVIRON["re"] }
+    index($0, k) == 1 && $0 ~ re && $NF ~ /^[0-9]+$/ { s += $NF } END { printf "%d\n", s + 0 }'; }
 res_within() { # NAME GOT WANT
     if awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 10) }'; then pass "$1"
     else fail "$1" "got $2, want $3 +- 10%"; fi
@@ -51,13 +52,13 @@ res_within "$id/resources_classic_send" "$(res_sum "$cls" send ';tcp_send_chunk;
 flt=$(case_output "$log" resources_faults)
 expect_eq "$id/resources_faults_rc" "$(case_rc "$log" resources_faults)" 0
 expect_eq "$id/resources_mech_faults" "$(res_mech "$flt" faults)" perf_event
-res_within "$id/resources_faults" "$(printf '%s\n' "$flt" | awk '/;touch_pages( |$)/ { s += $NF } END { printf "%d\n", s + 0 }')" 2048
+res_within "$id/resources_faults" "$(res_sum "$flt" "" ';touch_pages [0-9]+$')" 2048
 # exceptions:page_fault_user is x86's: elsewhere a clear refusal, exit 2.
 ftp=$(case_output "$log" resources_faults_tp)
 if printf '%s\n' "$res_events" | grep -q '^event exceptions/page_fault_user'; then
     expect_eq "$id/resources_faults_tp_rc" "$(case_rc "$log" resources_faults_tp)" 0
     # single kind: plain folded lines
-    res_within "$id/resources_faults_tp" "$(printf '%s\n' "$ftp" | awk '/;touch_pages( |$)/ { s += $NF } END { printf "%d\n", s + 0 }')" 2048
+    res_within "$id/resources_faults_tp" "$(res_sum "$ftp" "" ';touch_pages [0-9]+$')" 2048
     ftp_cell=ok
 else
     expect_eq "$id/resources_faults_tp_rc" "$(case_rc "$log" resources_faults_tp)" 2
