@@ -51,7 +51,6 @@
 struct res_config {
 	struct stk_stack_opts common; /* -p -t -U -K -d -f -o ... shared with the other stack applets */
 	struct stk_res_request want;  /* -e, --mechanism */
-	char kinds_text[256];         /* -e as given, for the title */
 };
 
 static void print_kinds(void)
@@ -117,13 +116,6 @@ struct res_run {
 	char title[512];
 };
 
-static void append_kinds(struct res_config *cfg, const char *spec)
-{
-	size_t used = strlen(cfg->kinds_text);
-
-	snprintf(cfg->kinds_text + used, sizeof(cfg->kinds_text) - used, "%s%s", used ? "," : "", spec);
-}
-
 static int parse_args(void *run, int argc, char **argv)
 {
 	struct res_config *cfg = &((struct res_run *)run)->cfg;
@@ -146,7 +138,6 @@ static int parse_args(void *run, int argc, char **argv)
 		case 'e':
 			if (stk_res_request_parse_kinds(&cfg->want, optarg, msg, sizeof(msg)))
 				return usage_error("%s", msg);
-			append_kinds(cfg, optarg);
 			break;
 		case OPT_MECHANISM:
 			if (stk_res_request_parse_mechanisms(&cfg->want, optarg, msg, sizeof(msg)))
