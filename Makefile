@@ -42,8 +42,9 @@ CORE_SRCS := $(sort $(wildcard core/*.c core/*/*.c core/*/*/*.c))
 CORE_HDRS := $(sort $(wildcard core/*.h core/*/*.h core/*/*/*.h))
 CMD_SRCS  := $(wildcard cmd/*.c)
 # bpf/unwind.bpf.c defines the maps others declare extern: the linker needs the
-# definition before the externs, so it is linked first.
-BPF_SRCS  := bpf/unwind.bpf.c $(filter-out bpf/unwind.bpf.c,$(wildcard bpf/*.bpf.c))
+# definition before the externs, so it is linked first. Likewise
+# bpf/resources.bpf.c before resources_*.bpf.c, which sorting gives.
+BPF_SRCS  := bpf/unwind.bpf.c $(filter-out bpf/unwind.bpf.c,$(sort $(wildcard bpf/*.bpf.c)))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # The embedded BTF archive (btf/) is linked in as one more object.
 STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS)) $(OBJ)/btf_archive.o
@@ -250,7 +251,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
 	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
 	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi \
-	     $(W)/pmp_threads $(W)/pmp_threads_static
+	     $(W)/pmp_threads $(W)/pmp_threads_static \
+	     $(W)/resources $(W)/resources_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -363,6 +365,14 @@ $(W)/libstkremap.so: tests/workloads/burn_lib.c
 $(W)/remap: tests/workloads/remap.c
 	@mkdir -p $(@D)
 	@gcc $(NOFP_CFLAGS) -o $@ $< -ldl
+# Known bytes of memory, disk and network per function (stk resources), without frame pointers;
+# static with glibc for the kernel matrix, as nofp_static.
+$(W)/resources: tests/workloads/resources.c
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -pthread -o $@ $<
+$(W)/resources_static: tests/workloads/resources.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
 # No .eh_frame at all (and no .debug_frame): unwinding must stop with a reason, not crash.
 $(W)/nofp_noeh: tests/workloads/nofp.c
 	@mkdir -p $(@D)
@@ -399,6 +409,7 @@ bench: all workloads
 	@BUILD=$(abspath $(BUILD)) bash bench/profile.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/unwind.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/offcputime.sh
+	@BUILD=$(abspath $(BUILD)) bash bench/resources.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/stackcount.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/threadstate.sh
 	@BUILD=$(abspath $(BUILD)) bash bench/symbols.sh

@@ -37,6 +37,9 @@ struct signal_struct___stk {
 	} live; /* threads of the group still alive (atomic_t) */
 };
 
+struct mm_struct;
+struct files_struct;
+
 struct task_struct {
 	unsigned int __state; /* 5.14+; `state` before (task_struct___old) */
 	unsigned int flags;   /* PF_KTHREAD */
@@ -47,12 +50,75 @@ struct task_struct {
 	int exit_state; /* threadstate: EXIT_ZOMBIE / EXIT_DEAD; read by size */
 	void *stack;    /* threadstate: kernel stack, pt_regs at its top before 5.15 */
 	struct signal_struct___stk *signal; /* the kernel unwinder: a process's last thread exiting */
+	struct mm_struct *mm;               /* resources: whose address space an rss change is */
+	struct files_struct *files;         /* resources: the file behind a system call's fd */
 	unsigned long nvcsw, nivcsw; /* pmp: switches out, so a copy can tell that its thread ran meanwhile */
 };
 
 /* pmp: where a thread's stack mapping ends (bpf_find_vma). */
 struct vm_area_struct {
 	unsigned long vm_start, vm_end;
+};
+
+/*
+ * resources rss: an address space's resident pages of one kind (file, anon,
+ * swap entries, shmem). 6.2 made each a percpu_counter; before, atomic
+ * counters in struct mm_rss_stat. bpf_core_type_exists(struct
+ * mm_rss_stat___stk) tells them apart.
+ */
+struct percpu_counter___stk {
+	s64 count;
+};
+struct mm_struct___pcpu {
+	struct percpu_counter___stk rss_stat[4];
+};
+struct mm_rss_stat___stk {
+	struct {
+		long counter;
+	} count[4];
+};
+struct mm_struct___atomic {
+	struct mm_rss_stat___stk rss_stat;
+};
+
+/* resources block: a bio as submitted, and a request made of bios (5.11+ tracepoint arguments). */
+struct bvec_iter {
+	u64 bi_sector;
+};
+struct bio {
+	unsigned int bi_opf; /* REQ_OP_* in the low bits */
+	struct bvec_iter bi_iter;
+};
+struct request {
+	unsigned int cmd_flags;
+	u64 __sector;
+	unsigned int __data_len;
+};
+
+/* resources send/recv: a socket's family and protocol, from a sock or from a file descriptor. */
+struct sock_common {
+	unsigned short skc_family;
+};
+struct sock {
+	struct sock_common __sk_common;
+	u16 sk_protocol; /* an 8-bit bitfield before 5.6: read with BPF_CORE_READ_BITFIELD_PROBED */
+};
+struct socket {
+	struct sock *sk;
+};
+struct inode {
+	unsigned short i_mode;
+};
+struct file {
+	struct inode *f_inode;
+	void *private_data; /* a socket's struct socket */
+};
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+struct files_struct {
+	struct fdtable *fdt;
 };
 
 /* arm64's kernel struct pt_regs (its UAPI has only user_pt_regs): the
@@ -64,6 +130,7 @@ struct pt_regs___stk_arm64 {
 	u64 orig_x0;
 	s32 syscallno;
 };
+/* (resources reads orig_x0 and syscallno at system call exit too: x0 then holds the result) */
 
 /* task_struct before 5.14: probe with bpf_core_field_exists(). */
 struct task_struct___old {

@@ -21,6 +21,7 @@
 #include "core/base/log.h"
 #include "core/bpf/libbpf_log.h"
 #include "core/ladder/ladder.h"
+#include "core/ladder/precondition.h"
 #include "core/base/sysfs_read.h"
 #include "core/base/tracefs.h"
 #include "core/base/dispatch.h"
@@ -83,8 +84,17 @@ static void print_sysctl(const char *name, const char *path)
 		printf("%s: unknown (%s unreadable)\n", name, path);
 }
 
+/* A rung whose feature works: its other needs (tracepoint, BTF, kernel version) met too. */
+static bool rung_usable(const struct stk_rung *r, void *ctx)
+{
+	char why[256];
+
+	return stk_rung_precondition(r, ctx, why, sizeof(why)) == NULL;
+}
+
 /* Per class: the rung an applet would use here and the ladder it climbs (core/ladder/ladder.c). */
-static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE_COUNT])
+static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE_COUNT],
+			     const struct stk_precondition_env *env)
 {
 	bool available[STK_FEATURE_COUNT];
 
@@ -92,7 +102,8 @@ static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE
 		available[f] = results[f].available;
 	for (int c = 0; c < STK_ATTACH_CLASS_COUNT; c++) {
 		const struct stk_ladder *l = stk_ladder_for((enum stk_attach_class)c);
-		const struct stk_rung *r = stk_ladder_choose((enum stk_attach_class)c, available);
+		const struct stk_rung *r = stk_ladder_choose_usable((enum stk_attach_class)c, available, rung_usable,
+								    (void *)env);
 		char order[128] = "";
 		size_t used = 0;
 
@@ -184,7 +195,14 @@ static int info_main(int argc, char **argv)
 	print_sysctl("kernel.kptr_restrict", "/proc/sys/kernel/kptr_restrict");
 	stk_caps_describe(&caps, capsbuf, sizeof(capsbuf));
 	printf("capabilities: %s (euid %d)\n", capsbuf, (int)geteuid());
-	print_mechanisms(results);
+	const struct stk_precondition_env pre_env = {
+		.kernel_btf = btf.kernel_btf,
+		.tracefs_error = tracefs_failed ? tracefs_err : NULL,
+		.root = "",
+		.any_btf = btf.kind != STK_BTF_NONE,
+		.release = release,
+	};
+	print_mechanisms(results, &pre_env);
 	if (empty_btf_fd >= 0)
 		close(empty_btf_fd);
 	stk_btf_source_release(&btf);

@@ -36,6 +36,7 @@
 #include "core/options/stack_opts.h"
 #include "core/threads/sched_state.h"
 #include "core/session/stack_resolve.h"
+#include "core/stack/stack_mark.h"
 #include "core/stack/stack_trim.h"
 #include "core/sym/symbolize.h"
 #include "core/base/pidns.h"
@@ -246,35 +247,6 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
 
-/* Kernel frames start at the scheduler, not in the tracing code that took them. */
-static void trim_kernel(struct stk_stack *st)
-{
-	struct stk_frame *f = (struct stk_frame *)st->kernel;
-	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
-
-	if (skip) {
-		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
-		st->n_kernel -= skip;
-	}
-}
-
-/* Prepends the "[still off-CPU]" leaf to the kernel frames. 0 or -1. */
-static int mark_still_off_cpu(struct stk_stack *st)
-{
-	struct stk_frame *f = calloc(st->n_kernel + 1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	f[0].symbol = STILL_OFF_CPU;
-	if (st->n_kernel)
-		memcpy(f + 1, st->kernel, st->n_kernel * sizeof(*f));
-	free((void *)st->kernel);
-	st->kernel = f;
-	st->n_kernel++;
-	st->kernel_missing = false; /* the marker says more than "[Missed Kernel Stack]" */
-	return 0;
-}
-
 /* One block total (or a block still going) with its stacks: chains, a stack copy's hash, or stack ids. */
 static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
 		     uint64_t content_hash, bool still)
@@ -294,8 +266,8 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const str
 	}
 	if (!st)
 		return -1;
-	trim_kernel(st);
-	return still ? mark_still_off_cpu(st) : 0;
+	stk_trim_tracing(st);
+	return still ? stk_stack_mark_leaf(st, STILL_OFF_CPU) : 0;
 }
 
 struct collect_ctx {

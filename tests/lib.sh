@@ -117,7 +117,7 @@ start_workload() {
     "$@" >"$out" 2>&1 &
     pids+=($!)
     for _ in $(seq 100); do
-        WPID=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out")
+        WPID=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$out" 2>/dev/null)
         [ -n "$WPID" ] && return 0
         sleep 0.05
     done

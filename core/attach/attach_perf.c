@@ -14,12 +14,12 @@ struct stk_perf_attachment {
 	size_t n;
 };
 
-static int open_cpu_clock(int cpu, const struct stk_sampling *s)
+static int open_software(int cpu, const struct stk_sampling *s)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.config = s->software_event,
 		.freq = !s->by_period,
 	};
 
@@ -43,7 +43,7 @@ struct stk_perf_attachment *stk_attach_cpu_sampling(struct bpf_program *prog, co
 		return NULL;
 	}
 	for (size_t i = 0; i < n_cpus; i++) {
-		int fd = open_cpu_clock(cpus[i], s);
+		int fd = open_software(cpus[i], s);
 		if (fd < 0) {
 			/* ENODEV: the CPU went offline since we listed it. */
 			if (errno != ENODEV && !first_errno)
@@ -61,7 +61,8 @@ struct stk_perf_attachment *stk_attach_cpu_sampling(struct bpf_program *prog, co
 	}
 	*attached = a->n;
 	if (!a->n) {
-		snprintf(err, errlen, "could not attach to a cpu-clock event on any CPU: %s",
+		snprintf(err, errlen, "could not attach to a %s event on any CPU: %s",
+			 s->software_event == PERF_COUNT_SW_PAGE_FAULTS ? "page-faults" : "cpu-clock",
 			 strerror(first_errno ? first_errno : ENODEV));
 		stk_perf_attachment_destroy(a);
 		return NULL;

@@ -22,6 +22,11 @@ enum stk_attach_class {
 	STK_ATTACH_THREAD_SAMPLING, /* threadstate */
 	STK_ATTACH_USER_STACKS,     /* how the stack applets take user stacks (core/unwind/unwind_plan.h) */
 	STK_ATTACH_THREAD_SNAPSHOT, /* pmp, threadstate -u: every thread's stack at one moment */
+	STK_ATTACH_RES_MEMORY,      /* resources rss: mm counters changing */
+	STK_ATTACH_RES_FAULTS,      /* resources faults */
+	STK_ATTACH_RES_BLOCK,       /* resources block, block-time */
+	STK_ATTACH_RES_FILE,        /* resources read, write: system call exits */
+	STK_ATTACH_RES_SOCKET,      /* resources send, recv */
 	STK_ATTACH_CLASS_COUNT,
 };
 
@@ -61,6 +66,16 @@ enum stk_snap_mech {
 	STK_SNAP_MECH_COUNT,
 };
 
+/* The mechanisms of stk resources' sources (core/attach/attach_resources.c). */
+enum stk_res_mech {
+	STK_RES_TP_BTF,     /* BTF-typed tracepoint (kernel BTF) */
+	STK_RES_RAW_TP,     /* raw tracepoint, its arguments read with CO-RE */
+	STK_RES_TRACEPOINT, /* classic tracepoint record, fields where tracefs' format says */
+	STK_RES_PERF_EVENT, /* a software perf event on every CPU */
+	STK_RES_SYS_EXIT,   /* raw_syscalls:sys_exit: the socket system calls */
+	STK_RES_MECH_COUNT,
+};
+
 /* How user stacks are taken (core/unwind/unwind_plan.h says more). */
 enum stk_unwind_rung {
 	STK_UNWIND_CFI,   /* the kernel walks the stack with CFI tables */
@@ -73,6 +88,10 @@ struct stk_rung {
 	const char *name; /* what -v, --mechanism and `stk info` say */
 	int feature;      /* enum stk_feature it needs (STK_RUNG_NO_BPF: none) */
 	int id;           /* the class's own enum value above */
+	/* Needs beyond the feature, checked without loading (core/ladder/precondition.c): */
+	const char *event;  /* a tracepoint, "category/name", that must exist; NULL: none */
+	bool needs_btf;     /* CO-RE reads of kernel structures: some BTF for this kernel */
+	unsigned char since_major, since_minor; /* the kernel version its arguments are as read; 0: any */
 };
 
 struct stk_ladder {
@@ -99,5 +118,8 @@ size_t stk_ladder_order(enum stk_attach_class c, size_t n_targets, size_t fentry
 			const struct stk_rung *order[], size_t max);
 /* First rung whose feature the probe results say is available (stk info), or NULL. */
 const struct stk_rung *stk_ladder_choose(enum stk_attach_class c, const bool available[STK_FEATURE_COUNT]);
+/* The same, of the rungs usable also says may work (NULL: all). */
+const struct stk_rung *stk_ladder_choose_usable(enum stk_attach_class c, const bool available[STK_FEATURE_COUNT],
+						bool (*usable)(const struct stk_rung *r, void *ctx), void *ctx);
 
 #endif

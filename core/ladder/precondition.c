@@ -1,5 +1,8 @@
 #include "core/ladder/precondition.h"
 
+#include "core/base/kernel_release.h"
+#include "core/ladder/ladder.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +60,42 @@ int stk_precondition_check(enum stk_feature f, const struct stk_precondition_env
 	if (pre != why)
 		snprintf(why, len, "%s", pre);
 	return -1;
+}
+
+/* The tracepoint "category/name" in tracefs (mounted where libbpf looks). */
+static bool event_exists(const struct stk_precondition_env *env, const char *event)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s", event);
+	if (exists(env, path))
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/%s", event);
+	return exists(env, path);
+}
+
+const char *stk_rung_precondition(const struct stk_rung *r, const struct stk_precondition_env *env, char *why,
+				  size_t len)
+{
+	const char *pre = stk_precondition((enum stk_feature)r->feature, env, why, len);
+	struct stk_kernel_version v;
+
+	if (pre)
+		return pre;
+	if (r->event && !env->tracefs_error && !event_exists(env, r->event)) {
+		snprintf(why, len, "no tracepoint %s in this kernel", r->event);
+		return why;
+	}
+	if (r->needs_btf && !env->any_btf)
+		return "reads kernel structures with CO-RE: needs BTF for this kernel (its own, --btf or embedded), "
+		       "none found";
+	if (r->since_major && env->release && stk_kernel_version_parse(env->release, &v) == 0 &&
+	    stk_kernel_version_cmp(&v, r->since_major, r->since_minor) < 0) {
+		snprintf(why, len, "its tracepoints' arguments are as read from %u.%u on (kernel %s)", r->since_major,
+			 r->since_minor, env->release);
+		return why;
+	}
+	return NULL;
 }
 
 #define FUNC "finish_task_switch"

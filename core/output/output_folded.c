@@ -1,4 +1,5 @@
-/* Folded stacks for flamegraph.pl: "comm;user root..leaf;kernel root..leaf value". */
+/* Folded stacks for flamegraph.pl: "comm;user root..leaf;kernel root..leaf value". A report of
+ * several value types (stk resources) starts each line with the type: "rss;comm;... value". */
 #include <stdlib.h>
 
 #include "core/output/output_formats.h"
@@ -16,6 +17,10 @@ int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_ou
 	for (size_t i = 0; i < r->n_stacks; i++) {
 		if (stk_path_build(&path, &r->stacks[i], o))
 			goto fail;
+		if (stk_report_n_types(r) > 1) {
+			stk_put_clean(&b, stk_report_type(r, r->stacks[i].type).type, ";", ':');
+			stk_buf_putc(&b, ';');
+		}
 		for (size_t e = 0; e < path.n; e++) {
 			if (e)
 				stk_buf_putc(&b, ';');

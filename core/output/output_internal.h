@@ -59,6 +59,7 @@ enum stk_elem_kind {
 	STK_ELEM_KERNEL,
 	STK_ELEM_MISSED,
 	STK_ELEM_DELIM,
+	STK_ELEM_VALUE_TYPE, /* svg: the frame of one value type (reports of several) */
 };
 
 /* A stack root first as flame graphs see it: task, user root..leaf, ("-"),

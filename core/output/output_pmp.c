@@ -1,5 +1,6 @@
 /* pt-pmp style "value frame,frame,..." leaf first, C++ parameter lists removed,
- * most frequent first. */
+ * most frequent first. A report of several value types (stk resources) ends each
+ * line with the type, the outermost element: "4096 leaf,...,main,rss". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,11 @@ int stk_output_pmp(FILE *out, const struct stk_report *r, const struct stk_outpu
 			stk_buf_puts(&b, b.len ? "," STK_MISSED_USER : STK_MISSED_USER);
 		else
 			put_frames(&b, &tmp, s->user, s->n_user);
+		if (stk_report_n_types(r) > 1) {
+			if (b.len)
+				stk_buf_putc(&b, ',');
+			stk_put_clean(&b, stk_report_type(r, s->type).type, ",", ';');
+		}
 		lines[n].value = s->value;
 		lines[n].text = stk_buf_take(&b);
 		if (tmp.oom || !lines[n++].text)

@@ -1,6 +1,8 @@
 /* pprof: a gzipped perftools.profiles.Profile (profile.proto) encoded by hand.
  * Strings, mappings, functions and locations are deduplicated through small
- * open-addressing tables keyed by up to five integers. */
+ * open-addressing tables keyed by up to five integers. A report of several
+ * value types (stk resources) has a sample type each, and stacks with the
+ * same locations and labels become one sample carrying a value per type. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,8 +46,26 @@ struct strtab {
 	size_t nslots;
 };
 
+/* A sample of a report with several value types, kept until every stack is seen. */
+struct typed_sample {
+	uint8_t *ids; /* packed location ids */
+	size_t ids_len;
+	char *comm;
+	uint32_t pid, tid;
+	uint64_t *values; /* one per value type */
+};
+
+struct typed_samples {
+	struct typed_sample *v;
+	size_t n, cap;
+	uint32_t *slots;
+	size_t nslots;
+	size_t n_types;
+};
+
 struct pprof {
 	struct strtab strings;
+	struct typed_samples typed;
 	struct keytab mappings, functions, locations;
 	struct stk_pb mapping_msgs, function_msgs, location_msgs, sample_msgs;
 	struct stk_pb msg, sub, ids; /* scratch */
@@ -368,6 +388,88 @@ static void add_label(struct pprof *pp, const char *key, const char *str, int64_
 	stk_pb_sub(&pp->msg, SAMPLE_LABEL, &pp->sub);
 }
 
+static uint64_t typed_hash(const uint8_t *ids, size_t ids_len, const char *comm, uint32_t pid, uint32_t tid)
+{
+	uint64_t h = hash_bytes(HASH_INIT, ids, ids_len);
+
+	h = hash_bytes(h, comm, strlen(comm));
+	h = hash_bytes(h, &pid, sizeof(pid));
+	return hash_bytes(h, &tid, sizeof(tid));
+}
+
+static uint64_t typed_entry_hash(const void *tab, size_t i)
+{
+	const struct typed_sample *e = &((const struct typed_samples *)tab)->v[i];
+
+	return typed_hash(e->ids, e->ids_len, e->comm, e->pid, e->tid);
+}
+
+/* Adds value as type to the sample with these locations (pp->ids) and labels, made when new. */
+static void add_typed(struct pprof *pp, const char *comm, uint32_t pid, uint32_t tid, uint32_t type, uint64_t value)
+{
+	struct typed_samples *t = &pp->typed;
+	struct typed_sample *e;
+	size_t j;
+
+	if (grow_slots(&t->slots, &t->nslots, t->n, typed_entry_hash, t))
+		goto oom;
+	for (j = typed_hash(pp->ids.data, pp->ids.len, comm, pid, tid) & (t->nslots - 1); t->slots[j];
+	     j = (j + 1) & (t->nslots - 1)) {
+		e = &t->v[t->slots[j] - 1];
+		if (e->pid == pid && e->tid == tid && e->ids_len == pp->ids.len && strcmp(e->comm, comm) == 0 &&
+		    (!e->ids_len || memcmp(e->ids, pp->ids.data, e->ids_len) == 0)) {
+			e->values[type] += value;
+			return;
+		}
+	}
+	if (stk_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
+		goto oom;
+	e = &t->v[t->n];
+	*e = (struct typed_sample){ .pid = pid, .tid = tid, .ids_len = pp->ids.len };
+	e->comm = strdup(comm);
+	e->values = calloc(t->n_types, sizeof(*e->values));
+	e->ids = malloc(pp->ids.len ? pp->ids.len : 1);
+	if (!e->comm || !e->values || !e->ids) {
+		free(e->comm);
+		free(e->values);
+		free(e->ids);
+		goto oom;
+	}
+	if (pp->ids.len)
+		memcpy(e->ids, pp->ids.data, pp->ids.len);
+	e->values[type] = value;
+	t->slots[j] = (uint32_t)++t->n;
+	return;
+oom:
+	pp->oom = true;
+}
+
+static void put_labels(struct pprof *pp, const char *comm, uint32_t pid, uint32_t tid)
+{
+	add_label(pp, "comm", comm, 0);
+	add_label(pp, "pid", NULL, pid);
+	add_label(pp, "tid", NULL, tid);
+}
+
+/* The typed samples' messages, in the order their stacks first came. */
+static void emit_typed(struct pprof *pp)
+{
+	for (size_t i = 0; i < pp->typed.n; i++) {
+		const struct typed_sample *e = &pp->typed.v[i];
+
+		pp->msg.len = 0;
+		pp->ids.len = 0;
+		stk_pb_raw(&pp->ids, e->ids, e->ids_len);
+		stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
+		pp->sub.len = 0;
+		for (size_t k = 0; k < pp->typed.n_types; k++)
+			stk_pb_varint(&pp->sub, e->values[k]);
+		stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
+		put_labels(pp, e->comm, e->pid, e->tid);
+		stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
+	}
+}
+
 static void add_sample(struct pprof *pp, const struct stk_stack *s)
 {
 	struct stk_buf comm = { 0 };
@@ -383,17 +485,20 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	for (size_t i = 0; i < s->n_user && !s->user_missing; i++)
 		stk_pb_varint(&pp->ids, frame_location(pp, &s->user[i]));
 
+	stk_put_comm(&comm, s);
+	if (comm.oom)
+		pp->oom = true;
+	if (pp->typed.n_types > 1) {
+		add_typed(pp, stk_buf_str(&comm), s->pid, s->tid, s->type < pp->typed.n_types ? s->type : 0, s->value);
+		stk_buf_free(&comm);
+		return;
+	}
 	pp->msg.len = 0;
 	stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
 	pp->sub.len = 0;
 	stk_pb_varint(&pp->sub, s->value);
 	stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
-	stk_put_comm(&comm, s);
-	add_label(pp, "comm", stk_buf_str(&comm), 0);
-	add_label(pp, "pid", NULL, s->pid);
-	add_label(pp, "tid", NULL, s->tid);
-	if (comm.oom)
-		pp->oom = true;
+	put_labels(pp, stk_buf_str(&comm), s->pid, s->tid);
 	stk_buf_free(&comm);
 	stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
 }
@@ -416,6 +521,13 @@ static void pprof_free(struct pprof *pp)
 	free(pp->strings.s);
 	free(pp->strings.slots);
 	free(pp->unnamed);
+	for (size_t i = 0; i < pp->typed.n; i++) {
+		free(pp->typed.v[i].ids);
+		free(pp->typed.v[i].comm);
+		free(pp->typed.v[i].values);
+	}
+	free(pp->typed.v);
+	free(pp->typed.slots);
 	struct keytab *tabs[] = { &pp->mappings, &pp->functions, &pp->locations };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
 		free(tabs[i]->keys);
@@ -441,12 +553,17 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 
 	(void)o;
 	str_id(&pp, ""); /* string_table[0] must be "" */
-	add_value_type(&pp, &profile, PROFILE_SAMPLE_TYPE, r->value_type ? r->value_type : "samples",
-		       r->value_unit ? r->value_unit : "count");
+	pp.typed.n_types = stk_report_n_types(r);
+	for (uint32_t k = 0; k < pp.typed.n_types; k++) {
+		struct stk_value_type vt = stk_report_type(r, k);
+
+		add_value_type(&pp, &profile, PROFILE_SAMPLE_TYPE, vt.type, vt.unit);
+	}
 	add_main_mapping(&pp, r);
 	add_kernel_mapping(&pp, r);
 	for (size_t i = 0; i < r->n_stacks; i++)
 		add_sample(&pp, &r->stacks[i]);
+	emit_typed(&pp);
 	emit_mappings(&pp);
 	if (r->period_type) {
 		add_value_type(&pp, &profile, PROFILE_PERIOD_TYPE, r->period_type,

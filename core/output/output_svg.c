@@ -1,7 +1,10 @@
 /* A self-contained interactive flame graph: root at the bottom, frames in
  * folded order upward, widths proportional to value. The stacks are sorted
  * as root-first paths, so equal prefixes are adjacent and merge into one
- * tree in a single pass; children end up in name order. */
+ * tree in a single pass; children end up in name order. A report of several
+ * value types (stk resources) gets a frame per type above the root, each an
+ * equal share of the width (bytes and microseconds do not add up), its
+ * frames proportional to value within it and titled in its unit. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,8 @@ struct node {
 	const char *name;
 	enum stk_elem_kind kind;
 	uint64_t value;
+	uint32_t type;  /* the report's value type of the stacks below */
+	double weight;  /* width in units of the root's: value, or value / its type's total */
 	size_t first_child, last_child, next;
 };
 
@@ -35,8 +40,7 @@ struct svg {
 	FILE *out;
 	struct stk_buf b;
 	const struct tree *tree;
-	const char *unit;
-	uint64_t total;
+	const struct stk_report *report;
 	double scale;
 	int height;
 	int err;
@@ -46,12 +50,16 @@ struct svg {
 struct item {
 	struct stk_path path;
 	uint64_t value;
+	uint32_t type;
 };
 
 static int cmp_items(const void *pa, const void *pb)
 {
-	const struct stk_path *a = &((const struct item *)pa)->path, *b = &((const struct item *)pb)->path;
+	const struct item *ia = pa, *ib = pb;
+	const struct stk_path *a = &ia->path, *b = &ib->path;
 
+	if (ia->type != ib->type)
+		return ia->type < ib->type ? -1 : 1;
 	for (size_t i = 0; i < a->n && i < b->n; i++) {
 		int c = strcmp(stk_path_name(a, i), stk_path_name(b, i));
 
@@ -80,9 +88,36 @@ static size_t add_node(struct tree *t, const char *name, enum stk_elem_kind kind
 	return t->n++;
 }
 
-/* items must be sorted; node 0 is the root "all" */
-static int build_tree(struct tree *t, const struct item *items, size_t n)
+/* cur's last child if it is (name, kind), else a new last child; NONE when out of memory. */
+static size_t child(struct tree *t, size_t cur, const char *name, enum stk_elem_kind kind)
 {
+	size_t last = t->v[cur].last_child, c;
+
+	if (last != NONE && t->v[last].kind == kind && strcmp(t->v[last].name, name) == 0)
+		return last;
+	if ((c = add_node(t, name, kind)) == NONE)
+		return NONE;
+	if (last == NONE)
+		t->v[cur].first_child = c;
+	else
+		t->v[last].next = c;
+	t->v[cur].last_child = c;
+	return c;
+}
+
+/* Each node's weight: its value, or under a value type's frame its share of that type's total. */
+static void weigh(struct tree *t, size_t id, double per_value)
+{
+	t->v[id].weight = (double)t->v[id].value * per_value;
+	for (size_t c = t->v[id].first_child; c != NONE; c = t->v[c].next)
+		weigh(t, c, per_value);
+}
+
+/* items must be sorted; node 0 is the root "all" */
+static int build_tree(struct tree *t, const struct stk_report *r, const struct item *items, size_t n)
+{
+	bool typed = stk_report_n_types(r) > 1;
+
 	if (add_node(t, "all", STK_ELEM_TASK) == NONE)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -90,25 +125,28 @@ static int build_tree(struct tree *t, const struct item *items, size_t n)
 		size_t cur = 0;
 
 		t->v[0].value += items[i].value;
-		for (size_t e = 0; e < p->n; e++) {
-			const char *name = stk_path_name(p, e);
-			size_t last = t->v[cur].last_child;
-
-			if (last == NONE || t->v[last].kind != p->kind[e] || strcmp(t->v[last].name, name)) {
-				size_t c = add_node(t, name, p->kind[e]);
-
-				if (c == NONE)
-					return -1;
-				if (last == NONE)
-					t->v[cur].first_child = c;
-				else
-					t->v[last].next = c;
-				t->v[cur].last_child = c;
-				last = c;
-			}
-			t->v[last].value += items[i].value;
-			cur = last;
+		if (typed) {
+			if ((cur = child(t, 0, stk_report_type(r, items[i].type).type, STK_ELEM_VALUE_TYPE)) == NONE)
+				return -1;
+			t->v[cur].value += items[i].value;
 		}
+		t->v[cur].type = items[i].type;
+		for (size_t e = 0; e < p->n; e++) {
+			if ((cur = child(t, cur, stk_path_name(p, e), p->kind[e])) == NONE)
+				return -1;
+			t->v[cur].value += items[i].value;
+			t->v[cur].type = items[i].type;
+		}
+	}
+	if (!typed) {
+		weigh(t, 0, 1.0);
+		return 0;
+	}
+	t->v[0].weight = 0;
+	for (size_t c = t->v[0].first_child; c != NONE; c = t->v[c].next) {
+		if (t->v[c].value)
+			weigh(t, c, 1.0 / (double)t->v[c].value);
+		t->v[0].weight += t->v[c].weight;
 	}
 	return 0;
 }
@@ -136,6 +174,8 @@ static void put_color(struct stk_buf *b, const struct node *nd, bool root)
 		r = 60 + h % 60, g = 150 + (h >> 8) % 70, bl = 200 + (h >> 16) % 55;
 	} else if (nd->kind == STK_ELEM_TASK) {
 		r = 170 + h % 40, g = 140 + (h >> 8) % 40, bl = 210 + (h >> 16) % 40;
+	} else if (nd->kind == STK_ELEM_VALUE_TYPE) {
+		r = 120 + h % 40, g = 190 + (h >> 8) % 40, bl = 120 + (h >> 16) % 40;
 	} else {
 		r = g = bl = 170;
 	}
@@ -235,44 +275,6 @@ static int flush(struct svg *s, bool force)
 	return s->err;
 }
 
-static void draw(struct svg *s, size_t id, uint64_t offset, int depth)
-{
-	const struct node *nd = &s->tree->v[id];
-	double x = PAD + (double)offset * s->scale, w = (double)nd->value * s->scale;
-	int y = s->height - BOTTOM - (depth + 1) * FRAME_H;
-
-	if (w < MIN_WIDTH || s->err)
-		return; /* its children are narrower still */
-	stk_buf_puts(&s->b, "<g><title>");
-	put_escaped(&s->b, nd->name, SIZE_MAX);
-	stk_buf_printf(&s->b, " (%" PRIu64 " %s, %.2f%%)</title>", nd->value, s->unit,
-		       100.0 * (double)nd->value / (double)s->total);
-	stk_buf_printf(&s->b, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
-		       FRAME_H - 1);
-	put_color(&s->b, nd, id == 0);
-	stk_buf_printf(&s->b, "\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FRAME_H - 4);
-	put_label(&s->b, nd->name, w);
-	stk_buf_puts(&s->b, "</text></g>\n");
-	flush(s, false);
-	for (size_t c = nd->first_child; c != NONE; c = s->tree->v[c].next) {
-		draw(s, c, offset, depth + 1);
-		offset += s->tree->v[c].value;
-	}
-}
-
-static int max_depth(const struct tree *t, size_t id, double scale)
-{
-	int d = 0;
-
-	for (size_t c = t->v[id].first_child; c != NONE; c = t->v[c].next) {
-		if ((double)t->v[c].value * scale >= MIN_WIDTH) { /* the same cut as draw() */
-			int cd = 1 + max_depth(t, c, scale);
-			d = cd > d ? cd : d;
-		}
-	}
-	return d;
-}
-
 static const char *unit_word(const char *unit)
 {
 	if (!unit || strcmp(unit, "count") == 0)
@@ -282,13 +284,69 @@ static const char *unit_word(const char *unit)
 	return unit;
 }
 
+/* "NAME (VALUE UNIT, PCT%)": the share is of the whole, or of the node's value type. */
+static void put_title(struct svg *s, const struct node *nd, bool root)
+{
+	const struct stk_report *r = s->report;
+	const struct node *all = &s->tree->v[0];
+	double share = all->weight > 0 ? 100.0 * nd->weight / all->weight : 0;
+
+	put_escaped(&s->b, nd->name, SIZE_MAX);
+	if (root && stk_report_n_types(r) > 1) {
+		stk_buf_printf(&s->b, " (%zu kinds, an equal width each)", stk_report_n_types(r));
+		return;
+	}
+	if (stk_report_n_types(r) > 1)
+		share = 100.0 * nd->weight; /* a type's weights sum to 1 */
+	stk_buf_printf(&s->b, " (%" PRIu64 " ", nd->value);
+	put_escaped(&s->b, unit_word(stk_report_type(r, nd->type).unit), SIZE_MAX);
+	stk_buf_printf(&s->b, ", %.2f%%)", share);
+}
+
+static void draw(struct svg *s, size_t id, double offset, int depth)
+{
+	const struct node *nd = &s->tree->v[id];
+	double x = PAD + offset * s->scale, w = nd->weight * s->scale;
+	int y = s->height - BOTTOM - (depth + 1) * FRAME_H;
+
+	if (w < MIN_WIDTH || s->err)
+		return; /* its children are narrower still */
+	stk_buf_puts(&s->b, "<g><title>");
+	put_title(s, nd, id == 0);
+	stk_buf_puts(&s->b, "</title>");
+	stk_buf_printf(&s->b, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
+		       FRAME_H - 1);
+	put_color(&s->b, nd, id == 0);
+	stk_buf_printf(&s->b, "\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FRAME_H - 4);
+	put_label(&s->b, nd->name, w);
+	stk_buf_puts(&s->b, "</text></g>\n");
+	flush(s, false);
+	for (size_t c = nd->first_child; c != NONE; c = s->tree->v[c].next) {
+		draw(s, c, offset, depth + 1);
+		offset += s->tree->v[c].weight;
+	}
+}
+
+static int max_depth(const struct tree *t, size_t id, double scale)
+{
+	int d = 0;
+
+	for (size_t c = t->v[id].first_child; c != NONE; c = t->v[c].next) {
+		if (t->v[c].weight * scale >= MIN_WIDTH) { /* the same cut as draw() */
+			int cd = 1 + max_depth(t, c, scale);
+			d = cd > d ? cd : d;
+		}
+	}
+	return d;
+}
+
 static int write_svg(FILE *out, const struct stk_report *r, const struct tree *t)
 {
-	struct svg s = { .out = out, .tree = t, .unit = unit_word(r->value_unit), .total = t->v[0].value };
+	struct svg s = { .out = out, .tree = t, .report = r };
 	int depth = 0;
 
-	if (s.total) {
-		s.scale = (double)(SVG_WIDTH - 2 * PAD) / (double)s.total;
+	if (t->v[0].weight > 0) {
+		s.scale = (double)(SVG_WIDTH - 2 * PAD) / t->v[0].weight;
 		depth = max_depth(t, 0, s.scale) + 1;
 	}
 	s.height = TOP + depth * FRAME_H + BOTTOM;
@@ -321,7 +379,7 @@ static int write_svg(FILE *out, const struct stk_report *r, const struct tree *t
 		       "<text id=\"matched\" x=\"%d\" y=\"%d\"> </text>\n<g id=\"frames\">\n",
 		       PAD, SVG_WIDTH - PAD, PAD, s.height - 10, SVG_WIDTH - PAD,
 		       s.height - 10);
-	if (s.total)
+	if (t->v[0].weight > 0)
 		draw(&s, 0, 0, 0);
 	stk_buf_puts(&s.b, "</g>\n</svg>\n");
 	flush(&s, true);
@@ -339,11 +397,12 @@ int stk_output_svg(FILE *out, const struct stk_report *r, const struct stk_outpu
 		return -1;
 	for (size_t i = 0; i < r->n_stacks; i++) {
 		items[i].value = r->stacks[i].value;
+		items[i].type = r->stacks[i].type;
 		if (stk_path_build(&items[i].path, &r->stacks[i], o))
 			goto out;
 	}
 	qsort(items, r->n_stacks, sizeof(*items), cmp_items);
-	if (build_tree(&t, items, r->n_stacks) == 0 && write_svg(out, r, &t) == 0)
+	if (build_tree(&t, r, items, r->n_stacks) == 0 && write_svg(out, r, &t) == 0)
 		ret = stk_finish_stream(out);
 out:
 	for (size_t i = 0; i < r->n_stacks; i++)

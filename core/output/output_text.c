@@ -75,21 +75,64 @@ static void render_block(struct stk_buf *b, const struct stk_stack *s, const str
 struct text_block {
 	char *text;
 	uint64_t value;
+	uint32_t type;
 };
 
 static int cmp_block_text(const void *a, const void *b)
 {
-	return strcmp(((const struct text_block *)a)->text, ((const struct text_block *)b)->text);
+	const struct text_block *x = a, *y = b;
+
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
+	return strcmp(x->text, y->text);
 }
 
-/* Ascending by value, most frequent last as bcc prints; ties by text. */
+/* By type, then ascending by value, most frequent last as bcc prints; ties by text. */
 static int cmp_block_value(const void *a, const void *b)
 {
 	const struct text_block *x = a, *y = b;
 
+	if (x->type != y->type)
+		return x->type < y->type ? -1 : 1;
 	if (x->value != y->value)
 		return x->value < y->value ? -1 : 1;
 	return strcmp(x->text, y->text);
+}
+
+/* Sorts by type and text and merges equal texts of a type, summing values. The new count. */
+static size_t merge_blocks(struct text_block *blocks, size_t n)
+{
+	size_t merged = 0;
+
+	if (!n)
+		return 0;
+	qsort(blocks, n, sizeof(*blocks), cmp_block_text);
+	for (size_t i = 1; i < n; i++) {
+		if (blocks[i].type == blocks[merged].type && strcmp(blocks[i].text, blocks[merged].text) == 0) {
+			blocks[merged].value += blocks[i].value;
+			free(blocks[i].text);
+		} else {
+			blocks[++merged] = blocks[i];
+		}
+	}
+	return merged + 1;
+}
+
+/* A report of several value types (stk resources) heads each type's blocks with "TYPE (UNIT):". */
+static int write_blocks(FILE *out, const struct stk_report *r, const struct text_block *blocks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (r->types && (i == 0 || blocks[i].type != blocks[i - 1].type)) {
+			struct stk_value_type vt = stk_report_type(r, blocks[i].type);
+
+			if (fprintf(out, "%s (%s):\n", vt.type, vt.unit) < 0)
+				return -1;
+		}
+		if (stk_write_all(out, blocks[i].text, strlen(blocks[i].text)) ||
+		    fprintf(out, "        %" PRIu64 "\n\n", blocks[i].value) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -110,29 +153,17 @@ int stk_output_text(FILE *out, const struct stk_report *r, const struct stk_outp
 		stk_buf_reset(&b);
 		render_block(&b, &r->stacks[i], o);
 		blocks[n].value = r->stacks[i].value;
+		blocks[n].type = r->stacks[i].type;
 		if (b.oom || !(blocks[n].text = stk_buf_take(&b)))
 			ret = -1;
 		else
 			n++;
 	}
-	if (ret == 0 && n) {
-		size_t merged = 0;
-		qsort(blocks, n, sizeof(*blocks), cmp_block_text);
-		for (size_t i = 1; i < n; i++) {
-			if (strcmp(blocks[i].text, blocks[merged].text) == 0) {
-				blocks[merged].value += blocks[i].value;
-				free(blocks[i].text);
-			} else {
-				blocks[++merged] = blocks[i];
-			}
-		}
-		n = merged + 1;
-		qsort(blocks, n, sizeof(*blocks), cmp_block_value);
-	}
-	for (size_t i = 0; i < n && ret == 0; i++) {
-		if (stk_write_all(out, blocks[i].text, strlen(blocks[i].text)) ||
-		    fprintf(out, "        %" PRIu64 "\n\n", blocks[i].value) < 0)
-			ret = -1;
+	if (ret == 0) {
+		n = merge_blocks(blocks, n);
+		if (n)
+			qsort(blocks, n, sizeof(*blocks), cmp_block_value);
+		ret = write_blocks(out, r, blocks, n);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(blocks[i].text);

@@ -56,6 +56,13 @@ struct stk_stack {
 	bool kernel_missing;
 	bool user_missing;
 	const char *unwind_stop; /* DWARF unwinding: why the user chain ended (shown with -v); else NULL */
+	uint32_t type;           /* which of the report's value types value is (0 in a report of one) */
+};
+
+/* What a value measures: a pprof sample type with its unit, e.g. "rss" in "bytes". */
+struct stk_value_type {
+	const char *type;
+	const char *unit;
 };
 
 struct stk_report {
@@ -69,6 +76,25 @@ struct stk_report {
 	int64_t time_nanos;      /* capture start, Unix epoch nanoseconds */
 	int64_t duration_nanos;  /* capture length */
 	const char *title;       /* flame graph title, e.g. "stk profile -F 49" */
+	/* Reports whose stacks weigh different things (stk resources): each stack's
+	 * value is of types[stack.type]; every format keeps them apart. NULL: one
+	 * type, value_type and value_unit. */
+	const struct stk_value_type *types;
+	size_t n_types;
 };
+
+/* The value type of index i (value_type/value_unit when the report has no types). */
+static inline struct stk_value_type stk_report_type(const struct stk_report *r, uint32_t i)
+{
+	if (r->types && i < r->n_types)
+		return r->types[i];
+	return (struct stk_value_type){ r->value_type ? r->value_type : "samples", r->value_unit ? r->value_unit : "count" };
+}
+
+/* How many value types the report's stacks have (at least 1). */
+static inline size_t stk_report_n_types(const struct stk_report *r)
+{
+	return r->types && r->n_types ? r->n_types : 1;
+}
 
 #endif

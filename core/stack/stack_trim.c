@@ -44,3 +44,14 @@ size_t stk_tracing_prefix(const struct stk_frame *frames, size_t n)
 		skip++;
 	return skip;
 }
+
+void stk_trim_tracing(struct stk_stack *st)
+{
+	struct stk_frame *f = (struct stk_frame *)st->kernel;
+	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
+
+	if (skip) {
+		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
+		st->n_kernel -= skip;
+	}
+}

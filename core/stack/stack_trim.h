@@ -22,5 +22,7 @@ bool stk_is_tracing_frame(const char *symbol);
  * kernels' tracepoints report).
  */
 size_t stk_tracing_prefix(const struct stk_frame *frames, size_t n);
+/* Drops st's leading tracing frames (stk_tracing_prefix): its kernel frames start at the traced code. */
+void stk_trim_tracing(struct stk_stack *st);
 
 #endif

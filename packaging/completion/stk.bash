@@ -73,6 +73,14 @@ _stk()
             compopt -o nospace 2>/dev/null
             return
         fi ;;
+    -e | --event)
+        # resources' comma-separated kinds: complete the one after the last comma.
+        if [[ ${run[*]} == *resources* ]]; then
+            local done_part=${cur%"${cur##*,}"}
+            COMPREPLY=($(compgen -P "$done_part" -W "$("${run[@]}" --list-kinds 2>/dev/null)" -- "${cur##*,}"))
+            compopt -o nospace 2>/dev/null
+            return
+        fi ;;
     -C | --cpu)
         COMPREPLY=($(compgen -W "$(cd /sys/devices/system/cpu 2>/dev/null && printf '%s\n' cpu[0-9]* | sed 's/^cpu//')" -- "$cur"))
         return ;;

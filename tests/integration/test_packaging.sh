@@ -123,6 +123,8 @@ complete_words() { # WORD... : prints COMPREPLY for the last word
 expect_eq completion_link_options "$(complete_words stk-profile --freq)" "--frequency"
 expect_eq completion_applets "$(complete_words stk "")" "$(echo $applets) --list --help --version --install"
 expect_eq completion_format_values "$(complete_words stk profile --format p)" "pmp pprof"
+# resources' comma-separated kinds: the one after the last comma, from --list-kinds
+expect_eq completion_resources_kinds "$(complete_words stk resources -e rss,b)" "rss,block rss,block-time"
 # bash-completion loads the file for a name only if the file registers it
 # (the names come from the installed stk's --list).
 registered=$(PATH=$sr/usr/sbin:$PATH bash -c '. "$0"; complete -p' "$sr/usr/share/bash-completion/completions/stk" |

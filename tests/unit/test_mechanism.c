@@ -142,7 +142,42 @@ static void preconditions_from_the_tree(struct test_ctx *t)
 	CHECK(t, system(path) == 0);
 }
 
+/* stk resources' rungs: the tracepoint must exist, CO-RE needs BTF, block's raw_tp needs 5.11. */
+static void rung_preconditions(struct test_ctx *t)
+{
+	char root[] = "/tmp/stk-rung-XXXXXX", path[512], why[256];
+	struct stk_precondition_env env = { .kernel_btf = true, .root = root, .any_btf = true, .release = "6.1.0-50-cloud-amd64" };
+	const struct stk_rung *btf_raw = stk_rung_by_name(STK_ATTACH_RES_BLOCK, "raw_tp");
+	const struct stk_rung *classic = stk_rung_by_name(STK_ATTACH_RES_BLOCK, "tracepoint");
+	const char *pre;
+
+	CHECK(t, mkdtemp(root) != NULL && btf_raw && classic);
+	if (!btf_raw || !classic)
+		return;
+	pre = stk_rung_precondition(classic, &env, why, sizeof(why));
+	CHECK(t, pre && strcmp(pre, "no tracepoint block/block_getrq in this kernel") == 0);
+	snprintf(path, sizeof(path), "mkdir -p %s/sys/kernel/tracing/events/block/block_getrq", root);
+	CHECK(t, system(path) == 0);
+	CHECK(t, stk_rung_precondition(classic, &env, why, sizeof(why)) == NULL);
+	CHECK(t, stk_rung_precondition(btf_raw, &env, why, sizeof(why)) == NULL);
+	env.release = "5.10.0-32-cloud-amd64";
+	pre = stk_rung_precondition(btf_raw, &env, why, sizeof(why));
+	CHECK(t, pre && strstr(pre, "from 5.11 on (kernel 5.10.0-32-cloud-amd64)") != NULL);
+	env.release = "6.1.0";
+	env.any_btf = false;
+	pre = stk_rung_precondition(btf_raw, &env, why, sizeof(why));
+	CHECK(t, pre && strstr(pre, "needs BTF") != NULL);
+	CHECK(t, stk_rung_precondition(classic, &env, why, sizeof(why)) == NULL);
+	/* stk info's choice: the first rung whose feature works and whose needs are met */
+	bool a[STK_FEATURE_COUNT] = { 0 };
+	a[STK_FEATURE_RAW_TP] = a[STK_FEATURE_TRACEPOINT] = true;
+	CHECK_STR(t, chosen(STK_ATTACH_RES_BLOCK, a), "raw_tp");
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	CHECK(t, system(path) == 0);
+}
+
 const struct test_case mechanism_tests[] = {
+	{ "mechanism_rung_preconditions", rung_preconditions },
 	{ "mechanism_order", picks_first_available_in_order },
 	{ "mechanism_classes", every_class_has_a_name_and_rungs },
 	{ "mechanism_kernel_function_order", kernel_function_order_follows_target_count },

@@ -70,6 +70,52 @@ void output_fixture(struct stk_report *r)
 	};
 }
 
+/* Two value types: rss growth in bytes and block time in microseconds. */
+static const struct stk_value_type typed_types[] = { { "rss", "bytes" }, { "block_time", "microseconds" } };
+
+static const struct stk_frame touch_user[] = {
+	{ .symbol = "touch_pages", .module = "/tmp/w", .main_exe = true, .address = 0x401500, .map_start = 0x400000,
+	  .map_end = 0x402000 },
+	{ .symbol = "main", .module = "/tmp/w", .main_exe = true, .address = 0x401230, .map_start = 0x400000,
+	  .map_end = 0x402000 },
+};
+
+static const struct stk_frame write_user[] = {
+	{ .symbol = "write_leaf", .module = "/tmp/w", .main_exe = true, .address = 0x401600, .map_start = 0x400000,
+	  .map_end = 0x402000 },
+	{ .symbol = "main", .module = "/tmp/w", .main_exe = true, .address = 0x401240, .map_start = 0x400000,
+	  .map_end = 0x402000 },
+};
+
+static const struct stk_frame flush_kernel[] = {
+	{ .symbol = "wb_writeback", .address = 0xffffffff81500000, .kernel = true },
+	{ .symbol = "worker_thread", .address = 0xffffffff81400000, .kernel = true },
+};
+
+/* write_leaf's stack weighs in both types (one pprof sample with two values); touch_pages's
+ * two stacks are the same stack counted twice (one block, line and sample). */
+static const struct stk_stack typed_stacks[] = {
+	{ .pid = 10, .tid = 10, .comm = "app", .value = 4096, .type = 0, .user = touch_user, .n_user = 2 },
+	{ .pid = 10, .tid = 10, .comm = "app", .value = 8192, .type = 0, .user = touch_user, .n_user = 2 },
+	{ .pid = 10, .tid = 10, .comm = "app", .value = 12288, .type = 0, .user = write_user, .n_user = 2 },
+	{ .pid = 10, .tid = 10, .comm = "app", .value = 300, .type = 1, .user = write_user, .n_user = 2 },
+	{ .pid = 5, .tid = 5, .comm = "kworker/u4:1", .value = 100, .type = 1, .kernel = flush_kernel,
+	  .n_kernel = 2 },
+};
+
+void output_typed_fixture(struct stk_report *r)
+{
+	*r = (struct stk_report){
+		.stacks = typed_stacks,
+		.n_stacks = sizeof(typed_stacks) / sizeof(typed_stacks[0]),
+		.types = typed_types,
+		.n_types = 2,
+		.time_nanos = 1700000000000000000,
+		.duration_nanos = 2000000000,
+		.title = "stk resources: rss (bytes), block_time (microseconds)",
+	};
+}
+
 int big_report_init(struct big_report *b, size_t n)
 {
 	*b = (struct big_report){ 0 };

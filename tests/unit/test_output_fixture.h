@@ -10,6 +10,11 @@
 #define FIXTURE_TOTAL 13
 
 void output_fixture(struct stk_report *r);
+/* Two value types (rss bytes 24576 in all, block_time microseconds 400 in all), as stk resources
+ * reports: write_leaf's stack has a value of each type. */
+#define TYPED_RSS_TOTAL 24576
+#define TYPED_BLOCK_TIME_TOTAL 400
+void output_typed_fixture(struct stk_report *r);
 /* A large report to exercise table growth and buffering: n stacks of
  * 4 user frames with distinct names and addresses (value 1 each). */
 struct big_report {

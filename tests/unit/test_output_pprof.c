@@ -248,7 +248,38 @@ static void pprof_many_stacks(struct test_ctx *t)
 	big_report_free(&b);
 }
 
+/* Several value types: a sample type each, with its unit; a stack with values of two types is one sample. */
+static void pprof_typed(struct test_ctx *t)
+{
+	struct stk_report r;
+	char *text;
+	char want[256];
+	int failures = t->failures;
+
+	output_typed_fixture(&r);
+	text = decode(t, &r);
+	if (!text)
+		return;
+	long rss = string_index(text, "rss"), bytes = string_index(text, "bytes");
+	long bt = string_index(text, "block_time"), us = string_index(text, "microseconds");
+	CHECK(t, rss > 0 && bytes > 0 && bt > 0 && us > 0);
+	snprintf(want, sizeof(want), "sample_type {\n  type: %ld\n  unit: %ld\n}\nsample_type {\n  type: %ld\n  unit: %ld\n}\n",
+		 rss, bytes, bt, us);
+	CHECK(t, strstr(text, want) != NULL);
+	/* touch_pages's two stacks (same locations and labels) one sample, write_leaf one with both values,
+	 * the kworker one */
+	CHECK(t, count(text, "sample {") == 3);
+	CHECK(t, count(text, "  value: ") == 6);
+	CHECK(t, strstr(text, "  value: 12288\n  value: 300\n") != NULL);
+	CHECK(t, strstr(text, "  value: 0\n  value: 100\n") != NULL);
+	CHECK(t, sum_values(text) == TYPED_RSS_TOTAL + TYPED_BLOCK_TIME_TOTAL);
+	if (t->failures != failures)
+		printf("  decoded profile:\n%s\n", text);
+	free(text);
+}
+
 const struct test_case output_pprof_tests[] = {
+	{ "output_pprof_typed", pprof_typed },
 	{ "output_pprof_decodes", pprof_decodes },
 	{ "output_pprof_many_stacks", pprof_many_stacks },
 	{ NULL, NULL },

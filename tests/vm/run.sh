@@ -95,8 +95,12 @@ if [ $ARCH = arm64 ]; then
 else
     qemu=(qemu-system-x86_64 -cpu max,-cx16) console=ttyS0
 fi
+# A blank NVMe disk (the driver is built into every kernel of the matrix): the
+# resources case writes and reads it with O_DIRECT for block I/O.
+truncate -s 64M "$work/disk.img"
 boot() { # VMLINUZ BTF LOG OSREL
     timeout "$TIMEOUT" "${qemu[@]}" -accel "tcg,thread=${STK_VM_TCG_THREAD:-single}" -m 1024 -smp 2 -nographic \
+        -drive "file=$work/disk.img,if=none,id=disk,format=raw" -device nvme,serial=stk,drive=disk \
         -no-reboot -kernel "$1" -initrd "$work/initramfs.gz" \
         -append "console=$console panic=-1 quiet stk.btf=$2 stk.osrel=$4" 2>&1 < /dev/null | tr -d '\r' > "$3"
 }

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stk resources' maps, declared once: defined in bpf/resources.bpf.c
+ * (STK_RES_MAPS_HERE), extern in the other resources_*.bpf.c, which the
+ * Makefile links after it. Sizes are set by user space before load.
+ */
+#ifndef STK_RESOURCES_MAPS_H
+#define STK_RESOURCES_MAPS_H
+
+#include "resources_types.h"
+#include "stack_sample.h"
+
+#ifdef STK_RES_MAPS_HERE
+#define STK_RES_MAP
+#else
+#define STK_RES_MAP extern
+#endif
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_res_config);
+} res_config SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8);
+} res_pids SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u8);
+} res_tids SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, 127 * sizeof(u64));
+} res_stacks SEC(".maps");
+
+/* Per-CPU weights: no atomics, no shared cache lines on the hot path. */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 40960);
+	__type(key, struct stk_res_key);
+	__type(value, u64);
+} res_counts SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} res_stats SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_RES_FACT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} res_facts SEC(".maps");
+
+/* Every Nth event: a counter per kind per CPU. */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_RES_KIND_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} res_every SEC(".maps");
+
+/* (tgid, comm) pairs already announced to user space (see announce_process.h). */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u64);
+	__type(value, u8);
+} res_seen SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} res_new_process SEC(".maps");
+
+/* --unwind dwarf: one scratch sample per CPU (max_entries: the CPU count). */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_stack_sample);
+} res_scratch SEC(".maps");
+
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, sizeof(u32));
+} res_samples SEC(".maps");
+
+/* Content hashes already sent to user space. */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, u64);
+	__type(value, u8);
+} res_sent SEC(".maps");
+
+/* rss: the last size seen of each (address space, counter), to weigh a change by its growth. */
+struct stk_res_rss_key {
+	u64 mm; /* the mm's pointer, or the tracepoint's mm_id */
+	u32 member;
+	u32 pad;
+};
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct stk_res_rss_key);
+	__type(value, s64);
+} res_rss_last SEC(".maps");
+
+/* block: requests made and not completed, by start sector and direction. */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u64);
+	__type(value, struct stk_res_block_start);
+} res_block SEC(".maps");
+
+#undef STK_RES_MAP
+
+#endif

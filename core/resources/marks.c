@@ -1,0 +1,44 @@
+/* Frames that say what a resources stack's numbers are: see marks.h. */
+#include "core/resources/marks.h"
+
+#include <linux/types.h>
+#include <string.h>
+
+#include "bpf/resources_types.h"
+
+static const char *const syscall_frames[][2] = {
+	{ "read", "[sys_read]" },         { "pread64", "[sys_pread64]" },   { "readv", "[sys_readv]" },
+	{ "preadv", "[sys_preadv]" },     { "preadv2", "[sys_preadv2]" },   { "write", "[sys_write]" },
+	{ "pwrite64", "[sys_pwrite64]" }, { "writev", "[sys_writev]" },     { "pwritev", "[sys_pwritev]" },
+	{ "pwritev2", "[sys_pwritev2]" }, { "sendto", "[sys_sendto]" },     { "sendmsg", "[sys_sendmsg]" },
+	{ "recvfrom", "[sys_recvfrom]" }, { "recvmsg", "[sys_recvmsg]" },
+};
+
+const char *stk_res_syscall_frame(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(syscall_frames) / sizeof(syscall_frames[0]); i++)
+		if (strcmp(syscall_frames[i][0], name) == 0)
+			return syscall_frames[i][1];
+	return "[system call]";
+}
+
+/* Writeback's flusher: a kworker running the writeback work. */
+static bool is_writeback(const struct stk_stack *st)
+{
+	for (size_t i = 0; i < st->n_kernel; i++) {
+		const char *s = st->kernel[i].symbol;
+
+		if (s && (strcmp(s, "wb_workfn") == 0 || strcmp(s, "wb_writeback") == 0 || strcmp(s, "wb_do_writeback") == 0))
+			return true;
+	}
+	return false;
+}
+
+const char *stk_res_who_label(const struct stk_stack *st, uint32_t who)
+{
+	if (who == STK_RES_WHO_IO_WORKER)
+		return "[io_uring worker]";
+	if (who != STK_RES_WHO_KTHREAD)
+		return NULL;
+	return is_writeback(st) ? "[kernel thread: writeback]" : "[kernel thread]";
+}
