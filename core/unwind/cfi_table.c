@@ -432,8 +432,8 @@ const char *stk_walk_stop_text(unsigned stop)
 		[STK_STOP_BACKWARDS] = "the stack pointer went down (corrupt stack)",
 		[STK_STOP_CFA_SHAPE] = "the CFA rule there is not register plus offset",
 		[STK_STOP_RA_SHAPE] = "the return-address rule there is not a stack slot",
-		[STK_STOP_HOSTILE] = "CFI refused: beyond the guard's bounds (register numbers, remember_state nesting "
-				      "or count, stream or expression length)",
+		[STK_STOP_HOSTILE] = ("CFI refused: beyond the guard's bounds (register numbers, remember_state nesting "
+				       "or count, stream or expression length)"),
 		[STK_STOP_SIGNAL] = "a signal frame",
 		[STK_STOP_LR_NOT_LEAF] = "a return address in the link register past the leaf",
 		[STK_STOP_FP_UNKNOWN] = "the CFA needs a frame pointer whose value is unknown",
