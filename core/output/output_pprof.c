@@ -392,6 +392,8 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	add_label(pp, "comm", stk_buf_str(&comm), 0);
 	add_label(pp, "pid", NULL, s->pid);
 	add_label(pp, "tid", NULL, s->tid);
+	if (s->span)
+		add_label(pp, "span", s->span, 0);
 	if (comm.oom)
 		pp->oom = true;
 	stk_buf_free(&comm);

@@ -56,6 +56,7 @@ struct stk_stack {
 	bool kernel_missing;
 	bool user_missing;
 	const char *unwind_stop; /* DWARF unwinding: why the user chain ended (shown with -v); else NULL */
+	const char *span;        /* from an event log: the span label its events had (pprof label); else NULL */
 };
 
 struct stk_report {
@@ -69,6 +70,9 @@ struct stk_report {
 	int64_t time_nanos;      /* capture start, Unix epoch nanoseconds */
 	int64_t duration_nanos;  /* capture length */
 	const char *title;       /* flame graph title, e.g. "stk profile -F 49" */
+	/* The formats drawn over time (speedscope, trace): the recording per thread
+	 * (core/stack/timeline.h); NULL for the others, which print stacks. */
+	const struct stk_timeline *timeline;
 };
 
 #endif
