@@ -184,6 +184,11 @@ static __always_inline void stk_sample_begin(void *ctx, struct stk_stack_sample 
 	s->n_kernel = 0;
 	s->user_bytes = 0;
 	s->value = value;
+	s->time = bpf_ktime_get_ns();
+	s->cpu = bpf_get_smp_processor_id();
+	s->span_label = 0;
+	s->span_flags = 0;
+	s->span_value = 0;
 	if (kernel) {
 		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
 		if (n > 0)

@@ -26,9 +26,13 @@ struct stk_stack_sample {
 	__u32 flags;
 	__u32 n_kernel;   /* entries of kernel[] */
 	__u32 user_bytes; /* bytes of stack[] copied from regs[STK_UREG_SP] up */
-	__u32 pad;
+	__u32 cpu;
 	__u64 value;      /* weight: 1 per sample (profile) */
 	__u64 content_hash; /* offcputime: stk_sample_hash(), the key its time is counted under */
+	__u64 time;       /* bpf_ktime_get_ns() when taken (the event log's time of a profile sample) */
+	__u64 span_value; /* profile with --span: the thread's innermost span (bpf/event_types.h) */
+	__u32 span_label; /* 0: none */
+	__u32 span_flags;
 	__u64 regs[STK_UREGS_N];
 	__u64 kernel[STK_SAMPLE_KSTACK_MAX];
 	__u8 stack[STK_SAMPLE_STACK_MAX];
