@@ -65,6 +65,8 @@ struct stk_dwarf_samples {
 	struct pending_sample *pending, *pending_tail;
 	size_t pending_bytes;
 	int pending_fd; /* eventfd, readable while samples wait: the run loop comes back for them */
+	void (*on_sample)(void *ctx, const struct stk_stack_sample *s, size_t entry);
+	void *on_sample_ctx;
 	uint64_t ips[MAX_FRAMES];
 	uint8_t how[MAX_FRAMES];
 };
@@ -193,8 +195,11 @@ static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_
 			d->lost++;
 		return;
 	}
-	if (stk_stack_table_add(d->table, &raw))
+	size_t at;
+	if (stk_stack_table_add_at(d->table, &raw, &at))
 		d->lost++;
+	else if (d->on_sample)
+		d->on_sample(d->on_sample_ctx, s, at);
 }
 
 /* The perf buffer's callback: a copy joins the queue (the data is only valid until it returns). */
@@ -397,24 +402,44 @@ static void take_frames(struct stk_dwarf_samples *d, struct stk_stack *st, const
 	st->unwind_stop = raw->stop;
 }
 
+struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry)
+{
+	const struct stk_raw_stack *raw = stk_stack_table_at(d->table, entry);
+	struct stk_stack *st = stk_stack_list_add(l);
+
+	if (!st)
+		return NULL;
+	st->pid = raw->tgid;
+	st->tid = raw->tid;
+	memcpy(st->comm, raw->comm, sizeof(st->comm));
+	st->comm[sizeof(st->comm) - 1] = '\0';
+	st->value = raw->value;
+	take_frames(d, st, raw);
+	return st;
+}
+
 int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l)
 {
 	size_t n = stk_stack_table_size(d->table);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct stk_raw_stack *raw = stk_stack_table_at(d->table, i);
-		struct stk_stack *st = stk_stack_list_add(l);
-
-		if (!st)
+	for (size_t i = 0; i < n; i++)
+		if (!stk_dwarf_samples_add_entry(d, l, i))
 			return -1;
-		st->pid = raw->tgid;
-		st->tid = raw->tid;
-		memcpy(st->comm, raw->comm, sizeof(st->comm));
-		st->comm[sizeof(st->comm) - 1] = '\0';
-		st->value = raw->value;
-		take_frames(d, st, raw);
-	}
 	return 0;
+}
+
+void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
+				 void (*fn)(void *ctx, const struct stk_stack_sample *s, size_t entry), void *ctx)
+{
+	if (!d)
+		return;
+	d->on_sample = fn;
+	d->on_sample_ctx = ctx;
+}
+
+bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash)
+{
+	return d && raw_of(d, content_hash) != NULL;
 }
 
 struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
