@@ -250,7 +250,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
 	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
-	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi
+	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi \
+	     $(W)/phases $(W)/phases_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -338,6 +339,14 @@ $(W)/nofp_static: tests/workloads/nofp.c
 $(W)/nofp_cxx: tests/workloads/nofp_cxx.cpp
 	@mkdir -p $(@D)
 	@g++ $(NOFP_CFLAGS) -o $@ $<
+# Phases at known times and requests with known ids, no frame pointers, USDT around each request
+# (the event log's tests); static with glibc for the kernel matrix, as nofp_static.
+$(W)/phases: tests/workloads/phases.c $(SDTINC)/sys/sdt.h
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -isystem $(SDTINC) -o $@ $<
+$(W)/phases_static: tests/workloads/phases.c $(SDTINC)/sys/sdt.h
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -isystem $(SDTINC) -o $@ $<
 # 49 levels of 700-byte frames without frame pointers: deeper than a stack copy reaches.
 $(W)/deep: tests/workloads/deep.c
 	@mkdir -p $(@D)

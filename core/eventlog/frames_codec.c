@@ -64,11 +64,14 @@ static void put_num(struct stk_pq_buf *b, const char *fmt, uint64_t v)
 	put_str(b, num);
 }
 
-static void put_frame(struct stk_pq_buf *b, const struct stk_frame *f)
+/* in_kernel: the frame is one of the stack's kernel frames (whatever its own kernel flag says). */
+static void put_frame(struct stk_pq_buf *b, const struct stk_frame *f, bool in_kernel)
 {
-	stk_pq_buf_put(b, f->kernel ? "\nk\t" : "\nu\t", 3);
-	if (!f->main_exe && !f->synthetic)
+	stk_pq_buf_put(b, in_kernel ? "\nk\t" : "\nu\t", 3);
+	if (!f->main_exe && !f->synthetic && !f->kernel)
 		stk_pq_buf_byte(b, '-');
+	if (f->kernel)
+		stk_pq_buf_byte(b, 'K');
 	if (f->main_exe)
 		stk_pq_buf_byte(b, 'm');
 	if (f->synthetic)
@@ -99,9 +102,9 @@ void stk_frames_encode(struct stk_pq_buf *b, const struct stk_stack *s)
 	put_num(b, "%" PRIu64, s->user_missing);
 	put_field(b, s->unwind_stop);
 	for (size_t i = 0; i < s->n_kernel; i++)
-		put_frame(b, &s->kernel[i]);
+		put_frame(b, &s->kernel[i], true);
 	for (size_t i = 0; i < s->n_user; i++)
-		put_frame(b, &s->user[i]);
+		put_frame(b, &s->user[i], false);
 }
 
 struct stk_decoded_frames {
@@ -250,15 +253,16 @@ static int frame_flags(struct decoder *d, struct stk_frame *f)
 			f->main_exe = true;
 		else if (*s == 's' && !f->synthetic)
 			f->synthetic = true;
+		else if (*s == 'K' && !f->kernel)
+			f->kernel = true;
 		else
 			return bad(d, "unknown flags");
 	}
 	return 0;
 }
 
-static int decode_frame(struct decoder *d, struct stk_frame *f, bool kernel)
+static int decode_frame(struct decoder *d, struct stk_frame *f)
 {
-	f->kernel = kernel;
 	if (expect_tab(d) || frame_flags(d, f) || field_num(d, 16, &f->address) ||
 	    field_num(d, 16, &f->symbol_offset) || field_num(d, 16, &f->map_start) || field_num(d, 16, &f->map_end) ||
 	    field_num(d, 16, &f->map_offset) || field_str(d, &f->symbol) || field_str(d, &f->module) ||
@@ -303,7 +307,7 @@ static int decode_lines(struct decoder *d, struct stk_stack *st, struct stk_deco
 		if (kind == 'k' && n > n_kernel)
 			return bad(d, "a kernel frame after user frames");
 		last = &o->frames[n++];
-		if (decode_frame(d, last, kind == 'k'))
+		if (decode_frame(d, last))
 			return -1;
 		n_kernel += kind == 'k';
 	}

@@ -12,7 +12,8 @@
  *   and after a frame its inlined functions, innermost first:
  *   LF i TAB symbol TAB file TAB line
  *
- * Numbers are hexadecimal (line decimal); flags are letters (m: main
+ * Lines k hold the stack's kernel frames, u its user frames. Numbers are
+ * hexadecimal (line decimal); flags are letters (K: a kernel frame, m: main
  * executable, s: synthetic name) or "-"; a NULL string is \N; in strings a
  * backslash, TAB, LF, other control bytes and bytes that are not UTF-8 are
  * escaped (\\ \t \n \xHH), so the text is valid UTF-8 whatever a symbol holds.
