@@ -37,6 +37,30 @@ struct signal_struct___stk {
 	} live; /* threads of the group still alive (atomic_t) */
 };
 
+/* The kernel unwinder: uretprobes put a trampoline's address where a return
+ * address was; the task's return instances (innermost first) keep the real
+ * ones (CONFIG_UPROBES). */
+struct return_instance {
+	unsigned long orig_ret_vaddr;
+	struct return_instance *next;
+};
+
+struct uprobe_task {
+	struct return_instance *return_instances;
+};
+
+struct xol_area {
+	unsigned long vaddr; /* the uretprobe trampoline */
+};
+
+struct uprobes_state {
+	struct xol_area *xol_area;
+};
+
+struct mm_struct {
+	struct uprobes_state uprobes_state;
+};
+
 struct task_struct {
 	unsigned int __state; /* 5.14+; `state` before (task_struct___old) */
 	unsigned int flags;   /* PF_KTHREAD */
@@ -47,6 +71,8 @@ struct task_struct {
 	int exit_state; /* threadstate: EXIT_ZOMBIE / EXIT_DEAD; read by size */
 	void *stack;    /* threadstate: kernel stack, pt_regs at its top before 5.15 */
 	struct signal_struct___stk *signal; /* the kernel unwinder: a process's last thread exiting */
+	struct uprobe_task *utask;          /* the kernel unwinder: pending uretprobes */
+	struct mm_struct *mm;
 };
 
 /* arm64's kernel struct pt_regs (its UAPI has only user_pt_regs): the
