@@ -482,11 +482,21 @@ $(BUILD)/bench/parquet_bench: bench/parquet_bench.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) -L$(DEPS)/lib -lz -lm
+# eventlog_bench times the event log's writer (bench/eventlog.sh, make bench-eventlog).
+EVLOG_SRCS := core/eventlog/event_writer.c core/eventlog/event_schema.c core/eventlog/frames_codec.c \
+	      core/base/key_index.c
+$(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $(PQ_HDRS) $(wildcard core/eventlog/*.h) $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC       $@"
+	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) $(EVLOG_SRCS) -L$(DEPS)/lib -lz -lm
 check: $(BUILD)/tests/pq_sample
 .PHONY: bench-parquet
 bench-parquet: $(BUILD)/bench/parquet_bench
 	@BUILD=$(abspath $(BUILD)) bash bench/parquet.sh
 bench: bench-parquet
+.PHONY: bench-eventlog
+bench-eventlog: all $(BUILD)/bench/eventlog_bench
+	@BUILD=$(abspath $(BUILD)) bash bench/eventlog.sh
 # --- Parquet drivers (end) ---
 
 # --- fuzzing (begin) ---
