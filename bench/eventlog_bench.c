@@ -17,49 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "core/eventlog/event_schema.h"
 #include "core/eventlog/event_writer.h"
 #include "core/eventlog/frames_codec.h"
-#include "core/parquet/footer.h"
+#include "tests/parquet/bench_common.h"
 #include "tests/parquet/event_stream.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Bytes per column, summed over the row groups of the footer at the end of f. */
-static void column_bytes(FILE *f, long size)
-{
-	uint8_t tail[8], *footer;
-	struct stk_pq_footer m;
-	const char *why;
-	uint32_t len;
-
-	if (fseek(f, size - 8, SEEK_SET) != 0 || fread(tail, 1, 8, f) != 8)
-		return;
-	len = stk_pq_get_le32(tail);
-	footer = malloc(len);
-	if (footer && fseek(f, size - 8 - (long)len, SEEK_SET) == 0 && fread(footer, 1, len, f) == len &&
-	    stk_pq_footer_decode(footer, len, &m, &why) == 0) {
-		printf(" columns ");
-		for (size_t c = 0; c < STK_EV_COLS; c++) {
-			long long sum = 0;
-
-			for (size_t g = 0; g < m.n_groups; g++)
-				sum += m.groups[g].chunks[c].total_compressed;
-			printf("%s%s=%lld", c ? "," : "", stk_ev_columns[c].name, sum);
-		}
-		printf(" footer=%u groups=%zu", len, m.n_groups);
-		stk_pq_footer_free(&m);
-	}
-	free(footer);
-}
 
 /* The stream's stack i as a stack reference: its text, and frames made from its names. */
 static int make_ref(const struct event_stream *s, size_t i, struct stk_ev_stack_ref *ref, struct stk_pq_buf *frames)
@@ -120,7 +83,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "eventlog_bench: %s\n", err);
 		return 1;
 	}
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned long long i = 0; i < n; i++) {
 		if (live) {
 			event_stream_next(&s, &e);
@@ -141,10 +104,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "eventlog_bench: %s\n", err);
 		return 1;
 	}
-	t1 = now();
+	t1 = bench_now();
 	getrusage(RUSAGE_SELF, &ru);
 	printf("events %llu seconds %.3f bytes %ld maxrss_kb %ld", n, t1 - t0, ftell(f), ru.ru_maxrss);
-	column_bytes(f, ftell(f));
+	bench_column_bytes(f, ftell(f), stk_ev_columns, STK_EV_COLS);
 	printf("\n");
 	fclose(f);
 	free(ring);

@@ -11,49 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
-#include "core/parquet/footer.h"
 #include "core/parquet/parquet_writer.h"
+#include "tests/parquet/bench_common.h"
 #include "tests/parquet/event_stream.h"
 
 #define RING 65536
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Bytes per column, summed over the row groups of the footer at the end of f. */
-static void column_bytes(FILE *f, long size)
-{
-	uint8_t tail[8], *footer;
-	struct stk_pq_footer m;
-	const char *why;
-	uint32_t len;
-
-	if (fseek(f, size - 8, SEEK_SET) != 0 || fread(tail, 1, 8, f) != 8)
-		return;
-	len = stk_pq_get_le32(tail);
-	footer = malloc(len);
-	if (footer && fseek(f, size - 8 - (long)len, SEEK_SET) == 0 && fread(footer, 1, len, f) == len &&
-	    stk_pq_footer_decode(footer, len, &m, &why) == 0) {
-		printf(" columns ");
-		for (size_t c = 0; c < EV_COLUMNS; c++) {
-			long long sum = 0;
-
-			for (size_t g = 0; g < m.n_groups; g++)
-				sum += m.groups[g].chunks[c].total_compressed;
-			printf("%s%s=%lld", c ? "," : "", stk_event_columns[c].name, sum);
-		}
-		printf(" footer=%u groups=%zu", len, m.n_groups);
-		stk_pq_footer_free(&m);
-	}
-	free(footer);
-}
 
 int main(int argc, char **argv)
 {
@@ -87,7 +50,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "parquet_bench: %s\n", err);
 		return 1;
 	}
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned long long i = 0; i < n; i++) {
 		if (live) {
 			event_stream_next(&s, &e);
@@ -103,10 +66,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "parquet_bench: %s\n", err);
 		return 1;
 	}
-	t1 = now();
+	t1 = bench_now();
 	getrusage(RUSAGE_SELF, &ru);
 	printf("events %llu seconds %.3f bytes %ld maxrss_kb %ld", n, t1 - t0, ftell(f), ru.ru_maxrss);
-	column_bytes(f, ftell(f));
+	bench_column_bytes(f, ftell(f), stk_event_columns, EV_COLUMNS);
 	printf("\n");
 	fclose(f);
 	free(ring);

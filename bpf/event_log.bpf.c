@@ -21,14 +21,11 @@
 /* The n-th integer argument of a function at its entry (0: the first); 0 past the registers. */
 static __always_inline u64 function_arg(struct pt_regs *ctx, u32 n)
 {
-	switch (n) {
-	case 0: return PT_REGS_PARM1(ctx);
-	case 1: return PT_REGS_PARM2(ctx);
-	case 2: return PT_REGS_PARM3(ctx);
-	case 3: return PT_REGS_PARM4(ctx);
-	case 4: return PT_REGS_PARM5(ctx);
-	default: return n == 5 ? PT_REGS_PARM6(ctx) : 0;
-	}
+	/* all read at fixed offsets: the verifier refuses a context pointer moved by a variable */
+	u64 args[6] = { PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+			PT_REGS_PARM4(ctx), PT_REGS_PARM5(ctx), PT_REGS_PARM6(ctx) };
+
+	return n < 6 ? args[n] : 0;
 }
 
 static __always_inline struct stk_span_stack *thread_spans(u32 tid)
@@ -87,7 +84,7 @@ static __always_inline int span_open(struct pt_regs *ctx, u32 slot, bool usdt)
 static __always_inline int span_close(u32 slot)
 {
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	u32 tid = (u32)id, d, i;
+	u32 tid = (u32)id, d, i, at = 0;
 	struct stk_span_stack *st = bpf_map_lookup_elem(&stk_spans, &tid);
 	struct stk_span_frame f;
 	struct stk_event e;
@@ -100,16 +97,19 @@ static __always_inline int span_close(u32 slot)
 	}
 	d = st->depth;
 	for (i = 0; i < STK_SPAN_DEPTH; i++) {
-		if (d == 0)
+		if (i >= d)
 			return 0;
-		d--;
-		if (st->frames[d & (STK_SPAN_DEPTH - 1)].label == slot + 1)
+		at = d - 1 - i;
+		barrier_var(at); /* the verifier sees the bound checked, not a deduced one */
+		if (at >= STK_SPAN_DEPTH)
+			return 0;
+		if (st->frames[at].label == slot + 1)
 			break;
 	}
-	if (i == STK_SPAN_DEPTH)
+	if (i == STK_SPAN_DEPTH || at >= STK_SPAN_DEPTH)
 		return 0;
-	f = st->frames[d & (STK_SPAN_DEPTH - 1)];
-	st->depth = d;
+	f = st->frames[at];
+	st->depth = at;
 	stk_event_begin(&e, id >> 32, tid, STK_EVENT_SPAN);
 	e.time = f.start;
 	e.weight = now - f.start;

@@ -337,12 +337,8 @@ static __always_inline void send_event(const struct stk_offcpu_config *cfg, cons
 	e.weight = delta;
 	e.cpu = b->cpu;
 	e.state = (u8)b->state;
-	e.kernel_chain = k->kernel_chain;
-	e.user_chain = k->user_chain;
+	STK_EVENT_KEY_STACK(&e, k);
 	e.content_hash = k->content_hash;
-	e.kernel_stack_id = k->kernel_stack_id;
-	e.user_stack_id = k->user_stack_id;
-	__builtin_memcpy(e.comm, k->comm, sizeof(e.comm));
 	stk_event_send(&e, cfg->events);
 }
 

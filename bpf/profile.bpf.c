@@ -131,11 +131,7 @@ static __always_inline void send_event(const struct stk_profile_config *cfg, con
 	if (!cfg->events)
 		return;
 	stk_event_begin(&e, key->tgid, tid, STK_EVENT_CPU);
-	e.kernel_chain = key->kernel_chain;
-	e.user_chain = key->user_chain;
-	e.kernel_stack_id = key->kernel_stack_id;
-	e.user_stack_id = key->user_stack_id;
-	__builtin_memcpy(e.comm, key->comm, sizeof(e.comm));
+	STK_EVENT_KEY_STACK(&e, key);
 	stk_event_send(&e, cfg->events);
 }
 

@@ -126,12 +126,8 @@ static __always_inline void send_event(const struct stk_sc_config *cfg, const st
 	if (!cfg->events)
 		return;
 	stk_event_begin(&e, id >> 32, (u32)id, STK_EVENT_PROBE);
-	e.kernel_chain = key->kernel_chain;
-	e.user_chain = key->user_chain;
+	STK_EVENT_KEY_STACK(&e, key);
 	e.content_hash = key->content_hash;
-	e.kernel_stack_id = key->kernel_stack_id;
-	e.user_stack_id = key->user_stack_id;
-	__builtin_memcpy(e.comm, key->comm, sizeof(e.comm));
 	stk_event_send(&e, cfg->events);
 }
 
