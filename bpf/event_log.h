@@ -22,20 +22,6 @@
 #define STK_EVENT_MAP
 #else
 #define STK_EVENT_MAP extern
-/*
- * The stack references and command of an applet's count key into e: the
- * event carries its stack exactly as the count does. A macro, since each
- * applet's key is its own struct (with these fields).
- */
-#define STK_EVENT_KEY_STACK(e, key)                                            \
-	do {                                                                   \
-		(e)->kernel_chain = (key)->kernel_chain;                       \
-		(e)->user_chain = (key)->user_chain;                           \
-		(e)->kernel_stack_id = (key)->kernel_stack_id;                 \
-		(e)->user_stack_id = (key)->user_stack_id;                     \
-		__builtin_memcpy((e)->comm, (key)->comm, sizeof((e)->comm));   \
-	} while (0)
-
 #endif
 
 /* Size set by user space before load (a power of two pages). */
