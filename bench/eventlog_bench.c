@@ -5,9 +5,7 @@
  * bench/eventlog.sh, and prints one line:
  *   events N seconds S bytes B maxrss_kb K columns name=bytes,...
  *   eventlog_bench FILE N ring|live
- * "ring" writes from 65,536 events made beforehand (times keep increasing),
- * so the generator's cost stays out of the timing; "live" makes each event
- * as it goes (memory stays the writer's own, for the RSS figure). The
+ * ring or live as bench_events (tests/parquet/bench_common.h) says. The
  * frames of each of the stream's stacks are its ';'-separated names as user
  * frames with made-up addresses, a module and a build ID, as a capture has
  * them.
@@ -16,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "core/eventlog/event_schema.h"
 #include "core/eventlog/event_writer.h"
@@ -44,17 +41,13 @@ static int make_ref(const struct event_stream *s, size_t i, struct stk_ev_stack_
 	return frames->oom ? -1 : 0;
 }
 
-#define RING 65536
-
 int main(int argc, char **argv)
 {
 	static struct stk_ev_stack_ref refs[EV_STACKS];
-	struct event *ring = NULL;
+	struct bench_events b;
 	bool live;
 	static struct stk_pq_buf frames[EV_STACKS];
-	struct event_stream s;
 	struct stk_ev_writer *w;
-	struct rusage ru;
 	unsigned long long n;
 	char err[256];
 	struct event e;
@@ -67,15 +60,12 @@ int main(int argc, char **argv)
 	}
 	n = strtoull(argv[2], NULL, 10);
 	live = strcmp(argv[3], "live") == 0;
-	if (!(f = fopen(argv[1], "w+b")) || event_stream_init(&s, 7) < 0 ||
-	    (!live && !(ring = malloc(RING * sizeof(*ring))))) {
+	if (!(f = fopen(argv[1], "w+b")) || bench_events_init(&b, live) < 0) {
 		perror("eventlog_bench");
 		return 1;
 	}
-	for (size_t i = 0; !live && i < RING; i++)
-		event_stream_next(&s, &ring[i]);
 	for (size_t i = 0; i < EV_STACKS; i++)
-		if (make_ref(&s, i, &refs[i], &frames[i])) {
+		if (make_ref(&b.s, i, &refs[i], &frames[i])) {
 			fprintf(stderr, "eventlog_bench: out of memory\n");
 			return 1;
 		}
@@ -85,17 +75,11 @@ int main(int argc, char **argv)
 	}
 	t0 = bench_now();
 	for (unsigned long long i = 0; i < n; i++) {
-		if (live) {
-			event_stream_next(&s, &e);
-		} else {
-			/* each lap of the ring later than the last */
-			e = ring[i % RING];
-			e.time += (int64_t)(i / RING) * (ring[RING - 1].time - ring[0].time + 1);
-		}
+		bench_events_next(&b, i, &e);
 		const struct stk_ev_row row = {
 			.time = e.time, .pid = (uint32_t)e.pid, .tid = (uint32_t)e.tid, .cpu = (uint32_t)e.cpu,
-			.comm = s.comm[e.thread / 10], .event = "offcpu", .weight = e.weight, .unit = "nanoseconds",
-			.stack = &refs[e.stack], .span = e.span >= 0 ? s.span[e.span] : NULL, .state = "SSSD"[i & 3],
+			.comm = b.s.comm[e.thread / 10], .event = "offcpu", .weight = e.weight, .unit = "nanoseconds",
+			.stack = &refs[e.stack], .span = e.span >= 0 ? b.s.span[e.span] : NULL, .state = "SSSD"[i & 3],
 		};
 		if (stk_ev_writer_add(w, &row))
 			break;
@@ -105,14 +89,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t1 = bench_now();
-	getrusage(RUSAGE_SELF, &ru);
-	printf("events %llu seconds %.3f bytes %ld maxrss_kb %ld", n, t1 - t0, ftell(f), ru.ru_maxrss);
-	bench_column_bytes(f, ftell(f), stk_ev_columns, STK_EV_COLS);
-	printf("\n");
+	bench_report(f, n, t1 - t0, stk_ev_columns, STK_EV_COLS);
 	fclose(f);
-	free(ring);
 	for (size_t i = 0; i < EV_STACKS; i++)
 		stk_pq_buf_free(&frames[i]);
-	event_stream_free(&s);
+	bench_events_free(&b);
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "tests/parquet/bench_common.h"
 
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "core/parquet/byte_buf.h"
@@ -40,4 +41,43 @@ void bench_column_bytes(FILE *f, long size, const struct stk_pq_column *cols, si
 		stk_pq_footer_free(&m);
 	}
 	free(footer);
+}
+
+#define RING 65536
+
+int bench_events_init(struct bench_events *b, bool live)
+{
+	*b = (struct bench_events){ .live = live };
+	if (event_stream_init(&b->s, 7) < 0 || (!live && !(b->ring = malloc(RING * sizeof(*b->ring)))))
+		return -1;
+	for (size_t i = 0; !live && i < RING; i++)
+		event_stream_next(&b->s, &b->ring[i]);
+	return 0;
+}
+
+void bench_events_next(struct bench_events *b, unsigned long long i, struct event *e)
+{
+	if (b->live) {
+		event_stream_next(&b->s, e);
+		return;
+	}
+	/* each lap of the ring later than the last */
+	*e = b->ring[i % RING];
+	e->time += (int64_t)(i / RING) * (b->ring[RING - 1].time - b->ring[0].time + 1);
+}
+
+void bench_events_free(struct bench_events *b)
+{
+	free(b->ring);
+	event_stream_free(&b->s);
+}
+
+void bench_report(FILE *f, unsigned long long n, double seconds, const struct stk_pq_column *cols, size_t n_cols)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	printf("events %llu seconds %.3f bytes %ld maxrss_kb %ld", n, seconds, ftell(f), ru.ru_maxrss);
+	bench_column_bytes(f, ftell(f), cols, n_cols);
+	printf("\n");
 }
