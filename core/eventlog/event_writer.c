@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,10 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
 		snprintf(err, err_len, "out of memory");
 		return NULL;
 	}
-	w->pq = stk_pq_writer_new(out, stk_ev_columns, STK_EV_COLS, opts, err, err_len);
+	/* gzip 1: as small as 6 within 1% on these columns, and a third faster (docs/parquet.md) */
+	const struct stk_pq_writer_opts fast = { .gzip_level = 1 };
+
+	w->pq = stk_pq_writer_new(out, stk_ev_columns, STK_EV_COLS, opts ? opts : &fast, err, err_len);
 	if (!w->pq) {
 		free(w);
 		return NULL;
@@ -64,6 +68,17 @@ static void set_text(struct stk_ev_writer *w, size_t col, const char *s, size_t 
 	stk_pq_set_string(w->pq, col, s, len);
 }
 
+/* A string that stays at its address for the writer's life: found by the address, not hashed per row. */
+static void set_constant(struct stk_ev_writer *w, size_t col, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (stk_utf8_valid(s, len))
+		stk_pq_set_string_keyed(w->pq, col, (uint64_t)(uintptr_t)s, s, len);
+	else
+		set_text(w, col, s, len);
+}
+
 int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 {
 	struct stk_pq_writer *pq = w->pq;
@@ -73,9 +88,9 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 	stk_pq_set_int32(pq, STK_EV_TID, (int32_t)r->tid);
 	set_text(w, STK_EV_COMM, r->comm, strnlen(r->comm, 16));
 	stk_pq_set_int32(pq, STK_EV_CPU, (int32_t)r->cpu);
-	set_text(w, STK_EV_EVENT, r->event, strlen(r->event));
+	set_constant(w, STK_EV_EVENT, r->event);
 	stk_pq_set_int64(pq, STK_EV_WEIGHT, r->weight);
-	stk_pq_set_string(pq, STK_EV_UNIT, r->unit, strlen(r->unit));
+	set_constant(w, STK_EV_UNIT, r->unit);
 	if (r->stack) {
 		int fresh = remember_framed(w, r->stack->id);
 
@@ -89,8 +104,8 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 	}
 	if (r->span)
 		set_text(w, STK_EV_SPAN, r->span, strlen(r->span));
-	if (r->state)
-		set_text(w, STK_EV_STATE, &r->state, 1);
+	if (r->state) /* one byte: its value is its key */
+		stk_pq_set_string_keyed(pq, STK_EV_STATE, (uint8_t)r->state, &r->state, 1);
 	if (!w->any || r->time < w->first_time)
 		w->first_time = r->time;
 	w->any = true;

@@ -27,6 +27,8 @@ struct stk_ev_row {
 	int64_t time; /* ns since the epoch */
 	uint32_t pid, tid, cpu;
 	const char *comm;  /* up to 16 bytes, NUL-terminated or not */
+	/* event and unit are found by their address: strings that live as long as
+	 * the writer and never change (an applet's event name, "count") */
 	const char *event; /* "cpu", "offcpu", ... */
 	int64_t weight;
 	const char *unit;  /* "count", "nanoseconds" */
@@ -37,7 +39,7 @@ struct stk_ev_row {
 
 struct stk_ev_writer;
 
-/* A writer to out (an empty file at offset 0); opts may be NULL. NULL with err. */
+/* A writer to out (an empty file at offset 0); opts NULL: the defaults but gzip level 1. NULL with err. */
 struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_opts *opts, char *err, size_t err_len);
 /* One row. 0, or -1 once the writer failed (stk_ev_writer_close says why). */
 int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r);
