@@ -150,6 +150,17 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	}
 }
 
+/* Whether an output shows span labels: the event log, pprof's labels, the timelines. */
+static bool shows_spans(const struct stk_stack_opts *o)
+{
+	const enum stk_format *f = o->n_outputs ? o->output_formats : &o->format;
+
+	for (size_t i = 0; i < (o->n_outputs ? o->n_outputs : 1); i++)
+		if (f[i] == STK_FORMAT_PPROF || stk_format_needs_events(f[i]))
+			return true;
+	return false;
+}
+
 int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len)
 {
 	char pid_opt[] = "-p", tid_opt[] = { '-', o->tid_opt, '\0' };
@@ -171,6 +182,11 @@ int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int o
 	if (stk_resolve_output_formats(o->output_paths, o->output_formats, o->n_outputs, o->format_given,
 				       o->format, msg, len))
 		return -1;
+	if (o->n_spans && !shows_spans(o)) {
+		snprintf(msg, len, "--span labels events: add an output that shows them (-o FILE.parquet, "
+			 ".pb.gz, .speedscope.json or .trace.json)");
+		return -1;
+	}
 	return stk_check_targets(o->pids, o->n_pids, pid_opt, o->tids, o->n_tids, tid_opt, msg, len);
 }
 

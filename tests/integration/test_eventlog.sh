@@ -319,5 +319,8 @@ expect_eq span_unknown_function "$RC:$(printf '%s\n' "$ERR" | wc -l)" "2:1"
 expect_contains span_unknown_function_why "$ERR" "no function no_such_function"
 run_capture "$STK" profile --span "$P:handle_request:arg9" 1
 expect_eq span_bad_arg "$RC:$(printf '%s\n' "$ERR" | wc -l)" "2:1"
-run_capture "$STK" offcputime --span "u:$P:phases:request_start,no_such_end" 1
+run_capture "$STK" offcputime --span "u:$P:phases:request_start,no_such_end" -o "$tmp/u.trace.json" 1
 expect_eq span_unknown_usdt "$RC:$(printf '%s\n' "$ERR" | wc -l)" "2:1"
+expect_contains span_unknown_usdt_why "$ERR" "no USDT probe phases:no_such_end"
+run_capture "$STK" profile --span "$P:handle_request" -f 1
+expect_eq span_needs_an_output "$RC:$(printf '%s\n' "$ERR" | wc -l)" "2:1"
