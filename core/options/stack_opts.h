@@ -73,7 +73,7 @@ enum stk_stack_long_opt {
 #define STK_EVENT_HELP                                                                                      \
 	"      --span LIB:FUNC[:argN]  label events between FUNC's entry and return FUNC (or FUNC=argN);\n"   \
 	"                              u:LIB:PROVIDER:START,END for a USDT pair; repeatable (event outputs)\n" \
-	"      --event-buffer MB       the ring buffer events pass through (default 16)\n"
+	"      --event-buffer MB       the ring buffer events pass through (default 8)\n"
 
 /* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
 #define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
@@ -105,7 +105,7 @@ enum stk_stack_long_opt {
 #define STK_CFI_ROWS_DEFAULT (2u << 20)
 #define STK_CFI_CHAINS_DEFAULT 32768u
 /* --event-buffer, in MiB (a power of two: the ring buffer's size). */
-#define STK_EVENT_BUFFER_DEFAULT 16u
+#define STK_EVENT_BUFFER_DEFAULT 8u
 #define STK_EVENT_BUFFER_MAX 1024u
 
 struct stk_stack_opts {
