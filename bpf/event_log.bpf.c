@@ -68,10 +68,12 @@ static __always_inline int span_open(struct pt_regs *ctx, u32 slot, bool usdt)
 	if (!st)
 		return 0;
 	f.start = bpf_ktime_get_ns();
-	if (st->depth < STK_SPAN_DEPTH)
-		st->frames[st->depth & (STK_SPAN_DEPTH - 1)] = f;
-	else
+	if (st->depth >= STK_SPAN_DEPTH)
 		stk_stat_inc(&stk_event_stats, STK_EVSTAT_SPAN_DEEP);
+#pragma unroll
+	for (int i = 0; i < STK_SPAN_DEPTH; i++) /* constant indices, as stk_span_top */
+		if ((u32)i == st->depth)
+			st->frames[i] = f;
 	st->depth++;
 	return 0;
 }
@@ -84,10 +86,11 @@ static __always_inline int span_open(struct pt_regs *ctx, u32 slot, bool usdt)
 static __always_inline int span_close(u32 slot)
 {
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	u32 tid = (u32)id, d, i, at = 0;
+	u32 tid = (u32)id, d;
 	struct stk_span_stack *st = bpf_map_lookup_elem(&stk_spans, &tid);
-	struct stk_span_frame f;
+	struct stk_span_frame f = {};
 	struct stk_event e;
+	bool found = false;
 
 	if (!st || !st->depth || !stk_events_possible())
 		return 0;
@@ -96,20 +99,17 @@ static __always_inline int span_close(u32 slot)
 		return 0;
 	}
 	d = st->depth;
-	for (i = 0; i < STK_SPAN_DEPTH; i++) {
-		if (i >= d)
-			return 0;
-		at = d - 1 - i;
-		barrier_var(at); /* the verifier sees the bound checked, not a deduced one */
-		if (at >= STK_SPAN_DEPTH)
-			return 0;
-		if (st->frames[at].label == slot + 1)
-			break;
+	/* the innermost open frame of this slot; constant indices, which every verifier bounds */
+#pragma unroll
+	for (int i = STK_SPAN_DEPTH - 1; i >= 0; i--) {
+		if (!found && (u32)i < d && st->frames[i].label == slot + 1) {
+			f = st->frames[i];
+			st->depth = (u32)i;
+			found = true;
+		}
 	}
-	if (i == STK_SPAN_DEPTH || at >= STK_SPAN_DEPTH)
+	if (!found)
 		return 0;
-	f = st->frames[at];
-	st->depth = at;
 	stk_event_begin(&e, id >> 32, tid, STK_EVENT_SPAN);
 	e.time = f.start;
 	e.weight = now - f.start;

@@ -66,7 +66,12 @@ static __always_inline struct stk_span_frame *stk_span_top(u32 tid)
 	if (!st || !st->depth)
 		return NULL;
 	top = st->depth > STK_SPAN_DEPTH ? STK_SPAN_DEPTH - 1 : st->depth - 1;
-	return &st->frames[top & (STK_SPAN_DEPTH - 1)];
+	/* constant indices: verifiers before 5.13 lose a computed index's bounds */
+#pragma unroll
+	for (int i = 0; i < STK_SPAN_DEPTH; i++)
+		if ((u32)i == top)
+			return &st->frames[i];
+	return NULL;
 }
 
 /* The thread's innermost open span into e (none: e keeps span_label 0). */
