@@ -203,6 +203,13 @@ static void say_counts(const struct stk_event_outputs *eo, const char *applet, c
 
 	fprintf(stderr, "%s: %" PRIu64 " events recorded%s\n", applet, rows,
 		lost ? "" : ", none lost");
+	if (o->verbose) {
+		size_t n, bytes;
+
+		stk_event_sink_stacks(eo->sink, &n, &bytes);
+		fprintf(stderr, "%s: %zu distinct stacks in the recording, %.1f MB of their text and frames kept\n",
+			applet, n, (double)bytes / 1e6);
+	}
 	if (lost)
 		fprintf(stderr, "WARNING: %" PRIu64 " events lost: the event ring buffer was full (its reader short of "
 			"CPU); raise --event-buffer (now %u MiB)\n", lost, o->event_buffer_mb);

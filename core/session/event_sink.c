@@ -392,6 +392,14 @@ uint64_t stk_event_sink_lost(const struct stk_event_sink *k)
 	return k ? k->lost_before + (k->stats ? stk_percpu_sum(k->stats, STK_EVSTAT_LOST) : 0) : 0;
 }
 
+void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes)
+{
+	*n = k ? k->n_stacks : 0;
+	*bytes = 0;
+	for (size_t i = 0; i < *n; i++)
+		*bytes += k->entries[i].ref.text_len + k->entries[i].ref.frames_len;
+}
+
 /* The command line, as /proc/self/cmdline has it, arguments joined by spaces. */
 static void read_command(char *buf, size_t len)
 {
