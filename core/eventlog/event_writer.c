@@ -120,6 +120,11 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 	return 0;
 }
 
+bool stk_ev_writer_has_stack(const struct stk_ev_writer *w, int64_t id)
+{
+	return stk_key_index_find(&w->framed_index, w->framed, &id) >= 0;
+}
+
 int stk_ev_writer_meta(struct stk_ev_writer *w, const char *key, const char *value)
 {
 	return stk_pq_set_metadata(w->pq, key, value);

@@ -8,6 +8,7 @@
 #ifndef STK_EVENT_WRITER_H
 #define STK_EVENT_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,11 @@ struct stk_ev_writer;
 struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_opts *opts, char *err, size_t err_len);
 /* One row. 0, or -1 once the writer failed (stk_ev_writer_close says why). */
 int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r);
+/*
+ * Whether the current row group has stack id already: then a row's stack
+ * needs only its id and lengths (text and frames may be NULL).
+ */
+bool stk_ev_writer_has_stack(const struct stk_ev_writer *w, int64_t id);
 /* A footer key/value (event_schema.h's keys), copied. 0 or -1. */
 int stk_ev_writer_meta(struct stk_ev_writer *w, const char *key, const char *value);
 uint64_t stk_ev_writer_rows(const struct stk_ev_writer *w);

@@ -34,6 +34,12 @@
  * buffer's descriptor stays readable and brings the loop back.
  */
 #define TURN_NS 20000000LL
+/*
+ * The text and frames of stacks kept between row groups, at most: past it
+ * they are dropped and made again from the stack's references the next time
+ * a row group needs them (each group stores each of its stacks once).
+ */
+#define KEPT_BYTES (8u << 20)
 /* Events waiting for their stack copy to be unwound; past this they are written without it. */
 #define PENDING_MAX 65536
 /* User-space events only: content_hash is an entry of the dwarf table (profile's copies). */
@@ -76,6 +82,7 @@ struct stk_event_sink {
 	struct stack_entry *entries;
 	size_t n_stacks, cap_keys, cap_entries;
 	struct stk_key_index index;
+	size_t kept_bytes; /* text and frames of the entries that hold them */
 	struct stk_event *pending;
 	size_t n_pending, cap_pending;
 	struct description d;
@@ -146,51 +153,110 @@ static void key_of(const struct stk_event *e, struct stack_key *key)
 		key->tid = e->tid;
 }
 
-/* A resolved stack's text (as -f prints it) and frames into a new entry. 0, or -1 when out of memory. */
-static int keep_stack(struct stk_event_sink *k, const struct stack_key *key, const struct stk_stack *st)
+/* The event a key was made from, as far as resolving its stack goes (a stack does not depend on comm). */
+static void event_of(const struct stack_key *key, struct stk_event *e)
 {
-	struct stk_output_opts plain = { 0 };
-	struct stk_pq_buf frames = { 0 };
-	char *text = stk_folded_stack(st, &plain);
-	struct stack_entry *en;
-
-	stk_frames_encode(&frames, st);
-	if (!text || frames.oom || stk_grow((void **)&k->keys, &k->cap_keys, k->n_stacks + 1, sizeof(*k->keys)) ||
-	    stk_grow((void **)&k->entries, &k->cap_entries, k->n_stacks + 1, sizeof(*k->entries)))
-		goto oom;
-	k->keys[k->n_stacks] = *key;
-	if (stk_key_index_add(&k->index, k->keys, k->n_stacks + 1))
-		goto oom;
-	en = &k->entries[k->n_stacks++];
-	stk_ev_utf8_clean(text, strlen(text));
-	en->ref = (struct stk_ev_stack_ref){ .id = (int64_t)k->n_stacks, .text = text, .text_len = strlen(text),
-					     .frames = (char *)frames.data, .frames_len = frames.len };
-	return 0;
-oom:
-	free(text);
-	stk_pq_buf_free(&frames);
-	return -1;
+	*e = (struct stk_event){
+		.kernel_chain = key->kernel_chain, .user_chain = key->user_chain, .content_hash = key->content_hash,
+		.kernel_stack_id = key->kernel_stack_id, .user_stack_id = key->user_stack_id, .tgid = key->tgid,
+		.tid = key->tid, .flags = key->flags,
+	};
 }
 
-/* e's stack, resolved the first time its references come. NULL when out of memory. */
+/* e's stack in the list through the applet's resolver (or the dwarf table's entry). */
+static const struct stk_stack *resolve(struct stk_event_sink *k, struct stk_stack_list *l, const struct stk_event *e)
+{
+	if (e->flags & EVENT_COPY_ENTRY)
+		return stk_dwarf_samples_add_entry(k->dwarf, l, (size_t)e->content_hash);
+	return k->src.resolve(k->src.ctx, l, e);
+}
+
+/* The text (as -f prints it) and frames of e's stack into ref. 0, or -1 when out of memory. */
+static int render(struct stk_event_sink *k, const struct stk_event *e, struct stk_ev_stack_ref *ref)
+{
+	struct stk_output_opts plain = { 0 };
+	struct stk_stack_list list = { 0 };
+	struct stk_pq_buf frames = { 0 };
+	const struct stk_stack *st = resolve(k, &list, e);
+	char *text = st ? stk_folded_stack(st, &plain) : NULL;
+
+	if (st)
+		stk_frames_encode(&frames, st);
+	stk_stack_list_free(&list);
+	if (!text || frames.oom) {
+		free(text);
+		stk_pq_buf_free(&frames);
+		return -1;
+	}
+	stk_ev_utf8_clean(text, strlen(text));
+	ref->text = text;
+	ref->text_len = strlen(text);
+	ref->frames = (char *)frames.data;
+	ref->frames_len = frames.len;
+	k->kept_bytes += ref->text_len + ref->frames_len;
+	return 0;
+}
+
+/* Drops the text and frames of every entry but keep (the writers have each in their row group). */
+static void drop_strings(struct stk_event_sink *k, size_t keep)
+{
+	for (size_t i = 0; i < k->n_stacks; i++) {
+		struct stk_ev_stack_ref *ref = &k->entries[i].ref;
+
+		if (i == keep || !ref->text)
+			continue;
+		free((char *)ref->text);
+		free((char *)ref->frames);
+		ref->text = ref->frames = NULL;
+	}
+	k->kept_bytes = k->entries[keep].ref.text_len + k->entries[keep].ref.frames_len;
+}
+
+/* A new entry for key, its stack not rendered yet. Its index, or -1 when out of memory. */
+static int64_t add_entry(struct stk_event_sink *k, const struct stack_key *key)
+{
+	if (stk_grow((void **)&k->keys, &k->cap_keys, k->n_stacks + 1, sizeof(*k->keys)) ||
+	    stk_grow((void **)&k->entries, &k->cap_entries, k->n_stacks + 1, sizeof(*k->entries)))
+		return -1;
+	k->keys[k->n_stacks] = *key;
+	if (stk_key_index_add(&k->index, k->keys, k->n_stacks + 1))
+		return -1;
+	k->entries[k->n_stacks].ref = (struct stk_ev_stack_ref){ .id = (int64_t)k->n_stacks + 1 };
+	return (int64_t)k->n_stacks++;
+}
+
+/* Whether some writer's row group has not had this stack yet (its text and frames go with it). */
+static bool strings_needed(const struct stk_event_sink *k, int64_t id)
+{
+	for (size_t i = 0; i < k->n_writers; i++)
+		if (!stk_ev_writer_has_stack(k->writers[i], id))
+			return true;
+	return false;
+}
+
+/*
+ * e's stack: its id is kept for the whole capture, its text and frames
+ * while they fit (KEPT_BYTES), else made again when a row group needs them.
+ * NULL when out of memory.
+ */
 static const struct stk_ev_stack_ref *stack_of(struct stk_event_sink *k, const struct stk_event *e)
 {
-	struct stk_stack_list list = { 0 };
 	struct stack_key key;
-	const struct stk_stack *st;
+	struct stk_event again;
 	int64_t at;
-	int ret;
 
 	key_of(e, &key);
-	if ((at = stk_key_index_find(&k->index, k->keys, &key)) >= 0)
-		return &k->entries[at].ref;
-	if (e->flags & EVENT_COPY_ENTRY)
-		st = stk_dwarf_samples_add_entry(k->dwarf, &list, (size_t)e->content_hash);
-	else
-		st = k->src.resolve(k->src.ctx, &list, e);
-	ret = st ? keep_stack(k, &key, st) : -1;
-	stk_stack_list_free(&list);
-	return ret ? NULL : &k->entries[k->n_stacks - 1].ref;
+	if ((at = stk_key_index_find(&k->index, k->keys, &key)) < 0 && (at = add_entry(k, &key)) < 0)
+		return NULL;
+	struct stk_ev_stack_ref *ref = &k->entries[at].ref;
+	if (ref->text || !strings_needed(k, ref->id))
+		return ref;
+	event_of(&key, &again);
+	if (render(k, &again, ref))
+		return NULL;
+	if (k->kept_bytes > KEPT_BYTES)
+		drop_strings(k, (size_t)at);
+	return ref;
 }
 
 static void write_row(struct stk_event_sink *k, const struct stk_event *e)
@@ -396,8 +462,7 @@ void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *by
 {
 	*n = k ? k->n_stacks : 0;
 	*bytes = 0;
-	for (size_t i = 0; i < *n; i++)
-		*bytes += k->entries[i].ref.text_len + k->entries[i].ref.frames_len;
+	*bytes = k ? k->kept_bytes : 0;
 }
 
 /* The command line, as /proc/self/cmdline has it, arguments joined by spaces. */

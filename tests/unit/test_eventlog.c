@@ -430,6 +430,38 @@ static void refuses_other_files(struct test_ctx *t)
 	close(r.fd);
 }
 
+/* A stack's text and frames are needed once per row group: other rows may carry its id alone. */
+static void strings_once_per_group(struct test_ctx *t)
+{
+	static const struct stk_frame u[] = { { .symbol = "leaf" }, { .symbol = "main" } };
+	const struct stk_stack st = { .user = u, .n_user = 2 };
+	struct stk_report rep = { .title = "x" };
+	struct recording r;
+	size_t needed = 0;
+
+	if (!recording_open(&r, &rep, "cpu", false, "1", 3))
+		return;
+	const struct stk_ev_stack_ref *full = recording_stack(&r, &st);
+	for (int i = 0; i < 10; i++) {
+		struct stk_ev_stack_ref bare = { .id = full->id, .text_len = full->text_len, .frames_len = full->frames_len };
+		bool has = stk_ev_writer_has_stack(r.w, full->id);
+		const struct stk_ev_row row = { .time = T0 + i, .pid = 1, .tid = 1, .comm = "c", .event = "cpu", .weight = 1,
+						.unit = "count", .stack = has ? &bare : full };
+
+		needed += !has;
+		CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+	}
+	CHECK(t, needed == 4); /* groups of 3 rows: 3 + 3 + 3 + 1 */
+	CHECK(t, recording_close(&r));
+	struct stk_ev_filter all;
+	int rc;
+	stk_ev_filter_all(&all);
+	char *out = render(r.fd, &all, STK_FORMAT_FOLDED, &rc);
+	CHECK_STR(t, out ? out : "", "c;main;leaf 10\n");
+	free(out);
+	close(r.fd);
+}
+
 static void time_args(struct test_ctx *t)
 {
 	const int64_t first = 1767268800LL * 1000000000LL; /* 2026-01-01 12:00:00 UTC */
@@ -521,6 +553,7 @@ const struct test_case eventlog_tests[] = {
 	{ "totals_cut_intervals", totals_cut_intervals },
 	{ "timelines_nest", timelines_nest },
 	{ "refuses_other_files", refuses_other_files },
+	{ "strings_once_per_group", strings_once_per_group },
 	{ "time_args", time_args },
 	{ "span_specs", span_specs },
 	{ "key_index_finds", key_index_finds },
