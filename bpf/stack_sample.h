@@ -14,6 +14,8 @@
 /* Upper bound of --stack-bytes: what one scratch slot per CPU can hold. */
 #define STK_SAMPLE_STACK_MAX 32768
 #define STK_SAMPLE_STACK_CHUNK 1024
+/* Pending uretprobes whose real return addresses a sample carries (bpf/uretprobes.h). */
+#define STK_SAMPLE_URETPROBES 4
 
 /* flags */
 #define STK_SAMPLE_USER_REGS 1    /* regs[] are valid */
@@ -33,6 +35,12 @@ struct stk_stack_sample {
 	__u64 span_value; /* profile with --span: the thread's innermost span (bpf/event_types.h) */
 	__u32 span_label; /* 0: none */
 	__u32 span_flags;
+	/* The user stack copy holds the uretprobe trampoline where these return
+	 * addresses were (innermost first): user space puts them back */
+	__u64 uretprobe_trampoline;
+	__u64 uretprobe_ret[STK_SAMPLE_URETPROBES];
+	__u32 n_uretprobe;
+	__u32 pad;
 	__u64 regs[STK_UREGS_N];
 	__u64 kernel[STK_SAMPLE_KSTACK_MAX];
 	__u8 stack[STK_SAMPLE_STACK_MAX];

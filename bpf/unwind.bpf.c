@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "unwind_types.h"
+#include "uretprobes.h"
 
 #define STK_UNWIND_MAPS_HERE
 #include "unwind_maps.h"
@@ -210,33 +211,10 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	return 0;
 }
 
-/*
- * The current task's pending uretprobes: each replaced a return address on
- * the stack with the trampoline's; the return instances, innermost first,
- * hold the real ones (a function under --span, or anyone's uretprobe).
- */
-static __always_inline void find_returns(struct stk_walk *w)
-{
-	struct task_struct *t = (void *)bpf_get_current_task();
-	struct uprobe_task *ut;
-
-	w->returns = 0;
-	w->trampoline = 0;
-	if (!bpf_core_field_exists(t->utask) || !bpf_core_field_exists(t->mm->uprobes_state))
-		return;
-	ut = BPF_CORE_READ(t, utask);
-	if (!ut || !(w->returns = (u64)BPF_CORE_READ(ut, return_instances)))
-		return;
-	w->trampoline = BPF_CORE_READ(t, mm, uprobes_state.xol_area, vaddr);
-}
-
 /* A return address that is the uretprobe trampoline: the real one, from the next return instance. */
 static __always_inline void undo_uretprobe(struct stk_walk *w)
 {
-	struct return_instance *ri = (void *)w->returns;
-
-	w->pc = BPF_CORE_READ(ri, orig_ret_vaddr);
-	w->returns = (u64)BPF_CORE_READ(ri, next);
+	w->pc = stk_uretprobe_next(&w->returns);
 }
 
 /* One frame: record pc, find its rule, move to the caller. 1 ends the loop. */
@@ -315,7 +293,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->user.n = 0;
 	w->user.stop = STK_STOP_NONE;
 	w->user.flags = 0;
-	find_returns(w);
+	w->returns = stk_uretprobe_first(&w->trampoline);
 	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	if (!p) {
 		ustat(STK_USTAT_NO_PROCESS);

@@ -143,10 +143,30 @@ static void leaf_only(struct stk_dwarf_samples *d, const struct stk_unwind_input
 	d->not_unwound_why = why;
 }
 
-/* Unwinds one sample (or, when why is set, keeps its leaf only) and records it in the table. */
-static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_t size, const char *why)
+/*
+ * Pending uretprobes put their trampoline's address where return addresses
+ * were: the real ones go back into the copy, innermost (lowest address)
+ * first, so CFI finds the callers (a --span function's, or anyone's).
+ */
+static void undo_uretprobes(struct stk_stack_sample *s)
 {
-	const struct stk_stack_sample *s = data;
+	uint32_t n = s->n_uretprobe < STK_SAMPLE_URETPROBES ? s->n_uretprobe : STK_SAMPLE_URETPROBES, k = 0;
+
+	for (uint32_t off = 0; k < n && off + sizeof(uint64_t) <= s->user_bytes; off += sizeof(uint64_t)) {
+		uint64_t word;
+
+		memcpy(&word, s->stack + off, sizeof(word));
+		if (word == s->uretprobe_trampoline) {
+			memcpy(s->stack + off, &s->uretprobe_ret[k], sizeof(word));
+			k++;
+		}
+	}
+}
+
+/* Unwinds one sample (or, when why is set, keeps its leaf only) and records it in the table. */
+static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size, const char *why)
+{
+	struct stk_stack_sample *s = data;
 	struct stk_raw_stack raw = { 0 };
 	struct stk_unwind_result r = { .ips = d->ips, .how = d->opts.verbose ? d->how : NULL };
 	struct timespec t0, t1;
@@ -156,6 +176,8 @@ static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_
 		return;
 	}
 	d->samples++;
+	if (s->n_uretprobe && s->uretprobe_trampoline)
+		undo_uretprobes(s);
 	raw.tgid = s->tgid;
 	raw.tid = d->opts.per_thread ? s->tid : 0;
 	memcpy(raw.comm, s->comm, sizeof(raw.comm));
