@@ -41,10 +41,11 @@ BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-par
 CORE_SRCS := $(sort $(wildcard core/*.c core/*/*.c core/*/*/*.c))
 CORE_HDRS := $(sort $(wildcard core/*.h core/*/*.h core/*/*/*.h))
 CMD_SRCS  := $(wildcard cmd/*.c)
-# bpf/unwind.bpf.c defines the maps others declare extern: the linker needs the
-# definition before the externs, so it is linked first. Likewise
-# bpf/resources.bpf.c before resources_*.bpf.c, which sorting gives.
-BPF_SRCS  := bpf/unwind.bpf.c $(filter-out bpf/unwind.bpf.c,$(sort $(wildcard bpf/*.bpf.c)))
+# bpf/unwind.bpf.c and bpf/event_log.bpf.c define the maps others declare extern:
+# the linker needs the definition before the externs, so they are linked first.
+# Likewise bpf/resources.bpf.c before resources_*.bpf.c, which sorting gives.
+BPF_FIRST := bpf/unwind.bpf.c bpf/event_log.bpf.c
+BPF_SRCS  := $(BPF_FIRST) $(filter-out $(BPF_FIRST),$(sort $(wildcard bpf/*.bpf.c)))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # The embedded BTF archive (btf/) is linked in as one more object.
 STK_OBJS  := $(patsubst %.c,$(OBJ)/%.o,$(CORE_SRCS) $(CMD_SRCS)) $(OBJ)/btf_archive.o
@@ -252,7 +253,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/bad_stack $(W)/remap $(W)/libstkremap.so \
 	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi \
 	     $(W)/pmp_threads $(W)/pmp_threads_static \
-	     $(W)/resources $(W)/resources_static
+	     $(W)/resources $(W)/resources_static \
+	     $(W)/phases $(W)/phases_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -347,6 +349,14 @@ $(W)/pmp_threads: tests/workloads/pmp_threads.c
 $(W)/pmp_threads_static: tests/workloads/pmp_threads.c
 	@mkdir -p $(@D)
 	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
+# Phases at known times and requests with known ids, no frame pointers, USDT around each request
+# (the event log's tests); static with glibc for the kernel matrix, as nofp_static.
+$(W)/phases: tests/workloads/phases.c $(SDTINC)/sys/sdt.h
+	@mkdir -p $(@D)
+	@gcc $(NOFP_CFLAGS) -isystem $(SDTINC) -o $@ $<
+$(W)/phases_static: tests/workloads/phases.c $(SDTINC)/sys/sdt.h
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(NOFP_CFLAGS) -isystem $(SDTINC) -o $@ $<
 # 49 levels of 700-byte frames without frame pointers: deeper than a stack copy reaches.
 $(W)/deep: tests/workloads/deep.c
 	@mkdir -p $(@D)
@@ -481,7 +491,7 @@ $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # tests/integration/test_parquet.sh reads back with DuckDB and with stk's
 # reader; parquet_bench times the writer (bench/parquet.sh, make bench-parquet).
 # Both link core/parquet/ and what it needs, nothing else.
-PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c tests/parquet/event_stream.c
+PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c tests/parquet/event_stream.c tests/parquet/bench_common.c
 PQ_HDRS := $(wildcard core/parquet/*.h tests/parquet/*.h)
 $(BUILD)/tests/pq_sample: tests/parquet/pq_sample.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -491,11 +501,21 @@ $(BUILD)/bench/parquet_bench: bench/parquet_bench.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) -L$(DEPS)/lib -lz -lm
+# eventlog_bench times the event log's writer (bench/eventlog.sh, make bench-eventlog).
+EVLOG_SRCS := core/eventlog/event_writer.c core/eventlog/event_schema.c core/eventlog/frames_codec.c \
+	      core/base/key_index.c
+$(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $(PQ_HDRS) $(wildcard core/eventlog/*.h) $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC       $@"
+	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) $(EVLOG_SRCS) -L$(DEPS)/lib -lz -lm
 check: $(BUILD)/tests/pq_sample
 .PHONY: bench-parquet
 bench-parquet: $(BUILD)/bench/parquet_bench
 	@BUILD=$(abspath $(BUILD)) bash bench/parquet.sh
 bench: bench-parquet
+.PHONY: bench-eventlog
+bench-eventlog: all $(BUILD)/bench/eventlog_bench
+	@BUILD=$(abspath $(BUILD)) bash bench/eventlog.sh
 # --- Parquet drivers (end) ---
 
 # --- fuzzing (begin) ---

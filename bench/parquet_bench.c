@@ -10,57 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
-#include "core/parquet/footer.h"
 #include "core/parquet/parquet_writer.h"
+#include "tests/parquet/bench_common.h"
 #include "tests/parquet/event_stream.h"
-
-#define RING 65536
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Bytes per column, summed over the row groups of the footer at the end of f. */
-static void column_bytes(FILE *f, long size)
-{
-	uint8_t tail[8], *footer;
-	struct stk_pq_footer m;
-	const char *why;
-	uint32_t len;
-
-	if (fseek(f, size - 8, SEEK_SET) != 0 || fread(tail, 1, 8, f) != 8)
-		return;
-	len = stk_pq_get_le32(tail);
-	footer = malloc(len);
-	if (footer && fseek(f, size - 8 - (long)len, SEEK_SET) == 0 && fread(footer, 1, len, f) == len &&
-	    stk_pq_footer_decode(footer, len, &m, &why) == 0) {
-		printf(" columns ");
-		for (size_t c = 0; c < EV_COLUMNS; c++) {
-			long long sum = 0;
-
-			for (size_t g = 0; g < m.n_groups; g++)
-				sum += m.groups[g].chunks[c].total_compressed;
-			printf("%s%s=%lld", c ? "," : "", stk_event_columns[c].name, sum);
-		}
-		printf(" footer=%u groups=%zu", len, m.n_groups);
-		stk_pq_footer_free(&m);
-	}
-	free(footer);
-}
 
 int main(int argc, char **argv)
 {
 	struct stk_pq_writer_opts o = { 0 };
-	struct event_stream s;
-	struct event *ring = NULL, e;
-	struct rusage ru;
+	struct bench_events b;
+	struct event e;
 	char err[256];
 	unsigned long long n;
 	bool hashed, live;
@@ -76,40 +35,27 @@ int main(int argc, char **argv)
 	hashed = strcmp(argv[3], "hashed") == 0;
 	o.gzip_level = atoi(argv[4]);
 	live = strcmp(argv[5], "live") == 0;
-	if (!(f = fopen(argv[1], "w+b")) || event_stream_init(&s, 7) < 0 ||
-	    (!live && !(ring = malloc(RING * sizeof(*ring))))) {
+	if (!(f = fopen(argv[1], "w+b")) || bench_events_init(&b, live) < 0) {
 		perror("parquet_bench");
 		return 1;
 	}
-	for (size_t i = 0; !live && i < RING; i++)
-		event_stream_next(&s, &ring[i]);
 	if (!(w = stk_pq_writer_new(f, stk_event_columns, EV_COLUMNS, &o, err, sizeof(err)))) {
 		fprintf(stderr, "parquet_bench: %s\n", err);
 		return 1;
 	}
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned long long i = 0; i < n; i++) {
-		if (live) {
-			event_stream_next(&s, &e);
-		} else {
-			/* each lap of the ring later than the last */
-			e = ring[i % RING];
-			e.time += (int64_t)(i / RING) * (ring[RING - 1].time - ring[0].time + 1);
-		}
-		if (event_write(w, &s, &e, hashed) < 0)
+		bench_events_next(&b, i, &e);
+		if (event_write(w, &b.s, &e, hashed) < 0)
 			break;
 	}
 	if (stk_pq_writer_close(w, err, sizeof(err)) < 0) {
 		fprintf(stderr, "parquet_bench: %s\n", err);
 		return 1;
 	}
-	t1 = now();
-	getrusage(RUSAGE_SELF, &ru);
-	printf("events %llu seconds %.3f bytes %ld maxrss_kb %ld", n, t1 - t0, ftell(f), ru.ru_maxrss);
-	column_bytes(f, ftell(f));
-	printf("\n");
+	t1 = bench_now();
+	bench_report(f, n, t1 - t0, stk_event_columns, EV_COLUMNS);
 	fclose(f);
-	free(ring);
-	event_stream_free(&s);
+	bench_events_free(&b);
 	return 0;
 }

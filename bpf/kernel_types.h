@@ -37,8 +37,30 @@ struct signal_struct___stk {
 	} live; /* threads of the group still alive (atomic_t) */
 };
 
-struct mm_struct;
 struct files_struct;
+/* The kernel unwinder: uretprobes put a trampoline's address where a return
+ * address was; the task's return instances (innermost first) keep the real
+ * ones (CONFIG_UPROBES). */
+struct return_instance {
+	unsigned long orig_ret_vaddr;
+	struct return_instance *next;
+};
+
+struct uprobe_task {
+	struct return_instance *return_instances;
+};
+
+struct xol_area {
+	unsigned long vaddr; /* the uretprobe trampoline */
+};
+
+struct uprobes_state {
+	struct xol_area *xol_area;
+};
+
+struct mm_struct {
+	struct uprobes_state uprobes_state;
+};
 
 struct task_struct {
 	unsigned int __state; /* 5.14+; `state` before (task_struct___old) */
@@ -52,6 +74,7 @@ struct task_struct {
 	struct signal_struct___stk *signal; /* the kernel unwinder: a process's last thread exiting */
 	struct mm_struct *mm;               /* resources: whose address space an rss change is */
 	struct files_struct *files;         /* resources: the file behind a system call's fd */
+	struct uprobe_task *utask;          /* the kernel unwinder: pending uretprobes */
 	unsigned long nvcsw, nivcsw; /* pmp: switches out, so a copy can tell that its thread ran meanwhile */
 };
 

@@ -23,6 +23,9 @@
  * (--unwind cfi, 5.17+): the kernel unwinder walks the user stack with CFI
  * tables (bpf/unwind.bpf.c) and time is counted under the chains' ids; a
  * thread whose process has no tables yet takes the dwarf way.
+ *
+ * With events on (bpf/event_log.h) each block counted is also sent as an
+ * event at switch-in: its start, length, CPU, state and stack references.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -33,6 +36,7 @@
 #include "stack_counting.h"
 #include "stack_capture.h"
 #include "unwind_walk.h"
+#include "event_log.h"
 
 #define EFAULT 14
 #define PF_KTHREAD 0x00200000
@@ -188,6 +192,28 @@ static __always_inline bool state_passes(const struct stk_offcpu_config *cfg, lo
 	return cfg->state_idle && (state & STK_TASK_IDLE) == STK_TASK_IDLE;
 }
 
+/* The state's letter as ps shows it (0: not known). */
+static __always_inline u32 state_letter(long state)
+{
+	if (state == STATE_UNKNOWN)
+		return 0;
+	if (state == 0)
+		return 'R';
+	if ((state & STK_TASK_IDLE) == STK_TASK_IDLE)
+		return 'I';
+	if (state & STK_TASK_UNINTERRUPTIBLE)
+		return 'D';
+	if (state & STK_TASK_INTERRUPTIBLE)
+		return 'S';
+	if (state & STK_TASK_STOPPED)
+		return 'T';
+	if (state & STK_TASK_TRACED)
+		return 't';
+	if (state & STK_TASK_PARKED)
+		return 'P';
+	return '?';
+}
+
 /* What the switching-out thread is, as far as the mechanism can tell. */
 struct switch_out {
 	u64 key;
@@ -287,8 +313,33 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	st.ts = now;
 	st.tgid = o->tgid;
 	st.tid = o->tid;
+	st.cpu = bpf_get_smp_processor_id();
+	st.state = state_letter(o->state);
 	if (bpf_map_update_elem(&offcpu_start, &o->key, &st, BPF_ANY))
 		stk_stat_inc(&offcpu_stats, STK_STAT_START_FULL);
+}
+
+/* A block counted, as an event too (events on): its start, length and where it blocked. */
+struct block {
+	u64 start;
+	u32 tid, cpu, state;
+};
+
+static __always_inline void send_event(const struct stk_offcpu_config *cfg, const struct block *b,
+				       const struct stk_offcpu_key *k, u64 delta)
+{
+	struct stk_event e;
+
+	if (!cfg->events)
+		return;
+	stk_event_begin(&e, k->tgid, b->tid, STK_EVENT_OFFCPU);
+	e.time = b->start;
+	e.weight = delta;
+	e.cpu = b->cpu;
+	e.state = (u8)b->state;
+	STK_EVENT_KEY_STACK(&e, k);
+	e.content_hash = k->content_hash;
+	stk_event_send(&e, cfg->events);
 }
 
 static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key, u64 delta)
@@ -306,6 +357,7 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 {
 	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
 	struct stk_offcpu_key k = {};
+	struct block b;
 	u64 delta;
 
 	if (!sp)
@@ -319,6 +371,10 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 	k.kernel_chain = sp->kernel_chain;
 	k.user_chain = sp->user_chain;
 	__builtin_memcpy(k.comm, sp->comm, sizeof(k.comm));
+	b.start = sp->ts; /* the event's, read before the delete */
+	b.tid = sp->tid;
+	b.cpu = sp->cpu;
+	b.state = sp->state;
 	bpf_map_delete_elem(&offcpu_start, &key);
 	if (delta < cfg->min_ns || delta > cfg->max_ns)
 		return;
@@ -329,6 +385,7 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 		take_stacks(ctx, cfg, k.tgid, sp->tid, kthread, &k.content_hash, &k.kernel_chain, &k.user_chain,
 			    &k.kernel_stack_id, &k.user_stack_id, mode);
 	}
+	send_event(cfg, &b, &k, delta);
 	add_time(ctx, &k, delta);
 }
 

@@ -36,6 +36,8 @@ struct stk_offcpu_config {
 	__u32 max_depth;           /* cfi: frames a user chain keeps */
 	__u64 min_ns;              /* -m: shorter blocks are not counted */
 	__u64 max_ns;              /* -M: longer blocks are not counted */
+	__u32 events;              /* STK_EVENTS_* (bpf/event_types.h): an event per block too */
+	__u32 pad;
 };
 
 /* offcpu_start value: a thread that switched out and has not come back yet. */
@@ -49,6 +51,8 @@ struct stk_offcpu_start {
 	__u64 content_hash;    /* --unwind dwarf: the sample's key (stack ids are then -1) */
 	__u64 kernel_chain;    /* --unwind cfi: the kernel unwinder's chain ids (0: none) */
 	__u64 user_chain;
+	__u32 cpu;             /* where it switched out (the event log's cpu) */
+	__u32 state;           /* its state then, as a letter ('S', 'D', 'R', ...; 0: unknown) */
 };
 
 /* offcpu_counts key; the value is the total off-CPU time in nanoseconds. */

@@ -9,6 +9,9 @@
  * and stack copy go to user space, which unwinds and counts them.
  * stk_profile_sample (--unwind fp): only helpers and map types of 4.14
  * (bpf_get_stackid, STACK_TRACE, perf event output), counted in the kernel.
+ * With events on (-o FILE.parquet, bpf/event_log.h) each sample counted in the
+ * kernel is also sent as an event carrying its stack ids or chain ids; a
+ * sample whose copy goes to user space carries its time and span there.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -17,7 +20,7 @@
 #include "stack_counting.h"
 #include "stack_capture.h"
 #include "unwind_walk.h"
-
+#include "event_log.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -119,6 +122,19 @@ static __always_inline struct stk_profile_config *profile_wanted(u32 tgid, u32 t
 	return cfg;
 }
 
+/* A sample counted in the kernel, as an event too (events on). */
+static __always_inline void send_event(const struct stk_profile_config *cfg, const struct stk_profile_key *key,
+				       u32 tid)
+{
+	struct stk_event e;
+
+	if (!cfg->events)
+		return;
+	stk_event_begin(&e, key->tgid, tid, STK_EVENT_CPU);
+	STK_EVENT_KEY_STACK(&e, key);
+	stk_event_send(&e, cfg->events);
+}
+
 /* Frame-pointer stacks counted in the kernel: --unwind fp, and dwarf samples the buffer had no room for. */
 static __always_inline int count_fp(struct bpf_perf_event_data *ctx, const struct stk_profile_config *cfg, u32 tgid,
 				    u32 tid)
@@ -138,6 +154,7 @@ static __always_inline int count_fp(struct bpf_perf_event_data *ctx, const struc
 		key.user_stack_id = stk_stack_id(ctx, &profile_stacks, BPF_F_USER_STACK, &profile_stats,
 						 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
+	send_event(cfg, &key, tid);
 
 	/* The hot path: a stack already counted, so its process is known too. */
 	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_STAT_COUNTS_FULL) != 1)
@@ -172,6 +189,15 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, const stru
 	stk_sample_begin(ctx, s, tgid, tid, 1, cfg->kernel_stacks);
 	if (cfg->user_stacks && tgid != 0)
 		stk_capture_user(s, (stk_uregs_t *)&ctx->regs, cfg->stack_bytes);
+	if (cfg->events & STK_EVENTS_SPANS) {
+		struct stk_span_frame *f = stk_span_top(tid);
+
+		if (f) {
+			s->span_label = f->label;
+			s->span_value = f->value;
+			s->span_flags = f->flags;
+		}
+	}
 	/* No room in the buffer (its reader starved of CPU): the sample still counts, by frame pointers. */
 	if (bpf_perf_event_output(ctx, &profile_samples, BPF_F_CURRENT_CPU, s, stk_sample_size(s))) {
 		stk_stat_inc(&profile_stats, STK_STAT_SAMPLES_LOST);
@@ -219,6 +245,7 @@ int stk_profile_sample_cfi(struct bpf_perf_event_data *ctx)
 	if (cfg->kernel_stacks && !stk_unwind_kernel_chain(ctx, &key.kernel_chain, &key.kernel_stack_id))
 		return send_copy(ctx, cfg, tgid, tid);
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
+	send_event(cfg, &key, tid);
 	if (stk_count_add(&profile_counts, &key, 1, &profile_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	if (stk_announce_process(ctx, &profile_seen, &profile_new_process, tgid, key.comm))

@@ -18,6 +18,7 @@ struct stk_profile_config {
 	__u32 per_thread;    /* key by tid too */
 	__u32 stack_bytes;   /* --stack-bytes: user stack copied per sample (dwarf) */
 	__u32 max_depth;     /* cfi: frames a user chain keeps */
+	__u32 events;        /* STK_EVENTS_* (bpf/event_types.h): an event per sample too */
 };
 
 struct stk_profile_key {

@@ -15,6 +15,7 @@
 
 #include <bpf/bpf_core_read.h>
 #include "stack_sample.h"
+#include "uretprobes.h"
 
 #define STK_PF_KTHREAD 0x00200000
 
@@ -77,6 +78,15 @@ static __always_inline u32 stk_copy_user_stack(u8 *dst, u64 sp, u32 want)
 	return len;
 }
 
+/* The real return address of pending uretprobe *ri into slot i of s (none left: nothing). */
+static __always_inline void stk_capture_uretprobe(struct stk_stack_sample *s, u64 *ri, u32 i)
+{
+	if (!*ri || i >= STK_SAMPLE_URETPROBES)
+		return;
+	s->uretprobe_ret[i] = stk_uretprobe_next(ri);
+	s->n_uretprobe = i + 1;
+}
+
 /*
  * Fills s->regs and s->stack for the current task. ctx_regs: the event's
  * registers when they may be user mode (perf_event, uprobe), or NULL for
@@ -97,6 +107,12 @@ static __always_inline void stk_capture_user(struct stk_stack_sample *s, stk_ure
 	}
 	s->flags |= STK_SAMPLE_USER_REGS;
 	s->user_bytes = stk_copy_user_stack(s->stack, s->regs[STK_UREG_SP], stack_bytes);
+	u64 ri = stk_uretprobe_first(&s->uretprobe_trampoline);
+	/* STK_SAMPLE_URETPROBES of them, each at a constant index */
+	stk_capture_uretprobe(s, &ri, 0);
+	stk_capture_uretprobe(s, &ri, 1);
+	stk_capture_uretprobe(s, &ri, 2);
+	stk_capture_uretprobe(s, &ri, 3);
 }
 
 #define STK_HASH_MUL 0x9e3779b97f4a7c15ULL
@@ -184,6 +200,12 @@ static __always_inline void stk_sample_begin(void *ctx, struct stk_stack_sample 
 	s->n_kernel = 0;
 	s->user_bytes = 0;
 	s->value = value;
+	s->time = bpf_ktime_get_ns();
+	s->cpu = bpf_get_smp_processor_id();
+	s->span_label = 0;
+	s->span_flags = 0;
+	s->span_value = 0;
+	s->n_uretprobe = 0;
 	if (kernel) {
 		n = bpf_get_stack(ctx, s->kernel, sizeof(s->kernel), 0);
 		if (n > 0)

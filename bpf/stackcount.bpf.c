@@ -20,6 +20,7 @@
  * content sent once to user space for unwinding. And a *_cfi twin (--unwind
  * cfi): the kernel unwinder's chains (bpf/unwind.bpf.c), counted under their
  * ids; a process without tables yet takes the dwarf way.
+ * With events on (bpf/event_log.h) each hit counted is also sent as an event.
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -30,6 +31,7 @@
 #include "stack_counting.h"
 #include "stack_capture.h"
 #include "unwind_walk.h"
+#include "event_log.h"
 
 
 struct {
@@ -116,6 +118,19 @@ static __always_inline bool cfi_stacks(void *ctx, const struct stk_sc_config *cf
 	return !cfg->kernel_stacks || stk_unwind_kernel_chain(ctx, &key->kernel_chain, &key->kernel_stack_id);
 }
 
+/* A hit counted, as an event too (events on). */
+static __always_inline void send_event(const struct stk_sc_config *cfg, const struct stk_sc_key *key, u64 id)
+{
+	struct stk_event e;
+
+	if (!cfg->events)
+		return;
+	stk_event_begin(&e, id >> 32, (u32)id, STK_EVENT_PROBE);
+	STK_EVENT_KEY_STACK(&e, key);
+	e.content_hash = key->content_hash;
+	stk_event_send(&e, cfg->events);
+}
+
 /*
  * mode: how to take the stacks (dwarf: for user-space unwinding); user_ctx:
  * the probe's registers when they are the user's (uprobe, USDT), else NULL.
@@ -162,6 +177,7 @@ static __always_inline int count_stack(void *ctx, const int mode, stk_uregs_t *u
 							 STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 	}
 count:
+	send_event(cfg, &key, id);
 	if (stk_count_add(&sc_counts, &key, 1, &sc_stats, STK_STAT_COUNTS_FULL) != 1)
 		return 0;
 	/* A new key may mean a new process, or one that exec'd. */

@@ -19,6 +19,7 @@ struct stk_sc_config {
 	__u32 stack_bytes;   /* --unwind dwarf: user stack copied per event */
 	__u32 self_tgid;     /* stk itself, never counted (0: unknown, another PID namespace) */
 	__u32 max_depth;     /* --unwind cfi: frames a user chain keeps */
+	__u32 events;        /* STK_EVENTS_* (bpf/event_types.h): an event per hit too */
 };
 
 /* sc_counts key; the value is the number of events. */

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "unwind_types.h"
+#include "uretprobes.h"
 
 #define STK_UNWIND_MAPS_HERE
 #include "unwind_maps.h"
@@ -228,6 +229,12 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	return 0;
 }
 
+/* A return address that is the uretprobe trampoline: the real one, from the next return instance. */
+static __always_inline void undo_uretprobe(struct stk_walk *w)
+{
+	w->pc = stk_uretprobe_next(&w->returns);
+}
+
 /* One frame: record pc, find its rule, move to the caller. 1 ends the loop. */
 static long walk_frame(u32 i, void *ctx)
 {
@@ -241,6 +248,8 @@ static long walk_frame(u32 i, void *ctx)
 	n = w->user.n;
 	if (n >= w->max || n >= STK_CHAIN_MAX)
 		return stop(w, STK_STOP_DEPTH);
+	if (n && w->returns && w->pc == w->trampoline)
+		undo_uretprobe(w);
 	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
 	w->user.n = n + 1;
 	/* A return address points after its call: the call's rule is one byte back. */
@@ -306,6 +315,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->user.n = 0;
 	w->user.stop = STK_STOP_NONE;
 	w->user.flags = 0;
+	w->returns = stk_uretprobe_first(&w->trampoline);
 	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	if (!p) {
 		ustat(STK_USTAT_NO_PROCESS);

@@ -172,6 +172,8 @@ struct stk_walk {
 	__u32 via_fp;      /* the last caller came from a frame-pointer step (a guess) */
 	__u32 sp_unknown;  /* arm64: a frame record gave the last caller, whose stack pointer it does not say */
 	__u32 ask_refresh; /* the walk wants user space to reread the process's mappings */
+	__u64 trampoline;  /* the uretprobe trampoline's address, when a uretprobe is pending */
+	__u64 returns;     /* the next pending uretprobe's struct return_instance (kernel pointer), or 0 */
 	struct stk_chain user;
 	struct stk_chain kernel;
 	struct stk_chain_chunk chunk; /* a chunk being stored or compared */

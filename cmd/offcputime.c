@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
+#include "bpf/event_types.h"
 #include "bpf/offcputime_types.h"
 #include "core/attach/attach_sched.h"
 #include "core/bpf/bpf_object.h"
@@ -28,6 +29,7 @@
 #include "core/bpf/unwind_maps.h"
 #include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/event_sink.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
 #include "core/base/log.h"
@@ -79,11 +81,12 @@ static void print_help(void)
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
 	       STK_UNWIND_HELP
-	       "  -o, --output FILE           write there; format from --format or the extension\n"
-	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
-	       "      --format FMT            text, folded, pmp, pprof or svg\n"
+	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
+	       "                              .pmp .pb.gz .svg .parquet .speedscope.json .trace.json); repeatable\n"
+	       "      --format FMT            " STK_FORMAT_NAMES "\n"
 	       "      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
+	       STK_EVENT_HELP
 	       "      --mechanism M           tp_btf, raw_tp, tracepoint or kprobe instead of the first that works\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
@@ -206,10 +209,12 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 		.scratch = s->maps.offcpu_scratch,
 	};
 
-	if (stk_stack_maps_size(&maps, &run->cfg.common))
+	if (stk_stack_maps_size(&maps, &run->cfg.common) || stk_session_size_event_maps(&run->session, s))
 		return -1;
 	return run->session.unwind.rung == STK_UNWIND_CFI ? stk_session_size_unwind_maps(&run->session, s) : 0;
 }
+
+static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e);
 
 static int write_filters(struct stk_bpf *s, void *ctx)
 {
@@ -231,6 +236,7 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		.stack_bytes = cfg->common.stack_bytes,
 		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
 		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
+		.events = stk_session_event_flags(&((struct offcpu_run *)ctx)->session),
 	};
 	const struct stk_stack_maps maps = { .pids = s->maps.offcpu_pids, .tids = s->maps.offcpu_tids };
 	uint32_t zero = 0;
@@ -244,18 +250,22 @@ static int write_filters(struct stk_bpf *s, void *ctx)
 		return -1;
 	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, s))
 		return -1;
+	const struct stk_event_source events = {
+		.event = "offcpu", .unit = "nanoseconds", .resolve = resolve_event, .ctx = ctx,
+		.per_thread = cfg->common.n_tids > 0, .divisor = 1000,
+	};
+	if (stk_session_events(session, s, &events))
+		return -1;
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
 
-/* One block total (or a block still going) with its stacks: chains, a stack copy's hash, or stack ids. */
-static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
-		     uint64_t content_hash, bool still)
+/* The stacks of a block total (or a block still going): chains, a stack copy's hash, or stack ids. */
+static struct stk_stack *stack_for(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
+				   uint64_t content_hash, bool still)
 {
 	struct stk_dwarf_samples *dwarf = run->session.dwarf;
 	struct stk_stack *st;
 
-	if (key->value == 0)
-		return 0;
 	/* copies count by content hash, except blocks whose sample had no room in the buffer (frame pointers) */
 	if (dwarf && content_hash) {
 		st = stk_dwarf_samples_add(dwarf, c, content_hash, key->tgid, key->tid, key->comm, key->value);
@@ -265,9 +275,28 @@ static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const str
 		st = stk_stack_list_add_key(c, key, &src);
 	}
 	if (!st)
-		return -1;
+		return NULL;
 	stk_trim_tracing(st);
-	return still ? stk_stack_mark_leaf(st, STILL_OFF_CPU) : 0;
+	return still && stk_stack_mark_leaf(st, STILL_OFF_CPU) ? NULL : st;
+}
+
+static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
+		     uint64_t content_hash, bool still)
+{
+	if (key->value == 0)
+		return 0;
+	return stack_for(run, c, key, content_hash, still) ? 0 : -1;
+}
+
+/* An event's stack, as the totals hold the block counted with the same references. */
+static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e)
+{
+	const struct stk_counted_key k = {
+		.tgid = e->tgid, .comm = e->comm, .kernel_stack_id = e->kernel_stack_id,
+		.user_stack_id = e->user_stack_id, .kernel_chain = e->kernel_chain, .user_chain = e->user_chain,
+	};
+
+	return stack_for(ctx, l, &k, e->content_hash, (e->flags & STK_EVENT_STILL) != 0);
 }
 
 struct collect_ctx {
@@ -297,6 +326,20 @@ static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
 				      add_counted, &cc);
 }
 
+/* A block still going at the end, as an event of the recording (its time so far). */
+static void record_still(struct offcpu_run *run, const struct stk_offcpu_start *st, uint64_t ns)
+{
+	struct stk_event e = {
+		.time = st->ts, .weight = ns, .kernel_chain = st->kernel_chain, .user_chain = st->user_chain,
+		.content_hash = st->content_hash, .kernel_stack_id = st->kernel_stack_id,
+		.user_stack_id = st->user_stack_id, .tgid = st->tgid, .tid = st->tid, .cpu = st->cpu,
+		.kind = STK_EVENT_OFFCPU, .flags = STK_EVENT_STILL, .state = (uint8_t)st->state,
+	};
+
+	memcpy(e.comm, st->comm, sizeof(e.comm));
+	stk_session_event_add(&run->session, &e);
+}
+
 /* Threads that switched out during the capture and never came back: time so far. */
 static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *c, uint64_t end_ns)
 {
@@ -321,6 +364,7 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 			.kernel_chain = st.kernel_chain, .user_chain = st.user_chain, .value = ns / 1000,
 		};
 		ret = add_stack(run, c, &k, st.content_hash, true);
+		record_still(run, &st, ns);
 	}
 	return ret;
 }
@@ -391,8 +435,8 @@ static int setup(void *arg)
 	struct stk_sched_request req = {
 		.free_program = "stk_offcpu_task_free",
 		.maps = rung == STK_UNWIND_FP ? offcpu_fp_maps : offcpu_maps,
-		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
-		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
+		.extra_maps = stk_session_extra_maps(session),
+		.extra_programs = stk_session_extra_programs(session),
 		.btf_custom_path = stk_session_btf_path(session),
 		.kernel_btf = btf->kernel_btf,
 		.core_btf = stk_session_has_btf(session),

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
+#include "bpf/event_types.h"
 #include "bpf/profile_types.h"
 #include "core/attach/attach_perf.h"
 #include "core/bpf/bpf_object.h"
@@ -28,6 +29,7 @@
 #include "core/bpf/unwind_maps.h"
 #include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/event_sink.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
 #include "core/base/cpus.h"
@@ -72,11 +74,12 @@ static void print_help(void)
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
 	       STK_UNWIND_HELP
-	       "  -o, --output FILE           write there; format from --format or the extension\n"
-	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
-	       "      --format FMT            text, folded, pmp, pprof or svg\n"
+	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
+	       "                              .pmp .pb.gz .svg .parquet .speedscope.json .trace.json); repeatable\n"
+	       "      --format FMT            " STK_FORMAT_NAMES "\n"
 	       "      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
+	       STK_EVENT_HELP
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
@@ -197,6 +200,7 @@ static int write_filters(struct profile_run *run)
 		.per_thread = cfg->common.n_tids > 0,
 		.stack_bytes = cfg->common.stack_bytes,
 		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
+		.events = stk_session_event_flags(&run->session),
 	};
 	uint32_t zero = 0;
 	struct stk_stack_maps maps = stack_maps(s);
@@ -248,6 +252,19 @@ static int add_counted(void *ctx, const void *key_bytes, uint64_t count)
 							       bpf_map__fd(cc->run->skel->maps.profile_stacks));
 
 	return stk_stack_list_add_key(cc->list, &counted, &src) ? 0 : -1;
+}
+
+/* An event's stack, as collect() reads the key counted with the same references. */
+static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e)
+{
+	struct profile_run *run = ctx;
+	const struct stk_counted_key counted = {
+		.tgid = e->tgid, .comm = e->comm, .kernel_stack_id = e->kernel_stack_id,
+		.user_stack_id = e->user_stack_id, .kernel_chain = e->kernel_chain, .user_chain = e->user_chain,
+	};
+	struct stk_stack_source src = stk_session_stack_source(&run->session, bpf_map__fd(run->skel->maps.profile_stacks));
+
+	return stk_stack_list_add_key(l, &counted, &src);
 }
 
 static int collect(struct profile_run *run, struct stk_stack_list *c)
@@ -349,8 +366,8 @@ static int setup(void *arg)
 	struct stk_bpf_selection sel = {
 		.programs = profile_programs[rung],
 		.maps = rung == STK_UNWIND_FP ? profile_fp_maps : profile_maps,
-		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
-		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
+		.extra_maps = stk_session_extra_maps(session),
+		.extra_programs = stk_session_extra_programs(session),
 		.btf_custom_path = stk_session_btf_path(session),
 	};
 	run->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
@@ -362,7 +379,8 @@ static int setup(void *arg)
 	int ncpu = libbpf_num_possible_cpus();
 	if (stk_stack_maps_size(&maps, &cfg->common) || ncpu < 1 ||
 	    bpf_map__set_max_entries(run->skel->maps.profile_scratch, (uint32_t)ncpu) ||
-	    (rung == STK_UNWIND_CFI && stk_session_size_unwind_maps(session, run->skel)) || stk_bpf__load(run->skel)) {
+	    (rung == STK_UNWIND_CFI && stk_session_size_unwind_maps(session, run->skel)) ||
+	    stk_session_size_event_maps(session, run->skel) || stk_bpf__load(run->skel)) {
 		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)",
 			  strerror(errno));
 		return -1;
@@ -374,6 +392,13 @@ static int setup(void *arg)
 	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, run->skel->maps.profile_samples, false))
 		return -1;
 	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, run->skel))
+		return -1;
+	const struct stk_event_source events = {
+		.event = "cpu", .unit = "count", .resolve = resolve_event, .ctx = run, .per_thread = cfg->common.n_tids > 0,
+		.divisor = 1, .sample_ns = cfg->sampling.by_period ? (int64_t)cfg->sampling.value
+								   : (int64_t)(1000000000ULL / cfg->sampling.value),
+	};
+	if (stk_session_events(session, run->skel, &events))
 		return -1;
 	size_t attached = 0;
 	run->attachment = stk_attach_cpu_sampling(bpf_object__find_program_by_name(run->skel->obj,

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
+#include "bpf/event_types.h"
 #include "bpf/stackcount_types.h"
 #include "core/attach/attach_kfunc.h"
 #include "core/ladder/ladder.h"
@@ -31,6 +32,7 @@
 #include "core/bpf/unwind_maps.h"
 #include "core/session/applet.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/event_sink.h"
 #include "core/session/session.h"
 #include "core/session/stack_maps.h"
 #include "core/probe/kernel_match.h"
@@ -97,11 +99,12 @@ static void print_help(void)
 	       "      --max-probes N          refuse patterns matching more than N probes (default %d)\n"
 	       "      --fentry-max N          kernel functions up to which fentry is tried before kprobe.multi\n"
 	       "                              (default %d)\n"
-	       "  -o, --output FILE           write there; format from --format or the extension\n"
-	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
-	       "      --format FMT            text, folded, pmp, pprof or svg\n"
+	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
+	       "                              .pmp .pb.gz .svg .parquet .speedscope.json .trace.json); repeatable\n"
+	       "      --format FMT            " STK_FORMAT_NAMES "\n"
 	       "      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
+	       STK_EVENT_HELP
 	       "      --mechanism M           kernel functions: fentry, kprobe.multi, kprobe or kprobe_legacy;\n"
 	       "                              tracepoints: raw_tp or tracepoint;\n"
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
@@ -192,6 +195,7 @@ static int parse_args(void *run, int argc, char **argv)
 		{ "btf", required_argument, NULL, STK_OPT_BTF },
 		STK_UNWIND_LONGOPTS,
 		STK_SYMBOL_LONGOPTS,
+		STK_EVENT_LONGOPTS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "cpu", required_argument, NULL, 'c' },
@@ -460,10 +464,12 @@ static int size_maps(struct stk_bpf *s, void *ctx)
 		.scratch = s->maps.sc_scratch,
 	};
 
-	if (stk_stack_maps_size(&maps, &run->cfg.common))
+	if (stk_stack_maps_size(&maps, &run->cfg.common) || stk_session_size_event_maps(&run->session, s))
 		return -1;
 	return run->session.unwind.rung == STK_UNWIND_CFI ? stk_session_size_unwind_maps(&run->session, s) : 0;
 }
+
+static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e);
 
 static int write_config(struct stk_bpf *s, void *ctx)
 {
@@ -480,6 +486,7 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.stack_bytes = cfg->common.stack_bytes,
 		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
 		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
+		.events = stk_session_event_flags(&((struct sc_run *)ctx)->session),
 	};
 	struct stk_session *session = &((struct sc_run *)ctx)->session;
 	enum stk_unwind_rung rung = session->unwind.rung;
@@ -489,6 +496,11 @@ static int write_config(struct stk_bpf *s, void *ctx)
 	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, s->maps.sc_samples, true))
 		return -1;
 	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, s))
+		return -1;
+	const struct stk_event_source events = {
+		.event = cfg->pattern_text, .unit = "count", .resolve = resolve_event, .ctx = ctx, .divisor = 1,
+	};
+	if (stk_session_events(session, s, &events))
 		return -1;
 	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -522,7 +534,9 @@ static void trim_kernel(const struct sc_run *run, struct stk_stack *st)
 	}
 }
 
-static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct stk_sc_key *key, uint64_t count)
+/* The stacks counted under key, appended to c. NULL when out of memory. */
+static struct stk_stack *stack_for(struct sc_run *run, struct stk_stack_list *c, const struct stk_sc_key *key,
+				   uint64_t count)
 {
 	const struct stk_counted_key k = {
 		.tgid = key->tgid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
@@ -536,10 +550,26 @@ static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct 
 		? stk_dwarf_samples_add(run->session.dwarf, c, key->content_hash, key->tgid, 0, key->comm, count)
 		: stk_stack_list_add_key(c, &k, &src);
 
-	if (!st)
-		return -1;
-	trim_kernel(run, st);
-	return 0;
+	if (st)
+		trim_kernel(run, st);
+	return st;
+}
+
+static int add_stack(struct sc_run *run, struct stk_stack_list *c, const struct stk_sc_key *key, uint64_t count)
+{
+	return stack_for(run, c, key, count) ? 0 : -1;
+}
+
+/* An event's stack, as the counts hold the hit counted with the same references. */
+static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e)
+{
+	struct stk_sc_key key = {
+		.tgid = e->tgid, .kernel_stack_id = e->kernel_stack_id, .user_stack_id = e->user_stack_id,
+		.content_hash = e->content_hash, .kernel_chain = e->kernel_chain, .user_chain = e->user_chain,
+	};
+
+	memcpy(key.comm, e->comm, sizeof(key.comm));
+	return stack_for(ctx, l, &key, 0);
 }
 
 struct collect_ctx {
@@ -653,8 +683,8 @@ static int attach(struct sc_run *run)
 	};
 	struct stk_probe_load load = {
 		.maps = copies ? (usdt ? sc_dwarf_usdt_maps : sc_dwarf_maps) : usdt ? sc_usdt_maps : sc_maps,
-		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
-		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
+		.extra_maps = stk_session_extra_maps(&run->session),
+		.extra_programs = stk_session_extra_programs(&run->session),
 		.program_suffix = suffix[rung],
 		.btf_custom_path = stk_session_btf_path(&run->session),
 		.before_load = size_maps,

@@ -21,6 +21,32 @@ void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_
 	o->stack_bytes = STK_STACK_BYTES_DEFAULT;
 	o->cfi_rows = STK_CFI_ROWS_DEFAULT;
 	o->cfi_chains = STK_CFI_CHAINS_DEFAULT;
+	o->event_buffer_mb = STK_EVENT_BUFFER_DEFAULT;
+}
+
+/* --span and --event-buffer. 1 taken, -1 with msg. */
+static int event_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)
+{
+	struct stk_span_spec spec;
+	uint64_t v;
+
+	if (c == STK_OPT_EVENT_BUFFER) {
+		if (stk_parse_u64(arg, 1, STK_EVENT_BUFFER_MAX, &v) == 0 && (v & (v - 1)) == 0) {
+			o->event_buffer_mb = (uint32_t)v;
+			return 1;
+		}
+		snprintf(msg, len, "--event-buffer %s: expected a power of two from 1 to %u (MiB)", arg,
+			 STK_EVENT_BUFFER_MAX);
+		return -1;
+	}
+	if (o->n_spans == STK_SPAN_MAX) {
+		snprintf(msg, len, "--span %s: at most %d spans", arg, STK_SPAN_MAX);
+		return -1;
+	}
+	if (stk_span_spec_parse(arg, &spec, msg, len))
+		return -1;
+	o->spans[o->n_spans++] = arg;
+	return 1;
 }
 
 static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids, size_t *n, char *msg,
@@ -75,7 +101,7 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 			o->format_given = true;
 			return 1;
 		}
-		snprintf(msg, len, "--format %s: expected text, folded, pmp, pprof or svg", arg);
+		snprintf(msg, len, "--format %s: expected " STK_FORMAT_NAMES, arg);
 		return -1;
 	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
 	case STK_OPT_BTF: o->btf_file = arg; return 1;
@@ -106,6 +132,8 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	case STK_OPT_NO_DEBUGINFOD: o->no_debuginfod = true; return 1;
 	case STK_OPT_LINES: o->lines = true; return 1;
 	case STK_OPT_NO_INLINE: o->no_inline = true; return 1;
+	case STK_OPT_SPAN:
+	case STK_OPT_EVENT_BUFFER: return event_opt(o, c, arg, msg, len);
 	case STK_OPT_CFI_ROWS:
 	case STK_OPT_CFI_CHAINS: {
 		uint64_t v;
@@ -120,6 +148,17 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	}
 	default: return 0;
 	}
+}
+
+/* Whether an output shows span labels: the event log, pprof's labels, the timelines. */
+static bool shows_spans(const struct stk_stack_opts *o)
+{
+	const enum stk_format *f = o->n_outputs ? o->output_formats : &o->format;
+
+	for (size_t i = 0; i < (o->n_outputs ? o->n_outputs : 1); i++)
+		if (f[i] == STK_FORMAT_PPROF || stk_format_needs_events(f[i]))
+			return true;
+	return false;
 }
 
 int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len)
@@ -143,6 +182,11 @@ int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int o
 	if (stk_resolve_output_formats(o->output_paths, o->output_formats, o->n_outputs, o->format_given,
 				       o->format, msg, len))
 		return -1;
+	if (o->n_spans && !shows_spans(o)) {
+		snprintf(msg, len, "--span labels events: add an output that shows them (-o FILE.parquet, "
+			 ".pb.gz, .speedscope.json or .trace.json)");
+		return -1;
+	}
 	return stk_check_targets(o->pids, o->n_pids, pid_opt, o->tids, o->n_tids, tid_opt, msg, len);
 }
 

@@ -18,6 +18,7 @@
 
 #include "core/ladder/ladder.h"
 #include "core/output/output.h"
+#include "core/probe/span_spec.h"
 
 /* One capture can be written in several formats at once (-o a.svg -o a.pb.gz). */
 #define STK_MAX_OUTPUTS 8
@@ -36,6 +37,8 @@ enum stk_stack_long_opt {
 	STK_OPT_NO_INLINE,
 	STK_OPT_CFI_ROWS,
 	STK_OPT_CFI_CHAINS,
+	STK_OPT_SPAN,
+	STK_OPT_EVENT_BUFFER,
 	STK_OPT_APPLET = 1100,
 };
 
@@ -63,6 +66,15 @@ enum stk_stack_long_opt {
 	"      --cfi-rows N            rows of CFI the kernel's tables hold (default 2097152, 16 bytes each)\n" \
 	"      --cfi-chains N          chain store: chunks of 32 frames it holds (default 32768)\n"
 
+/* The event log's options (-o FILE.parquet, timelines, spans): the options and their help lines. */
+#define STK_EVENT_LONGOPTS                                                             \
+	{ "span", required_argument, NULL, STK_OPT_SPAN },                             \
+	{ "event-buffer", required_argument, NULL, STK_OPT_EVENT_BUFFER }
+#define STK_EVENT_HELP                                                                                      \
+	"      --span LIB:FUNC[:argN]  label events between FUNC's entry and return FUNC (or FUNC=argN);\n"   \
+	"                              u:LIB:PROVIDER:START,END for a USDT pair; repeatable (event outputs)\n" \
+	"      --event-buffer MB       the ring buffer events pass through (default 8)\n"
+
 /* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
 #define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
 	{ "pid", required_argument, NULL, 'p' },                                       \
@@ -79,6 +91,7 @@ enum stk_stack_long_opt {
 	{ "btf", required_argument, NULL, STK_OPT_BTF },                               \
 	STK_UNWIND_LONGOPTS,                                                           \
 	STK_SYMBOL_LONGOPTS,                                                           \
+	STK_EVENT_LONGOPTS,                                                            \
 	{ "verbose", no_argument, NULL, 'v' },                                         \
 	{ "help", no_argument, NULL, 'h' }
 /* The shared short options for the getopt string (without the thread option). */
@@ -91,6 +104,9 @@ enum stk_stack_long_opt {
 /* The kernel unwinder's map sizes (core/bpf/unwind_maps.c says what they cost). */
 #define STK_CFI_ROWS_DEFAULT (2u << 20)
 #define STK_CFI_CHAINS_DEFAULT 32768u
+/* --event-buffer, in MiB (a power of two: the ring buffer's size). */
+#define STK_EVENT_BUFFER_DEFAULT 8u
+#define STK_EVENT_BUFFER_MAX 1024u
 
 struct stk_stack_opts {
 	char tid_opt;            /* the thread option's letter: 'L' (profile) or 't' */
@@ -111,6 +127,9 @@ struct stk_stack_opts {
 	uint32_t stack_bytes;    /* user stack copied per event with --unwind dwarf */
 	uint32_t cfi_rows;       /* --cfi-rows: the kernel unwinder's row capacity */
 	uint32_t cfi_chains;     /* --cfi-chains: its chain store's chunks */
+	const char *spans[STK_SPAN_MAX]; /* --span, as given (checked by stk_span_spec_parse) */
+	size_t n_spans;
+	uint32_t event_buffer_mb; /* --event-buffer */
 };
 
 /* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */

@@ -13,7 +13,8 @@ static const struct {
 	enum stk_format format;
 } format_names[] = {
 	{ "text", STK_FORMAT_TEXT },   { "folded", STK_FORMAT_FOLDED }, { "pmp", STK_FORMAT_PMP },
-	{ "pprof", STK_FORMAT_PPROF }, { "svg", STK_FORMAT_SVG },
+	{ "pprof", STK_FORMAT_PPROF }, { "svg", STK_FORMAT_SVG },       { "parquet", STK_FORMAT_PARQUET },
+	{ "speedscope", STK_FORMAT_SPEEDSCOPE }, { "trace", STK_FORMAT_TRACE },
 };
 
 static const struct {
@@ -22,6 +23,8 @@ static const struct {
 } format_suffixes[] = {
 	{ ".txt", STK_FORMAT_TEXT },    { ".folded", STK_FORMAT_FOLDED }, { ".pmp", STK_FORMAT_PMP },
 	{ ".pb.gz", STK_FORMAT_PPROF }, { ".pprof", STK_FORMAT_PPROF },   { ".svg", STK_FORMAT_SVG },
+	{ ".parquet", STK_FORMAT_PARQUET }, { ".speedscope.json", STK_FORMAT_SPEEDSCOPE },
+	{ ".trace.json", STK_FORMAT_TRACE },
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -65,8 +68,14 @@ const char *stk_format_name(enum stk_format format)
 static int (*const writers[])(FILE *, const struct stk_report *, const struct stk_output_opts *) = {
 	[STK_FORMAT_TEXT] = stk_output_text,   [STK_FORMAT_FOLDED] = stk_output_folded,
 	[STK_FORMAT_PMP] = stk_output_pmp,     [STK_FORMAT_PPROF] = stk_output_pprof,
-	[STK_FORMAT_SVG] = stk_output_svg,
+	[STK_FORMAT_SVG] = stk_output_svg,     [STK_FORMAT_SPEEDSCOPE] = stk_output_speedscope,
+	[STK_FORMAT_TRACE] = stk_output_trace,
 };
+
+bool stk_format_needs_events(enum stk_format format)
+{
+	return format == STK_FORMAT_PARQUET || format == STK_FORMAT_SPEEDSCOPE || format == STK_FORMAT_TRACE;
+}
 
 int stk_output_write(FILE *out, const struct stk_report *report, const struct stk_output_opts *opts)
 {

@@ -6,6 +6,10 @@
  *           most frequent first
  *   pprof   gzipped profile.proto
  *   svg     self-contained interactive flame graph
+ * and, from the events of a recording (stk_report.timeline):
+ *   speedscope  speedscope's JSON file format, a profile per thread
+ *   trace       the Chrome Trace Event Format (Perfetto, chrome://tracing)
+ * parquet is the event log itself (core/eventlog/): no writer here.
  */
 #ifndef STK_OUTPUT_H
 #define STK_OUTPUT_H
@@ -21,6 +25,9 @@ enum stk_format {
 	STK_FORMAT_PMP,
 	STK_FORMAT_PPROF,
 	STK_FORMAT_SVG,
+	STK_FORMAT_PARQUET,
+	STK_FORMAT_SPEEDSCOPE,
+	STK_FORMAT_TRACE,
 };
 
 struct stk_output_opts {
@@ -34,11 +41,21 @@ struct stk_output_opts {
 	bool lines;          /* --lines: " at file:line" after each frame (text) */
 };
 
-/* "text", "folded", "pmp", "pprof", "svg" -> format. 0, or -1 if unknown. */
+/* "text", "folded", "pmp", "pprof", "svg", "parquet", "speedscope", "trace" -> format. 0, or -1 if unknown. */
 int stk_format_from_name(const char *name, enum stk_format *format);
-/* By extension: .txt .folded .pmp .pb.gz/.pprof .svg. 0, or -1 if unknown. */
+/* By extension: .txt .folded .pmp .pb.gz/.pprof .svg .parquet .speedscope.json .trace.json. 0, or -1 if unknown. */
 int stk_format_from_path(const char *path, enum stk_format *format);
 const char *stk_format_name(enum stk_format format);
+/* The names, for usage messages: "text, folded, ... or trace". */
+#define STK_FORMAT_NAMES "text, folded, pmp, pprof, svg, parquet, speedscope or trace"
+/* Whether the format is made from a recording's events (parquet, speedscope, trace), not from totals. */
+bool stk_format_needs_events(enum stk_format format);
+
+/*
+ * A stack's frames root first joined by ';', as folded output prints them
+ * after the task (-a, -d as o says). A new string, or NULL when out of memory.
+ */
+char *stk_folded_stack(const struct stk_stack *s, const struct stk_output_opts *o);
 
 /* Writes the report. 0 on success, -1 on a write or compression error. */
 int stk_output_write(FILE *out, const struct stk_report *report, const struct stk_output_opts *opts);

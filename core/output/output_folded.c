@@ -5,6 +5,33 @@
 #include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
+/* The path's frames from element first on, ';' between them (names cleaned as folded lines have them). */
+static void put_frames(struct stk_buf *b, const struct stk_path *path, size_t first)
+{
+	for (size_t e = first; e < path->n; e++) {
+		if (e > first)
+			stk_buf_putc(b, ';');
+		/* ';' separates frames: keep the line parseable */
+		stk_put_clean(b, stk_path_name(path, e), ";", ':');
+	}
+}
+
+char *stk_folded_stack(const struct stk_stack *s, const struct stk_output_opts *o)
+{
+	struct stk_path path = { 0 };
+	struct stk_buf b = { 0 };
+	char *text = NULL;
+
+	if (stk_path_build(&path, s, o) == 0) {
+		put_frames(&b, &path, 1); /* element 0 is the task */
+		stk_buf_putn(&b, "", 0);   /* an empty stack is "", not NULL */
+		text = stk_buf_take(&b);
+	}
+	stk_path_free(&path);
+	stk_buf_free(&b);
+	return text;
+}
+
 int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
 {
 	struct stk_line *lines = calloc(r->n_stacks ? r->n_stacks : 1, sizeof(*lines));
@@ -21,12 +48,7 @@ int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_ou
 			stk_put_clean(&b, stk_report_type(r, r->stacks[i].type).type, ";", ':');
 			stk_buf_putc(&b, ';');
 		}
-		for (size_t e = 0; e < path.n; e++) {
-			if (e)
-				stk_buf_putc(&b, ';');
-			/* ';' separates frames: keep the line parseable */
-			stk_put_clean(&b, stk_path_name(&path, e), ";", ':');
-		}
+		put_frames(&b, &path, 0);
 		lines[n].value = r->stacks[i].value;
 		lines[n].text = stk_buf_take(&b);
 		if (!lines[n++].text)

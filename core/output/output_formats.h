@@ -11,5 +11,8 @@ int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_ou
 int stk_output_pmp(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
 int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
 int stk_output_svg(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
+/* These two draw r->timeline (-1 without one). */
+int stk_output_speedscope(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
+int stk_output_trace(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
 
 #endif

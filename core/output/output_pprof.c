@@ -499,6 +499,8 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	stk_pb_varint(&pp->sub, s->value);
 	stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
 	put_labels(pp, stk_buf_str(&comm), s->pid, s->tid);
+	if (s->span)
+		add_label(pp, "span", s->span, 0);
 	stk_buf_free(&comm);
 	stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
 }

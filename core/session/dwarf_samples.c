@@ -65,6 +65,8 @@ struct stk_dwarf_samples {
 	struct pending_sample *pending, *pending_tail;
 	size_t pending_bytes;
 	int pending_fd; /* eventfd, readable while samples wait: the run loop comes back for them */
+	void (*on_sample)(void *ctx, const struct stk_stack_sample *s, size_t entry);
+	void *on_sample_ctx;
 	uint64_t ips[MAX_FRAMES];
 	uint8_t how[MAX_FRAMES];
 };
@@ -120,10 +122,30 @@ static void leaf_only(struct stk_dwarf_samples *d, const struct stk_unwind_input
 	d->not_unwound_why = why;
 }
 
-/* Unwinds one sample (or, when why is set, keeps its leaf only) and records it in the table. */
-static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_t size, const char *why)
+/*
+ * Pending uretprobes put their trampoline's address where return addresses
+ * were: the real ones go back into the copy, innermost (lowest address)
+ * first, so CFI finds the callers (a --span function's, or anyone's).
+ */
+static void undo_uretprobes(struct stk_stack_sample *s)
 {
-	const struct stk_stack_sample *s = data;
+	uint32_t n = s->n_uretprobe < STK_SAMPLE_URETPROBES ? s->n_uretprobe : STK_SAMPLE_URETPROBES, k = 0;
+
+	for (uint32_t off = 0; k < n && off + sizeof(uint64_t) <= s->user_bytes; off += sizeof(uint64_t)) {
+		uint64_t word;
+
+		memcpy(&word, s->stack + off, sizeof(word));
+		if (word == s->uretprobe_trampoline) {
+			memcpy(s->stack + off, &s->uretprobe_ret[k], sizeof(word));
+			k++;
+		}
+	}
+}
+
+/* Unwinds one sample (or, when why is set, keeps its leaf only) and records it in the table. */
+static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size, const char *why)
+{
+	struct stk_stack_sample *s = data;
 	struct stk_raw_stack raw = { 0 };
 	struct stk_unwind_result r = { .ips = d->ips, .how = d->opts.verbose ? d->how : NULL };
 	struct timespec t0, t1;
@@ -133,6 +155,8 @@ static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_
 		return;
 	}
 	d->samples++;
+	if (s->n_uretprobe && s->uretprobe_trampoline)
+		undo_uretprobes(s);
 	raw.tgid = s->tgid;
 	raw.tid = d->opts.per_thread ? s->tid : 0;
 	memcpy(raw.comm, s->comm, sizeof(raw.comm));
@@ -172,8 +196,11 @@ static void record_sample(struct stk_dwarf_samples *d, const void *data, uint32_
 			d->lost++;
 		return;
 	}
-	if (stk_stack_table_add(d->table, &raw))
+	size_t at;
+	if (stk_stack_table_add_at(d->table, &raw, &at))
 		d->lost++;
+	else if (d->on_sample)
+		d->on_sample(d->on_sample_ctx, s, at);
 }
 
 /* The perf buffer's callback: a copy joins the queue (the data is only valid until it returns). */
@@ -369,20 +396,40 @@ static void take_frames(struct stk_dwarf_samples *d, struct stk_stack *st, const
 	st->unwind_stop = raw->stop;
 }
 
+struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry)
+{
+	const struct stk_raw_stack *raw = stk_stack_table_at(d->table, entry);
+	struct stk_stack *st = stk_stack_list_add(l);
+
+	if (!st)
+		return NULL;
+	stk_raw_stack_task(raw, st);
+	take_frames(d, st, raw);
+	return st;
+}
+
 int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l)
 {
 	size_t n = stk_stack_table_size(d->table);
 
-	for (size_t i = 0; i < n; i++) {
-		const struct stk_raw_stack *raw = stk_stack_table_at(d->table, i);
-		struct stk_stack *st = stk_stack_list_add(l);
-
-		if (!st)
+	for (size_t i = 0; i < n; i++)
+		if (!stk_dwarf_samples_add_entry(d, l, i))
 			return -1;
-		stk_raw_stack_task(raw, st);
-		take_frames(d, st, raw);
-	}
 	return 0;
+}
+
+void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
+				 void (*fn)(void *ctx, const struct stk_stack_sample *s, size_t entry), void *ctx)
+{
+	if (!d)
+		return;
+	d->on_sample = fn;
+	d->on_sample_ctx = ctx;
+}
+
+bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash)
+{
+	return d && raw_of(d, content_hash) != NULL;
 }
 
 struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,

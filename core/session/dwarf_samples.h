@@ -61,6 +61,18 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
  */
 struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
 					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value);
+/*
+ * Not by_hash: fn(ctx, sample, entry) for each sample as it is recorded, with
+ * the index of its stack's entry (for stk_dwarf_samples_add_entry): the event
+ * log's copy of each sample. NULL: none.
+ */
+struct stk_stack_sample;
+void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
+				 void (*fn)(void *ctx, const struct stk_stack_sample *s, size_t entry), void *ctx);
+/* Appends entry's stack (task, value so far and frames, as stk_dwarf_samples_collect gives it) to l. NULL when out of memory. */
+struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry);
+/* by_hash: whether the sample sent with content_hash has been unwound (its stack can be added). */
+bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash);
 /* by_hash: the unwound user addresses (leaf first) of the sample sent with content_hash. 0, or -1: none arrived. */
 int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
 				  size_t *n);

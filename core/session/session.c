@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
 
 #include "bpf/stack_stats.h"
 #include "core/base/caps.h"
@@ -20,8 +21,11 @@
 #include "core/bpf/unwind_facts.h"
 #include "core/bpf/unwind_maps.h"
 #include "core/session/dwarf_samples.h"
+#include "core/session/event_outputs.h"
+#include "core/session/event_sink.h"
 #include "core/session/kernel_unwind.h"
 #include "core/sym/symbolize.h"
+#include "stk.skel.h"
 
 int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose, const char *btf_file)
 {
@@ -87,7 +91,92 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 	}
 	for (size_t i = 0; i < n_pids; i++)
 		stk_symbolizer_add_process(s->sym, (pid_t)pids[i]);
+	s->events_possible = stk_events_possible_here(stk_session_has_btf(s));
+	if (stk_wants_events(opts)) {
+		char err[1024];
+
+		s->events = stk_event_outputs_open(opts, s->outs, stk_session_has_btf(s), n_pids == 1 ? pids[0] : 0,
+						   err, sizeof(err));
+		if (!s->events) {
+			stk_error(applet, "%s", err);
+			return -1;
+		}
+	}
 	return 0;
+}
+
+/* names appended to list (of cap entries, NULL-terminated) at *n. */
+static void append_names(const char **list, size_t cap, size_t *n, const char *const *names)
+{
+	for (; names && *names && *n + 1 < cap; names++)
+		list[(*n)++] = *names;
+	list[*n] = NULL;
+}
+
+static const char *const event_map_names[] = { "stk_events", "stk_spans", "stk_span_config", "stk_event_stats", NULL };
+static const char *const usdt_map_names[] = { "__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL };
+
+const char *const *stk_session_extra_maps(struct stk_session *s)
+{
+	size_t n = 0, cap = sizeof(s->extra_maps) / sizeof(s->extra_maps[0]);
+
+	s->extra_maps[0] = NULL;
+	if (s->unwind.rung == STK_UNWIND_CFI)
+		append_names(s->extra_maps, cap, &n, stk_unwind_map_names);
+	if (s->events_possible)
+		append_names(s->extra_maps, cap, &n, event_map_names);
+	if (stk_event_outputs_usdt(s->events))
+		append_names(s->extra_maps, cap, &n, usdt_map_names);
+	return n ? s->extra_maps : NULL;
+}
+
+const char *const *stk_session_extra_programs(struct stk_session *s)
+{
+	size_t n = 0, cap = sizeof(s->extra_programs) / sizeof(s->extra_programs[0]);
+
+	s->extra_programs[0] = NULL;
+	if (s->unwind.rung == STK_UNWIND_CFI)
+		append_names(s->extra_programs, cap, &n, stk_unwind_program_names);
+	append_names(s->extra_programs, cap, &n, stk_event_outputs_programs(s->events));
+	return n ? s->extra_programs : NULL;
+}
+
+int stk_session_size_event_maps(struct stk_session *s, struct stk_bpf *skel)
+{
+	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
+
+	if (!s->events_possible)
+		return 0;
+	if (bpf_map__set_max_entries(skel->maps.stk_events, s->events ? s->opts->event_buffer_mb << 20 : page))
+		return -1;
+	/* threads with open spans at once (an LRU: a thread that died in one gives its entry back) */
+	return bpf_map__set_max_entries(skel->maps.stk_spans, s->opts->n_spans ? 16384 : 1);
+}
+
+uint32_t stk_session_event_flags(const struct stk_session *s)
+{
+	if (!s->events)
+		return 0;
+	return STK_EVENTS_ON | (s->opts->n_spans ? STK_EVENTS_SPANS : 0);
+}
+
+int stk_session_events(struct stk_session *s, struct stk_bpf *skel, const struct stk_event_source *src)
+{
+	char err[1024];
+
+	if (!s->events)
+		return 0;
+	if (stk_event_sink_connect(stk_event_outputs_sink(s->events), skel, src, s->dwarf, err, sizeof(err)) ||
+	    stk_event_outputs_attach(s->events, skel, err, sizeof(err))) {
+		stk_error(s->applet, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void stk_session_event_add(struct stk_session *s, const struct stk_event *e)
+{
+	stk_event_sink_add(stk_event_outputs_sink(s->events), e);
 }
 
 int stk_session_plan_unwind(struct stk_session *s, const struct stk_stack_opts *o, bool hashes,
@@ -223,6 +312,14 @@ int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, 
 		return -1;
 	if (s->kunwind && stk_kernel_unwind_watch(s->applet, s->kunwind, s->loop))
 		return -1;
+	if (s->events) {
+		char err[256];
+
+		if (stk_event_sink_watch(stk_event_outputs_sink(s->events), s->loop, err, sizeof(err))) {
+			stk_error(s->applet, "%s", err);
+			return -1;
+		}
+	}
 	if (s->opts && s->opts->verbose)
 		fprintf(stderr, "%s: tracing %.1f ms after start\n", s->applet,
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - s->entered_mono) / 1e6);
@@ -242,6 +339,7 @@ void stk_session_drain(struct stk_session *s)
 		stk_process_watch_drain(s->processes);
 	stk_kernel_unwind_drain(s->kunwind);
 	stk_dwarf_samples_drain(s->dwarf);
+	stk_event_sink_drain(stk_event_outputs_sink(s->events), false);
 }
 
 static void warn_lost(uint64_t n, const char *what, const char *fix, uint64_t now)
@@ -270,7 +368,10 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 		stk_dwarf_samples_set_deadline(s->dwarf, now + STK_SYMBOLIZE_DEADLINE_MS * 1000000LL,
 					       "not unwound: the deadline for results passed while it was queued");
 	stk_kernel_unwind_stop(s->kunwind);
+	stk_event_outputs_detach(s->events);
 	stk_session_drain(s);
+	/* every copy is unwound now: events still waiting for one are written as they are */
+	stk_event_sink_drain(stk_event_outputs_sink(s->events), true);
 	not_unwound = stk_dwarf_samples_not_unwound(s->dwarf, &not_unwound_why);
 	if (ev == STK_RUN_ERROR)
 		stk_error(s->applet, "waiting failed: %s; printing what was collected", strerror(errno));
@@ -359,12 +460,16 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 	opts->delimiter = o->delimiter;
 	opts->verbose = o->verbose;
 	opts->lines = o->lines;
+	if (s->events)
+		stk_event_sink_describe(stk_event_outputs_sink(s->events), s->applet, report, opts);
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		FILE *out = n ? stk_safe_output_stream(s->outs[i]) : stdout;
 
 		char err[PATH_MAX + 128];
 
 		opts->format = n ? o->output_formats[i] : o->format;
+		if (s->events && stk_output_from_events(o, opts->format))
+			continue; /* made from the recording when the capture ends */
 		if (stk_output_write(out, report, opts) || fflush(out)) {
 			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
 				  strerror(errno));
@@ -404,6 +509,8 @@ int stk_session_capture(struct stk_session *s, const struct stk_stack_capture *c
 	stk_session_stopped(s, ev, &c->losses);
 	if (c->results(run))
 		ret = 1;
+	if (s->events && stk_event_outputs_finish(s->events, s->applet, s->opts, s->outs))
+		ret = 1;
 	return ret;
 }
 
@@ -413,6 +520,7 @@ void stk_session_close(struct stk_session *s)
 		return;
 	if (s->processes)
 		stk_process_watch_free(s->processes);
+	stk_event_outputs_free(s->events);
 	stk_dwarf_samples_free(s->dwarf);
 	stk_kernel_unwind_free(s->kunwind);
 	stk_run_loop_free(s->loop);

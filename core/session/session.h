@@ -44,6 +44,9 @@ struct stk_process_watch;
 struct stk_dwarf_samples;
 struct stk_kernel_unwind;
 struct stk_bpf;
+struct stk_event_outputs;
+struct stk_event_source;
+struct stk_event;
 
 /* How the loss counters of one applet read (bpf/stack_stats.h slots of stats). */
 struct stk_loss_sizes {
@@ -83,6 +86,10 @@ struct stk_session {
 	int64_t entered_mono;           /* -v: time from start to tracing */
 	int64_t resolve_start;          /* -v: time spent reading and printing */
 	struct stk_stack_capture capture; /* stack applets: what setup says about the capture */
+	/* The event log (core/session/event_outputs.h): NULL when no output needs events. */
+	struct stk_event_outputs *events;
+	bool events_possible; /* BPF here can record: the event log's maps are always selected */
+	const char *extra_maps[64], *extra_programs[64]; /* stk_session_extra_maps/_programs */
 };
 
 /*
@@ -115,6 +122,27 @@ int stk_session_plan_unwind(struct stk_session *s, const struct stk_stack_opts *
  * 0, or -1 after printing an error.
  */
 int stk_session_kernel_unwind(struct stk_session *s, struct stk_bpf *skel);
+/*
+ * The shared BPF parts to select beside the applet's programs and maps
+ * (NULL-terminated, owned by s; after stk_session_plan_unwind): the kernel
+ * unwinder's (cfi rung), the event log's maps (wherever BPF can record: the
+ * programs read their events flag at run time) and the --span programs.
+ */
+const char *const *stk_session_extra_maps(struct stk_session *s);
+const char *const *stk_session_extra_programs(struct stk_session *s);
+/* Before load: the event log's maps sized (one page when no event is recorded). 0, or -1 (errno). */
+int stk_session_size_event_maps(struct stk_session *s, struct stk_bpf *skel);
+/* The events field of the applet's BPF configuration (STK_EVENTS_*): 0 when nothing is recorded. */
+uint32_t stk_session_event_flags(const struct stk_session *s);
+/*
+ * After load (and after stk_session_dwarf): events read from skel's ring
+ * buffer with the applet's stacks (src), spans attached. Again for a new
+ * skeleton replaces the reader. 0, or -1 after printing an error.
+ */
+int stk_session_events(struct stk_session *s, struct stk_bpf *skel, const struct stk_event_source *src);
+/* An event made in user space (offcputime: a block still going at the end); nothing without a recording. */
+void stk_session_event_add(struct stk_session *s, const struct stk_event *e);
+
 /* The cfi rung, before load: the kernel unwinder's maps sized. 0, or -1 (errno). */
 int stk_session_size_unwind_maps(struct stk_session *s, struct stk_bpf *skel);
 /* Frames a user chain keeps: --perf-max-stack-depth, at most what a chain holds. */

@@ -56,6 +56,7 @@ struct stk_stack {
 	bool kernel_missing;
 	bool user_missing;
 	const char *unwind_stop; /* DWARF unwinding: why the user chain ended (shown with -v); else NULL */
+	const char *span;        /* from an event log: the span label its events had (pprof label); else NULL */
 	uint32_t type;           /* which of the report's value types value is (0 in a report of one) */
 };
 
@@ -81,6 +82,9 @@ struct stk_report {
 	 * type, value_type and value_unit. */
 	const struct stk_value_type *types;
 	size_t n_types;
+	/* The formats drawn over time (speedscope, trace): the recording per thread
+	 * (core/stack/timeline.h); NULL for the others, which print stacks. */
+	const struct stk_timeline *timeline;
 };
 
 /* The value type of index i (value_type/value_unit when the report has no types). */

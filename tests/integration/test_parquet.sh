@@ -23,19 +23,7 @@ if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
     fail duckdb_installed "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
     exit 1
 fi
-# Next to node_modules, so the import resolves. One SQL statement, rows as
-# tab-separated lines, NULL as NULL; a failed query prints ERROR and its message.
-cat >"$NODE_DIR/stk_query.mjs" <<'JS'
-import { DuckDBInstance } from '@duckdb/node-api';
-const con = await (await DuckDBInstance.create(':memory:')).connect();
-try {
-    const r = await con.runAndReadAll(process.argv[2]);
-    for (const row of r.getRowsJson())
-        console.log(row.map((v) => (v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v))).join('\t'));
-} catch (e) {
-    console.log('ERROR ' + String(e.message).split('\n')[0]);
-}
-JS
+cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/stk_query.mjs"
 q() { node "$NODE_DIR/stk_query.mjs" "$1" 2>&1; }
 # want KEY FILE: the value pq_sample printed for KEY
 want() { sed -n "s/^$1 //p" "$2"; }

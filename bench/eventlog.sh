@@ -1,0 +1,119 @@
+#!/bin/bash
+# bench/eventlog: what recording every event costs over aggregating alone.
+# Debian's MariaDB under sysbench oltp_read_write (bench/mariadb_env.sh):
+# profile -F 99 and offcputime, system-wide, each without and with
+# -o run.parquet, interleaved with runs of no tool, medians of REPEAT.
+# Prints one table:
+#   throughput     transactions/s with the tool / without any
+#   BPF ns/ev      run_time_ns / run_cnt of its programs (bpf_stats)
+#   stk CPU        stk's CPU time as a share of the run (of one CPU)
+#   events, B/ev   rows recorded (median run) and file bytes per row
+#   lost           events the ring buffer had no room for (all runs)
+#   DuckDB         whether DuckDB's count(*) equals the rows stk said it recorded, every run
+# then perf record -g -F 99 -a on the same load (its bytes per sample), and
+# the event log writer alone (bench/eventlog_bench.c: events per second on
+# one core, best of 3; an hour at 10,000 events a second: bytes per event
+# and peak RSS), and a real capture's peak RSS. Needs root.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$root/build}
+STK=$BUILD/stk
+REPEAT=${REPEAT:-3}
+SECS=${SECS:-20}
+HOUR=${HOUR:-36000000}
+NODE_DIR=$BUILD/node
+make -C "$root" --no-print-directory BUILD="$BUILD" "$BUILD/bench/eventlog_bench" >/dev/null || exit 1
+BENCH_NAME=bench/eventlog MARIADB_PKGS="linux-perf"
+. "$root/bench/mariadb_env.sh"
+
+if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ]; then
+    npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >/dev/null 2>&1 ||
+        echo "bench/eventlog: npm install @duckdb/node-api failed: no DuckDB column" >&2
+fi
+cp "$root/tests/integration/duckdb_query.mjs" "$NODE_DIR/" 2>/dev/null
+duckdb_count() { node "$NODE_DIR/duckdb_query.mjs" "select count(*) from read_parquet('$1')" 2>/dev/null; }
+
+declare -A TOOL RE T C CPU N BPE LOST DUCK
+order=("none" "stk profile -F 99" "stk profile -F 99 -o run.parquet" "stk offcputime" "stk offcputime -o run.parquet")
+TOOL[none]=""
+TOOL[stk profile -F 99]="$STK profile -F 99"
+TOOL[stk profile -F 99 -o run.parquet]="$STK profile -F 99 -o $tmp/run.parquet"
+TOOL[stk offcputime]="$STK offcputime"
+TOOL[stk offcputime -o run.parquet]="$STK offcputime -o $tmp/run.parquet"
+for label in "${order[@]:1}"; do RE[$label]=$([[ $label == *profile* ]] && echo stk_profile || echo stk_offcpu); done
+
+sysctl -qw kernel.bpf_stats_enabled=1
+for rep in $(seq "$REPEAT"); do
+    for label in "${order[@]}"; do
+        if [ -z "${TOOL[$label]}" ]; then
+            T[$label]+="$(tps "$SECS") "
+            continue
+        fi
+        rm -f "$tmp/run.parquet"
+        ${TOOL[$label]} >/dev/null 2>"$tmp/tool.err" & tp=$!
+        if ! wait_attached $tp; then
+            echo "bench/eventlog: $label did not attach: $(head -1 "$tmp/tool.err")" >&2
+            kill -9 $tp; wait $tp 2>/dev/null; continue
+        fi
+        c0=$(cpu_ns $tp); t0=$(date +%s%N)
+        T[$label]+="$(tps "$SECS") "
+        c1=$(cpu_ns $tp); t1=$(date +%s%N)
+        C[$label]+="$(bpf_cost $tp "${RE[$label]}") "
+        CPU[$label]+="$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.2f", c * 100 / t }') "
+        kill -INT $tp; wait $tp 2>/dev/null
+        if [[ $label == *parquet ]]; then
+            n=$(sed -n 's/^[a-z]*: \([0-9]*\) events recorded.*/\1/p' "$tmp/tool.err")
+            N[$label]+="$n "
+            BPE[$label]+="$(awk -v b="$(stat -c %s "$tmp/run.parquet")" -v n="$n" 'BEGIN { if (n) printf "%.2f", b / n }') "
+            LOST[$label]=$(( ${LOST[$label]:-0} + $(sed -n 's/^WARNING: \([0-9]*\) events lost.*/\1/p' "$tmp/tool.err" | head -1 | grep . || echo 0) ))
+            [ "$(duckdb_count "$tmp/run.parquet")" = "$n" ] && DUCK[$label]+="y" || DUCK[$label]+="n"
+        fi
+    done
+done
+sysctl -qw kernel.bpf_stats_enabled=0
+base=$(printf '%s\n' ${T[none]} | median)
+
+# perf record -g on the same load: bytes of perf.data per sample
+perf record -q -g -F 99 -a -o "$tmp/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
+pp=$!
+tps "$((SECS - 1))" >/dev/null
+wait $pp
+perf_samples=$(perf script -F comm -i "$tmp/perf.data" 2>/dev/null | wc -l)
+perf_bps=$(awk -v b="$(stat -c %s "$tmp/perf.data")" -v n="$perf_samples" 'BEGIN { if (n) printf "%.1f", b / n }')
+
+# the writer alone, and an hour at 10,000 events a second
+best=0
+for i in $(seq 3); do
+    line=$("$BUILD/bench/eventlog_bench" "$tmp/bench.parquet" 4000000 ring)
+    rate=$(awk -v l="$line" 'BEGIN { split(l, f, " "); printf "%d", f[2] / f[4] }')
+    [ "$rate" -gt "$best" ] && best=$rate
+done
+hour=$("$BUILD/bench/eventlog_bench" "$tmp/hour.parquet" "$HOUR" live)
+rm -f "$tmp/bench.parquet" "$tmp/hour.parquet"
+
+# a real capture's peak memory: offcputime recording for a long run
+"$STK" offcputime -o "$tmp/long.parquet" "$((SECS * 3))" >/dev/null 2>"$tmp/long.err" & tp=$!
+wait_attached $tp
+tps "$((SECS * 3 - 3))" >/dev/null
+hwm=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$tp/status)
+wait $tp
+long_n=$(sed -n 's/^[a-z]*: \([0-9]*\) events recorded.*/\1/p' "$tmp/long.err")
+
+printf '\nMariaDB %s under sysbench oltp_read_write (4 threads, 4 x 20000 rows), %d s runs, median of %d; %d CPUs\n' \
+    "$(mariadbd --version | awk '{ print $3 }')" "$SECS" "$REPEAT" "$(nproc)"
+printf '%-36s %10s %10s %8s %9s %7s %6s %7s\n' "tool" "throughput" "BPF ns/ev" "stk CPU" "events" "B/ev" "lost" "DuckDB"
+printf '%-36s %10s\n' "none ($(printf '%.0f' "$base") tps)" "x1.00"
+for label in "${order[@]:1}"; do
+    t=$(printf '%s\n' ${T[$label]:-} | median)
+    printf '%-36s %10s %10s %7s%% %9s %7s %6s %7s\n' "$label" "x$(ratio "$t" "$base")" \
+        "$(printf '%s\n' ${C[$label]:-} | grep . | median)" "$(printf '%s\n' ${CPU[$label]:-} | median)" \
+        "$(printf '%s\n' ${N[$label]:-} | grep . | median | sed 's/^n\/a$/-/')" \
+        "$(printf '%s\n' ${BPE[$label]:-} | grep . | median | sed 's/^n\/a$/-/')" \
+        "$([[ $label == *parquet ]] && echo "${LOST[$label]:-0}" || echo -)" "${DUCK[$label]:--}"
+done
+printf '%-36s %10s %10s %8s %9s %7s\n' "perf record -g -F 99 -a" "" "" "" "$perf_samples" "$perf_bps"
+printf '\nevent log writer, one core: %s events/s (best of 3, 4 M events, 13 columns)\n' "$best"
+printf 'an hour at 10,000 events/s: %s\n' "$(awk -v l="$hour" 'BEGIN { split(l, f, " ");
+    printf "%d events in %.1f s, %.2f bytes/event, peak RSS %.1f MB", f[2], f[4], f[6] / f[2], f[8] / 1024 }')"
+printf 'stk offcputime -o run.parquet for %d s under the load: %s events, peak RSS %d MB\n' "$((SECS * 3))" \
+    "${long_n:-?}" "$((${hwm:-0} / 1024))"

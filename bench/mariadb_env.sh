@@ -1,0 +1,64 @@
+#!/bin/bash
+# Sourced by the MariaDB benchmarks (bench/mariadb.sh, bench/eventlog.sh): a
+# private MariaDB (Debian's mariadb-server, from a scratch directory, stopped
+# at exit) with sysbench's oltp_read_write tables (4 x 20,000 rows), and the
+# helpers they share. Installs mariadb-server, mariadb-client, sysbench and
+# $MARIADB_PKGS with apt when missing. Sets tmp, sock, mpid and SB (sysbench's
+# command line); needs root.
+tmp=$(mktemp -d /tmp/stk-mariadb-XXXXXX)
+chmod 755 "$tmp"
+sock=$tmp/mysqld.sock
+cleanup() {
+    kill -INT $(jobs -p) 2>/dev/null
+    [ -f "$tmp/mysqld.pid" ] && kill "$(cat "$tmp/mysqld.pid")" 2>/dev/null
+    wait 2>/dev/null
+    sysctl -qw kernel.bpf_stats_enabled=0
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+missing=""
+for p in mariadb-server mariadb-client sysbench ${MARIADB_PKGS:-}; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+        { echo "${BENCH_NAME:-bench}: cannot install$missing" >&2; exit 1; }
+    # the package starts its own server: this bench runs a private one
+    systemctl stop mariadb 2>/dev/null
+fi
+
+# --- a private MariaDB with sysbench's tables ---
+mkdir -p "$tmp/data" && chown mysql:mysql "$tmp/data"
+mariadb-install-db --user=mysql --datadir="$tmp/data" --auth-root-authentication-method=normal >"$tmp/install.log" 2>&1 ||
+    { echo "${BENCH_NAME:-bench}: mariadb-install-db failed: $(tail -2 "$tmp/install.log")" >&2; exit 1; }
+mariadbd --user=mysql --datadir="$tmp/data" --socket="$sock" --skip-networking --pid-file="$tmp/mysqld.pid" \
+    --innodb-buffer-pool-size=256M --log-error="$tmp/mysqld.err" &
+for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.2; done
+[ -S "$sock" ] || { echo "${BENCH_NAME:-bench}: mariadbd did not start: $(tail -3 "$tmp/mysqld.err")" >&2; exit 1; }
+mpid=$(cat "$tmp/mysqld.pid")
+mariadb -S "$sock" -u root -e 'CREATE DATABASE sbtest'
+SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-user=root --tables=4 --table-size=20000)
+"${SB[@]}" prepare >/dev/null 2>&1 || { echo "${BENCH_NAME:-bench}: sysbench prepare failed" >&2; exit 1; }
+
+tps() { "${SB[@]}" --threads=4 --time="$1" run 2>/dev/null | sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+cpu_ns() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($12 + $13) * 1e9 / hz }'; }
+wait_attached() {
+    for _ in $(seq 150); do
+        grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep 0.5; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
+# "ns_per_run" of the BPF programs PID holds whose name matches RE
+bpf_cost() {
+    local id
+    for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+        bpftool prog show id "$id" 2>/dev/null | re="$2" awk '
+            NR == 1 && $0 ~ ENVIRON["re"] { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
+                                 print t + 0, c + 0 }'
+    done | awk '{ t += $1; c += $2 } END { if (c) printf "%.0f\n", t / c }'
+}

@@ -1,0 +1,72 @@
+/* Rendering a recording: see event_render.h. */
+#include "core/eventlog/event_render.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/eventlog/event_totals.h"
+#include "core/eventlog/timeline_build.h"
+
+/* The report's time and length: the capture's, or the part of it the window keeps. */
+static void narrow(struct stk_report *r, const struct stk_ev_filter *flt)
+{
+	int64_t start = r->time_nanos, end = r->time_nanos + r->duration_nanos;
+
+	if (flt->from != INT64_MIN && flt->from > start)
+		start = flt->from;
+	if (flt->to != INT64_MAX && flt->to < end)
+		end = flt->to;
+	r->time_nanos = start;
+	r->duration_nanos = end > start ? end - start : 0;
+}
+
+static int write_report(FILE *out, const struct stk_report *report, const struct stk_ev_meta *m, enum stk_format format,
+			char *err, size_t err_len)
+{
+	struct stk_output_opts opts = m->opts;
+
+	opts.format = format;
+	if (stk_output_write(out, report, &opts) || fflush(out)) {
+		snprintf(err, err_len, "writing failed: %s", errno ? strerror(errno) : "out of memory");
+		return STK_EV_RENDER_WRITE_FAILED;
+	}
+	return 0;
+}
+
+int stk_ev_render(int fd, const struct stk_ev_filter *flt, enum stk_format format, FILE *out, char *err,
+		  size_t err_len)
+{
+	struct stk_ev_file *f = stk_ev_open(fd, err, err_len);
+	struct stk_report report;
+	int ret = STK_EV_RENDER_BAD_INPUT;
+
+	if (!f)
+		return STK_EV_RENDER_BAD_INPUT;
+	report = stk_ev_meta(f)->report;
+	narrow(&report, flt);
+	if (format == STK_FORMAT_SPEEDSCOPE || format == STK_FORMAT_TRACE) {
+		struct stk_ev_filter with_spans = *flt;
+		struct stk_ev_timeline tl;
+
+		with_spans.with_spans = true;
+		if (stk_ev_timeline_read(f, &with_spans, &tl, err, err_len) == 0) {
+			report.timeline = &tl.tl;
+			ret = write_report(out, &report, stk_ev_meta(f), format, err, err_len);
+		}
+		stk_ev_timeline_free(&tl);
+	} else if (format != STK_FORMAT_PARQUET) {
+		struct stk_ev_totals t;
+
+		/* pprof carries each span as a sample label; the others print stacks without them */
+		if (stk_ev_totals_read(f, flt, format == STK_FORMAT_PPROF, &t, err, err_len) == 0) {
+			report.stacks = t.stacks;
+			report.n_stacks = t.n;
+			ret = write_report(out, &report, stk_ev_meta(f), format, err, err_len);
+		}
+		stk_ev_totals_free(&t);
+	} else {
+		snprintf(err, err_len, "a recording is already Parquet");
+	}
+	stk_ev_close(f);
+	return ret;
+}

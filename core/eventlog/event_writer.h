@@ -1,0 +1,63 @@
+/*
+ * Writing the event log (event_schema.h) to a Parquet file, a row per event,
+ * over core/parquet: row groups go out as they fill, so memory stays bounded
+ * however long the capture; a stack's text is stored once per row group
+ * (keyed by its id, not hashed) and its frames only on the group's first row
+ * of that stack. Not thread-safe; strings are copied when passed.
+ */
+#ifndef STK_EVENT_WRITER_H
+#define STK_EVENT_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/parquet/parquet_writer.h"
+
+/* A resolved stack as rows refer to it: the same id always with the same text and frames. */
+struct stk_ev_stack_ref {
+	int64_t id;
+	const char *text; /* root first, ';' between frames, valid UTF-8 (stk_ev_utf8_clean) */
+	size_t text_len;
+	const char *frames; /* core/eventlog/frames_codec.h */
+	size_t frames_len;
+};
+
+struct stk_ev_row {
+	int64_t time; /* ns since the epoch */
+	uint32_t pid, tid, cpu;
+	const char *comm;  /* up to 16 bytes, NUL-terminated or not */
+	/* event and unit are found by their address: strings that live as long as
+	 * the writer and never change (an applet's event name, "count") */
+	const char *event; /* "cpu", "offcpu", ... */
+	int64_t weight;
+	const char *unit;  /* "count", "nanoseconds" */
+	const struct stk_ev_stack_ref *stack; /* NULL: no stack */
+	const char *span;  /* NULL: outside any span */
+	char state;        /* 0: not known */
+};
+
+struct stk_ev_writer;
+
+/* A writer to out (an empty file at offset 0); opts NULL: the defaults but gzip level 1. NULL with err. */
+struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_opts *opts, char *err, size_t err_len);
+/* One row. 0, or -1 once the writer failed (stk_ev_writer_close says why). */
+int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r);
+/*
+ * Whether the current row group has stack id already: then a row's stack
+ * needs only its id and lengths (text and frames may be NULL).
+ */
+bool stk_ev_writer_has_stack(const struct stk_ev_writer *w, int64_t id);
+/* A footer key/value (event_schema.h's keys), copied. 0 or -1. */
+int stk_ev_writer_meta(struct stk_ev_writer *w, const char *key, const char *value);
+uint64_t stk_ev_writer_rows(const struct stk_ev_writer *w);
+/* Writes the rest and the footer (with the schema, rows and first time), fflushes, frees w. 0, or -1 with err. */
+int stk_ev_writer_close(struct stk_ev_writer *w, char *err, size_t err_len);
+/* Frees w, leaving the file incomplete. NULL: nothing. */
+void stk_ev_writer_free(struct stk_ev_writer *w);
+
+/* Replaces every byte of s[0..len) that is not part of valid UTF-8 with '?'. */
+void stk_ev_utf8_clean(char *s, size_t len);
+
+#endif

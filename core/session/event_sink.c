@@ -1,0 +1,569 @@
+/* A capture's events into the event log: see event_sink.h. */
+#include "core/session/event_sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "stk.skel.h"
+#include "bpf/stack_sample.h"
+#include "core/base/clock.h"
+#include "core/base/grow.h"
+#include "core/base/key_index.h"
+#include "core/base/run_loop.h"
+#include "core/bpf/percpu_maps.h"
+#include "core/eventlog/event_schema.h"
+#include "core/eventlog/event_writer.h"
+#include "core/eventlog/frames_codec.h"
+#include "core/options/stack_opts.h"
+#include "core/output/output.h"
+#include "core/session/dwarf_samples.h"
+#include "core/session/stack_list.h"
+
+/* How often the ring buffer is read when no quarter of it filled (events wake no one). */
+#define READ_EVERY_NS 100000000L
+/*
+ * A turn of reading ends after this much time (a new stack is symbolized as
+ * its first event comes), so the loop's other buffers get theirs; the ring
+ * buffer's descriptor stays readable and brings the loop back.
+ */
+#define TURN_NS 20000000LL
+/*
+ * The text and frames of stacks kept between row groups, at most: past it
+ * they are dropped and made again from the stack's references the next time
+ * a row group needs them (each group stores each of its stacks once).
+ */
+#define KEPT_BYTES (8u << 20)
+/* Events waiting for their stack copy to be unwound; past this they are written without it. */
+#define PENDING_MAX 65536
+/* User-space events only: content_hash is an entry of the dwarf table (profile's copies). */
+#define EVENT_COPY_ENTRY 0x80
+
+/* What tells stacks apart: the references the applet counts under (padding zeroed). */
+struct stack_key {
+	uint64_t kernel_chain, user_chain, content_hash;
+	int32_t kernel_stack_id, user_stack_id;
+	uint32_t tgid;
+	uint32_t tid; /* blocks still going only */
+	uint8_t flags; /* STK_EVENT_STILL, EVENT_COPY_ENTRY */
+	uint8_t pad[7];
+};
+
+struct stack_entry {
+	struct stk_ev_stack_ref ref; /* id: the entry's index + 1 */
+};
+
+/* The capture's description for the footer, copied. */
+struct description {
+	char *applet, *title, *value_type, *value_unit, *period_type, *period_unit;
+	int64_t period, start, duration;
+	char opts[8];
+};
+
+struct stk_event_sink {
+	struct stk_ev_writer *writers[STK_MAX_OUTPUTS];
+	size_t n_writers;
+	char *labels[STK_MAX_SPANS];
+	size_t n_labels;
+	struct ring_buffer *rb;
+	const struct bpf_map *stats;
+	uint64_t lost_before; /* counted by skeletons replaced since */
+	struct stk_event_source src;
+	struct stk_dwarf_samples *dwarf;
+	int timer_fd;
+	int64_t wall_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct stack_key *keys;
+	struct stack_entry *entries;
+	size_t n_stacks, cap_keys, cap_entries;
+	struct stk_key_index index;
+	size_t kept_bytes; /* text and frames of the entries that hold them */
+	struct stk_event *pending;
+	size_t n_pending, cap_pending;
+	struct description d;
+	bool closed;
+	bool final; /* every copy is unwound: no event waits any more */
+	int64_t turn_end; /* CLOCK_MONOTONIC: when on_record stops the current read */
+	unsigned turn_records;
+	uint64_t rows; /* written, as the first stream's footer says (once closed) */
+	char err[256]; /* the first failure */
+};
+
+static void fail(struct stk_event_sink *k, const char *what)
+{
+	if (!k->err[0])
+		snprintf(k->err, sizeof(k->err), "%s", what);
+}
+
+struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const struct stk_span_spec *spans,
+					  size_t n_spans, char *err, size_t err_len)
+{
+	struct stk_event_sink *k = calloc(1, sizeof(*k));
+
+	if (!k || n > STK_MAX_OUTPUTS || n_spans > STK_MAX_SPANS) {
+		snprintf(err, err_len, k ? "too many event outputs or spans" : "out of memory");
+		free(k);
+		return NULL;
+	}
+	k->timer_fd = -1;
+	k->index = (struct stk_key_index){ .key_size = sizeof(struct stack_key), .stride = sizeof(struct stack_key) };
+	k->wall_offset = stk_now_ns(CLOCK_REALTIME) - stk_now_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < n_spans; i++, k->n_labels++)
+		if (!(k->labels[i] = strdup(spans[i].label)))
+			goto oom;
+	for (size_t i = 0; i < n; i++, k->n_writers++)
+		if (!(k->writers[i] = stk_ev_writer_new(streams[i], NULL, err, err_len)))
+			goto fail;
+	return k;
+oom:
+	snprintf(err, err_len, "out of memory");
+fail:
+	stk_event_sink_free(k);
+	return NULL;
+}
+
+/* The label of the span an event was in ("FUNC", "FUNC=VALUE") into buf, or NULL. */
+static const char *span_label(const struct stk_event_sink *k, const struct stk_event *e, char *buf, size_t len)
+{
+	if (!e->span_label || e->span_label > k->n_labels)
+		return NULL;
+	if (!(e->flags & STK_EVENT_SPAN_VALUE))
+		return k->labels[e->span_label - 1];
+	snprintf(buf, len, "%s=%" PRId64, k->labels[e->span_label - 1], (int64_t)e->span_value);
+	return buf;
+}
+
+static void key_of(const struct stk_event *e, struct stack_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->kernel_chain = e->kernel_chain;
+	key->user_chain = e->user_chain;
+	key->content_hash = e->content_hash;
+	key->kernel_stack_id = e->kernel_stack_id;
+	key->user_stack_id = e->user_stack_id;
+	key->tgid = e->tgid;
+	key->flags = e->flags & (STK_EVENT_STILL | EVENT_COPY_ENTRY);
+	/* a block still going is its own entry in the capture's totals, whichever thread */
+	if (e->flags & STK_EVENT_STILL)
+		key->tid = e->tid;
+}
+
+/* The event a key was made from, as far as resolving its stack goes (a stack does not depend on comm). */
+static void event_of(const struct stack_key *key, struct stk_event *e)
+{
+	*e = (struct stk_event){
+		.kernel_chain = key->kernel_chain, .user_chain = key->user_chain, .content_hash = key->content_hash,
+		.kernel_stack_id = key->kernel_stack_id, .user_stack_id = key->user_stack_id, .tgid = key->tgid,
+		.tid = key->tid, .flags = key->flags,
+	};
+}
+
+/* e's stack in the list through the applet's resolver (or the dwarf table's entry). */
+static const struct stk_stack *resolve(struct stk_event_sink *k, struct stk_stack_list *l, const struct stk_event *e)
+{
+	if (e->flags & EVENT_COPY_ENTRY)
+		return stk_dwarf_samples_add_entry(k->dwarf, l, (size_t)e->content_hash);
+	return k->src.resolve(k->src.ctx, l, e);
+}
+
+/* The text (as -f prints it) and frames of e's stack into ref. 0, or -1 when out of memory. */
+static int render(struct stk_event_sink *k, const struct stk_event *e, struct stk_ev_stack_ref *ref)
+{
+	struct stk_output_opts plain = { 0 };
+	struct stk_stack_list list = { 0 };
+	struct stk_pq_buf frames = { 0 };
+	const struct stk_stack *st = resolve(k, &list, e);
+	char *text = st ? stk_folded_stack(st, &plain) : NULL;
+
+	if (st)
+		stk_frames_encode(&frames, st);
+	stk_stack_list_free(&list);
+	if (!text || frames.oom) {
+		free(text);
+		stk_pq_buf_free(&frames);
+		return -1;
+	}
+	stk_ev_utf8_clean(text, strlen(text));
+	ref->text = text;
+	ref->text_len = strlen(text);
+	ref->frames = (char *)frames.data;
+	ref->frames_len = frames.len;
+	k->kept_bytes += ref->text_len + ref->frames_len;
+	return 0;
+}
+
+/* Drops the text and frames of every entry but keep (the writers have each in their row group). */
+static void drop_strings(struct stk_event_sink *k, size_t keep)
+{
+	for (size_t i = 0; i < k->n_stacks; i++) {
+		struct stk_ev_stack_ref *ref = &k->entries[i].ref;
+
+		if (i == keep || !ref->text)
+			continue;
+		free((char *)ref->text);
+		free((char *)ref->frames);
+		ref->text = ref->frames = NULL;
+	}
+	k->kept_bytes = k->entries[keep].ref.text_len + k->entries[keep].ref.frames_len;
+}
+
+/* A new entry for key, its stack not rendered yet. Its index, or -1 when out of memory. */
+static int64_t add_entry(struct stk_event_sink *k, const struct stack_key *key)
+{
+	if (stk_grow((void **)&k->keys, &k->cap_keys, k->n_stacks + 1, sizeof(*k->keys)) ||
+	    stk_grow((void **)&k->entries, &k->cap_entries, k->n_stacks + 1, sizeof(*k->entries)))
+		return -1;
+	k->keys[k->n_stacks] = *key;
+	if (stk_key_index_add(&k->index, k->keys, k->n_stacks + 1))
+		return -1;
+	k->entries[k->n_stacks].ref = (struct stk_ev_stack_ref){ .id = (int64_t)k->n_stacks + 1 };
+	return (int64_t)k->n_stacks++;
+}
+
+/* Whether some writer's row group has not had this stack yet (its text and frames go with it). */
+static bool strings_needed(const struct stk_event_sink *k, int64_t id)
+{
+	for (size_t i = 0; i < k->n_writers; i++)
+		if (!stk_ev_writer_has_stack(k->writers[i], id))
+			return true;
+	return false;
+}
+
+/*
+ * e's stack: its id is kept for the whole capture, its text and frames
+ * while they fit (KEPT_BYTES), else made again when a row group needs them.
+ * NULL when out of memory.
+ */
+static const struct stk_ev_stack_ref *stack_of(struct stk_event_sink *k, const struct stk_event *e)
+{
+	struct stack_key key;
+	struct stk_event again;
+	int64_t at;
+
+	key_of(e, &key);
+	if ((at = stk_key_index_find(&k->index, k->keys, &key)) < 0 && (at = add_entry(k, &key)) < 0)
+		return NULL;
+	struct stk_ev_stack_ref *ref = &k->entries[at].ref;
+	if (ref->text || !strings_needed(k, ref->id))
+		return ref;
+	event_of(&key, &again);
+	if (render(k, &again, ref))
+		return NULL;
+	if (k->kept_bytes > KEPT_BYTES)
+		drop_strings(k, (size_t)at);
+	return ref;
+}
+
+static void write_row(struct stk_event_sink *k, const struct stk_event *e)
+{
+	char label[600];
+	bool span = e->kind == STK_EVENT_SPAN;
+	struct stk_ev_row row = {
+		.time = (int64_t)e->time + k->wall_offset, .pid = e->tgid, .tid = e->tid, .cpu = e->cpu,
+		.comm = e->comm, .event = span ? "span" : k->src.event, .weight = (int64_t)e->weight,
+		.unit = span ? "nanoseconds" : k->src.unit, .span = span_label(k, e, label, sizeof(label)),
+		.state = (char)e->state,
+	};
+
+	if (!span && !(row.stack = stack_of(k, e))) {
+		fail(k, "out of memory resolving a stack");
+		return;
+	}
+	for (size_t i = 0; i < k->n_writers; i++)
+		if (stk_ev_writer_add(k->writers[i], &row))
+			fail(k, "writing an event failed");
+}
+
+/* Whether e's stack can be resolved now: a stack copy must have been unwound first. */
+static bool ready(const struct stk_event_sink *k, const struct stk_event *e)
+{
+	return !e->content_hash || (e->flags & EVENT_COPY_ENTRY) || !k->dwarf ||
+	       stk_dwarf_samples_known(k->dwarf, e->content_hash);
+}
+
+static void take(struct stk_event_sink *k, const struct stk_event *e)
+{
+	if (k->closed || k->err[0])
+		return;
+	if (e->kind != STK_EVENT_SPAN && !k->final && !ready(k, e) && k->n_pending < PENDING_MAX &&
+	    stk_grow((void **)&k->pending, &k->cap_pending, k->n_pending + 1, sizeof(*k->pending)) == 0) {
+		k->pending[k->n_pending++] = *e;
+		return;
+	}
+	write_row(k, e);
+}
+
+/* Writes the waiting events whose copies are unwound now (all of them when final). */
+static void retry_pending(struct stk_event_sink *k, bool final)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < k->n_pending; i++) {
+		if (final || ready(k, &k->pending[i]))
+			write_row(k, &k->pending[i]);
+		else
+			k->pending[kept++] = k->pending[i];
+	}
+	k->n_pending = kept;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct stk_event e;
+
+	if (size < sizeof(e))
+		return 0;
+	struct stk_event_sink *k = ctx;
+
+	memcpy(&e, data, sizeof(e));
+	e.flags &= (uint8_t)~EVENT_COPY_ENTRY; /* never the kernel's to set */
+	take(k, &e);
+	/* handled, and consumed: a negative return only ends this read */
+	if (++k->turn_records % 64 == 0 && stk_now_ns(CLOCK_MONOTONIC) > k->turn_end)
+		return -1;
+	return 0;
+}
+
+/* profile's copies: each sample recorded in the dwarf table is an event. */
+static void on_copy(void *ctx, const struct stk_stack_sample *s, size_t entry)
+{
+	struct stk_event e = {
+		.time = s->time, .weight = s->value, .content_hash = entry, .tgid = s->tgid, .tid = s->tid,
+		.cpu = s->cpu, .kind = STK_EVENT_CPU, .flags = EVENT_COPY_ENTRY | (s->span_flags & STK_EVENT_SPAN_VALUE),
+		.kernel_stack_id = -1, .user_stack_id = -1, .span_label = s->span_label, .span_value = s->span_value,
+	};
+
+	memcpy(e.comm, s->comm, sizeof(e.comm));
+	take(ctx, &e);
+}
+
+int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const struct stk_event_source *src,
+			   struct stk_dwarf_samples *dwarf, char *err, size_t err_len)
+{
+	if (k->rb) {
+		ring_buffer__free(k->rb);
+		k->rb = NULL;
+		k->lost_before += stk_percpu_sum(k->stats, STK_EVSTAT_LOST);
+	}
+	k->src = *src;
+	k->dwarf = dwarf;
+	k->stats = skel->maps.stk_event_stats;
+	stk_dwarf_samples_on_sample(dwarf, on_copy, k);
+	k->rb = ring_buffer__new(bpf_map__fd(skel->maps.stk_events), on_record, k, NULL);
+	if (!k->rb) {
+		snprintf(err, err_len, "reading the event ring buffer failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void consume(void *ctx)
+{
+	struct stk_event_sink *k = ctx;
+	uint64_t ticks;
+
+	if (k->timer_fd >= 0 && read(k->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		fail(k, "reading the event timer failed");
+	k->turn_end = stk_now_ns(CLOCK_MONOTONIC) + TURN_NS;
+	if (k->rb)
+		ring_buffer__consume(k->rb);
+	retry_pending(k, false);
+}
+
+int stk_event_sink_watch(struct stk_event_sink *k, struct stk_run_loop *loop, char *err, size_t err_len)
+{
+	struct itimerspec every = { .it_interval = { 0, READ_EVERY_NS }, .it_value = { 0, READ_EVERY_NS } };
+
+	k->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (k->timer_fd < 0 || timerfd_settime(k->timer_fd, 0, &every, NULL) ||
+	    stk_run_loop_add_fd(loop, k->timer_fd, consume, k) ||
+	    (k->rb && stk_run_loop_add_fd(loop, ring_buffer__epoll_fd(k->rb), consume, k))) {
+		snprintf(err, err_len, "watching the event ring buffer failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void stk_event_sink_drain(struct stk_event_sink *k, bool final)
+{
+	if (!k)
+		return;
+	k->turn_end = INT64_MAX;
+	if (k->rb)
+		ring_buffer__consume(k->rb);
+	retry_pending(k, final);
+	k->final |= final;
+}
+
+void stk_event_sink_add(struct stk_event_sink *k, const struct stk_event *e)
+{
+	if (k)
+		take(k, e);
+}
+
+static char *copy_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void free_description(struct description *d)
+{
+	free(d->applet);
+	free(d->title);
+	free(d->value_type);
+	free(d->value_unit);
+	free(d->period_type);
+	free(d->period_unit);
+	memset(d, 0, sizeof(*d));
+}
+
+void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const struct stk_report *r,
+			     const struct stk_output_opts *o)
+{
+	struct description *d = &k->d;
+	size_t n = 0;
+
+	free_description(d);
+	d->applet = copy_or_null(applet);
+	d->title = copy_or_null(r->title);
+	d->value_type = copy_or_null(r->value_type);
+	d->value_unit = copy_or_null(r->value_unit);
+	d->period_type = copy_or_null(r->period_type);
+	d->period_unit = copy_or_null(r->period_unit);
+	d->period = r->period;
+	d->start = r->time_nanos;
+	d->duration = r->duration_nanos;
+	const bool flags[] = { o->annotate, o->show_tid, o->no_task, o->symbol_offsets, o->delimiter, o->verbose,
+			       o->lines };
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (flags[i])
+			d->opts[n++] = "atnsdvl"[i];
+	d->opts[n] = '\0';
+}
+
+uint64_t stk_event_sink_rows(const struct stk_event_sink *k)
+{
+	if (!k || !k->n_writers)
+		return 0;
+	return k->closed ? k->rows : stk_ev_writer_rows(k->writers[0]);
+}
+
+uint64_t stk_event_sink_lost(const struct stk_event_sink *k)
+{
+	return k ? k->lost_before + (k->stats ? stk_percpu_sum(k->stats, STK_EVSTAT_LOST) : 0) : 0;
+}
+
+void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes)
+{
+	*n = k ? k->n_stacks : 0;
+	*bytes = 0;
+	*bytes = k ? k->kept_bytes : 0;
+}
+
+/* The command line, as /proc/self/cmdline has it, arguments joined by spaces. */
+static void read_command(char *buf, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		n = 0;
+	buf[n] = '\0';
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+}
+
+static void put_meta(struct stk_ev_writer *w, const char *key, const char *value)
+{
+	if (value)
+		stk_ev_writer_meta(w, key, value);
+}
+
+static void put_meta_i64(struct stk_ev_writer *w, const char *key, int64_t value)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%" PRId64, value);
+	stk_ev_writer_meta(w, key, num);
+}
+
+static void describe_file(const struct stk_event_sink *k, struct stk_ev_writer *w, const char *command)
+{
+	const struct description *d = &k->d;
+
+	put_meta(w, STK_EV_META_COMMAND, command);
+	put_meta(w, STK_EV_META_APPLET, d->applet ? d->applet : "stk");
+	put_meta(w, STK_EV_META_EVENT, k->src.event ? k->src.event : "event");
+	put_meta_i64(w, STK_EV_META_LOST, (int64_t)stk_event_sink_lost(k));
+	put_meta_i64(w, STK_EV_META_START, d->start);
+	put_meta_i64(w, STK_EV_META_DURATION, d->duration);
+	put_meta_i64(w, STK_EV_META_PER_THREAD, k->src.per_thread);
+	put_meta_i64(w, STK_EV_META_DIVISOR, (int64_t)(k->src.divisor ? k->src.divisor : 1));
+	put_meta_i64(w, STK_EV_META_SAMPLE_NS, k->src.sample_ns);
+	put_meta(w, STK_EV_META_TITLE, d->title);
+	put_meta(w, STK_EV_META_VALUE_TYPE, d->value_type);
+	put_meta(w, STK_EV_META_VALUE_UNIT, d->value_unit);
+	put_meta(w, STK_EV_META_PERIOD_TYPE, d->period_type);
+	put_meta(w, STK_EV_META_PERIOD_UNIT, d->period_unit);
+	put_meta_i64(w, STK_EV_META_PERIOD, d->period);
+	put_meta(w, STK_EV_META_OUTPUT, d->opts);
+}
+
+int stk_event_sink_close(struct stk_event_sink *k, char *err, size_t err_len)
+{
+	char command[4096], why[256];
+	int ret = 0;
+
+	if (k->closed) {
+		snprintf(err, err_len, "the event log was closed already");
+		return -1;
+	}
+	read_command(command, sizeof(command));
+	k->rows = stk_event_sink_rows(k);
+	for (size_t i = 0; i < k->n_writers; i++) {
+		describe_file(k, k->writers[i], command);
+		if (stk_ev_writer_close(k->writers[i], why, sizeof(why)) && !ret) {
+			snprintf(err, err_len, "%s", why);
+			ret = -1;
+		}
+		k->writers[i] = NULL;
+	}
+	k->closed = true;
+	if (!ret && k->err[0]) {
+		snprintf(err, err_len, "%s", k->err);
+		ret = -1;
+	}
+	return ret;
+}
+
+void stk_event_sink_free(struct stk_event_sink *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->n_writers; i++)
+		stk_ev_writer_free(k->writers[i]);
+	for (size_t i = 0; i < k->n_labels; i++)
+		free(k->labels[i]);
+	if (k->rb)
+		ring_buffer__free(k->rb);
+	if (k->timer_fd >= 0)
+		close(k->timer_fd);
+	for (size_t i = 0; i < k->n_stacks; i++) {
+		free((char *)k->entries[i].ref.text);
+		free((char *)k->entries[i].ref.frames);
+	}
+	free(k->keys);
+	free(k->entries);
+	stk_key_index_free(&k->index);
+	free(k->pending);
+	free_description(&k->d);
+	free(k);
+}

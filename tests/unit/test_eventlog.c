@@ -1,0 +1,561 @@
+/*
+ * The event log without a kernel: frames text round trips every field any
+ * format prints (and refuses what it did not write); a recording of the
+ * output fixture's stacks renders exactly as the fixture report does, in
+ * every stack format; windows cut intervals and pick samples; totals keep
+ * threads apart as the capture did and divide as it did; timelines nest;
+ * --from/--to and --span parse; the key index finds what it was given.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "test_output_fixture.h"
+#include "core/base/key_index.h"
+#include "core/base/utf8.h"
+#include "core/eventlog/event_reader.h"
+#include "core/eventlog/event_render.h"
+#include "core/eventlog/event_schema.h"
+#include "core/eventlog/event_totals.h"
+#include "core/eventlog/event_writer.h"
+#include "core/eventlog/frames_codec.h"
+#include "core/eventlog/time_arg.h"
+#include "core/eventlog/timeline_build.h"
+#include "core/probe/span_spec.h"
+
+#define T0 1700000000000000000LL
+#define MS 1000000LL
+
+static bool frames_equal(const struct stk_frame *a, const struct stk_frame *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct stk_frame *x = &a[i], *y = &b[i];
+		const char *xs[] = { x->symbol, x->module, x->build_id, x->found_by, x->file };
+		const char *ys[] = { y->symbol, y->module, y->build_id, y->found_by, y->file };
+
+		for (size_t k = 0; k < 5; k++)
+			if ((xs[k] == NULL) != (ys[k] == NULL) || (xs[k] && strcmp(xs[k], ys[k])))
+				return false;
+		if (x->address != y->address || x->symbol_offset != y->symbol_offset || x->map_start != y->map_start ||
+		    x->map_end != y->map_end || x->map_offset != y->map_offset || x->kernel != y->kernel ||
+		    x->main_exe != y->main_exe || x->synthetic != y->synthetic || x->line != y->line ||
+		    x->n_inlined != y->n_inlined)
+			return false;
+		for (size_t k = 0; k < x->n_inlined; k++)
+			if (strcmp(x->inlined[k].symbol, y->inlined[k].symbol) || x->inlined[k].line != y->inlined[k].line ||
+			    (x->inlined[k].file == NULL) != (y->inlined[k].file == NULL) ||
+			    (x->inlined[k].file && strcmp(x->inlined[k].file, y->inlined[k].file)))
+				return false;
+	}
+	return true;
+}
+
+static void frames_round_trip(struct test_ctx *t)
+{
+	static const struct stk_inline_frame inl[] = { { "inner\tfn", "/src/a.c", 12 }, { "outer", NULL, 0 } };
+	const struct stk_frame kernel[] = {
+		{ .symbol = "[still off-CPU]" }, /* a kernel-array frame without the kernel flag */
+		{ .symbol = "do_sys", .module = "ext4", .address = 0xffffffff81000010, .symbol_offset = 0x10, .kernel = true },
+	};
+	const struct stk_frame user[] = {
+		{ .symbol = "a\\b\nc \xff\x01 \xc3\xa9", .module = "/bin/x", .build_id = "abcd", .address = 0x401000,
+		  .symbol_offset = 4, .map_start = 0x400000, .map_end = 0x500000, .map_offset = 0x1000, .main_exe = true,
+		  .found_by = "cfi", .inlined = inl, .n_inlined = 2, .file = "/src/a.c", .line = 40 },
+		{ .symbol = NULL, .module = NULL, .address = 0x7f0000001234, .synthetic = true },
+		{ .symbol = "", .module = "", .address = 1 },
+	};
+	const struct stk_stack st = { .kernel = kernel, .n_kernel = 2, .user = user, .n_user = 3, .user_missing = true,
+				      .unwind_stop = "outermost frame" };
+	struct stk_pq_buf b = { 0 };
+	struct stk_stack back = { 0 };
+	struct stk_decoded_frames *owner;
+	char err[256];
+
+	stk_frames_encode(&b, &st);
+	CHECK(t, !b.oom && stk_utf8_valid((const char *)b.data, b.len));
+	CHECK(t, memchr(b.data, '\t', b.len) != NULL && !memchr(b.data, '\r', b.len));
+	CHECK(t, stk_frames_decode((const char *)b.data, b.len, &back, &owner, err, sizeof(err)) == 0);
+	CHECK(t, back.n_kernel == 2 && back.n_user == 3 && back.user_missing && !back.kernel_missing);
+	CHECK(t, back.unwind_stop && strcmp(back.unwind_stop, "outermost frame") == 0);
+	CHECK(t, back.n_kernel == 2 && frames_equal(kernel, back.kernel, 2));
+	CHECK(t, back.n_user == 3 && frames_equal(user, back.user, 3));
+	stk_frames_free(owner);
+	stk_pq_buf_free(&b);
+}
+
+static void frames_refusals(struct test_ctx *t)
+{
+	static const char *const bad[] = {
+		"",
+		"stk-frames 2\t0\t0\t\\N",
+		"stk-frames 1\t0\t0",
+		"stk-frames 1\t2\t0\t\\N",
+		"stk-frames 1\t0\t0\t\\N\nx\t-\t1\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\nu\t-\t1\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t0\nk\t-\t1\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\ni\tf\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\nu\t-\tzz\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\nu\t-\t1\t0\t0\t0\t0\t\\q\t\\N\t\\N\t\\N\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\nu\t-\t1\t0\t0\t0\t0\t\\x00\t\\N\t\\N\t\\N\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\nu\t-\t1\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t0\textra",
+		"stk-frames 1\t0\t0\t\\N\nu\tq\t1\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t0",
+		"stk-frames 1\t0\t0\t\\N\nu\t-\t1\t0\t0\t0\t0\t\\N\t\\N\t\\N\t\\N\t\\N\t99999999999",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct stk_stack st = { 0 };
+		struct stk_decoded_frames *owner = (void *)1;
+		char err[256] = "";
+
+		if (stk_frames_decode(bad[i], strlen(bad[i]), &st, &owner, err, sizeof(err)) == 0) {
+			printf("  frames text %zu was taken\n", i);
+			t->failures++;
+			stk_frames_free(owner);
+			continue;
+		}
+		CHECK(t, owner == NULL && err[0] && !strchr(err, '\n'));
+	}
+}
+
+/* A recording in memory: the meta keys a capture writes, then rows from fill(). */
+struct recording {
+	int fd;
+	struct stk_ev_writer *w;
+	char texts[16][512];
+	struct stk_pq_buf frames[16];
+	struct stk_ev_stack_ref refs[16];
+	size_t n_refs;
+};
+
+static bool recording_open(struct recording *r, const struct stk_report *rep, const char *event, bool per_thread,
+			   const char *divisor, uint32_t group_rows)
+{
+	const struct stk_pq_writer_opts o = { .row_group_rows = group_rows };
+	char err[256];
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = memfd_create("eventlog", MFD_CLOEXEC);
+	f = r->fd >= 0 ? fdopen(dup(r->fd), "w") : NULL;
+	if (!f || !(r->w = stk_ev_writer_new(f, &o, err, sizeof(err)))) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	stk_ev_writer_meta(r->w, STK_EV_META_APPLET, "test");
+	stk_ev_writer_meta(r->w, STK_EV_META_EVENT, event);
+	stk_ev_writer_meta(r->w, STK_EV_META_START, "1700000000000000000");
+	stk_ev_writer_meta(r->w, STK_EV_META_DURATION, "5000000000");
+	stk_ev_writer_meta(r->w, STK_EV_META_PER_THREAD, per_thread ? "1" : "0");
+	stk_ev_writer_meta(r->w, STK_EV_META_DIVISOR, divisor);
+	stk_ev_writer_meta(r->w, STK_EV_META_SAMPLE_NS, "10101010");
+	stk_ev_writer_meta(r->w, STK_EV_META_LOST, "0");
+	stk_ev_writer_meta(r->w, STK_EV_META_PERIOD, "10101010");
+	stk_ev_writer_meta(r->w, STK_EV_META_OUTPUT, "");
+	const char *const report_meta[][2] = {
+		{ STK_EV_META_TITLE, rep->title },		{ STK_EV_META_VALUE_TYPE, rep->value_type },
+		{ STK_EV_META_VALUE_UNIT, rep->value_unit },	{ STK_EV_META_PERIOD_TYPE, rep->period_type },
+		{ STK_EV_META_PERIOD_UNIT, rep->period_unit },
+	};
+	for (size_t i = 0; i < sizeof(report_meta) / sizeof(report_meta[0]); i++)
+		if (report_meta[i][1]) /* a capture leaves out what its report does not have */
+			stk_ev_writer_meta(r->w, report_meta[i][0], report_meta[i][1]);
+	return true;
+}
+
+static const struct stk_ev_stack_ref *recording_stack(struct recording *r, const struct stk_stack *st)
+{
+	const struct stk_output_opts plain = { 0 };
+	char *text = stk_folded_stack(st, &plain);
+	size_t i = r->n_refs++;
+
+	snprintf(r->texts[i], sizeof(r->texts[i]), "%s", text ? text : "");
+	free(text);
+	stk_frames_encode(&r->frames[i], st);
+	r->refs[i] = (struct stk_ev_stack_ref){ .id = (int64_t)i + 1, .text = r->texts[i], .text_len = strlen(r->texts[i]),
+						.frames = (const char *)r->frames[i].data, .frames_len = r->frames[i].len };
+	return &r->refs[i];
+}
+
+static bool recording_close(struct recording *r)
+{
+	char err[256];
+	bool ok = stk_ev_writer_close(r->w, err, sizeof(err)) == 0;
+
+	for (size_t i = 0; i < r->n_refs; i++)
+		stk_pq_buf_free(&r->frames[i]);
+	if (!ok)
+		printf("  closing the recording: %s\n", err);
+	return ok;
+}
+
+/* The fixture's stacks as events: each stack's value in rows of weight 1, a row group of 3 rows. */
+static int fixture_recording(struct test_ctx *t)
+{
+	struct stk_report rep;
+	struct recording r;
+	int64_t time = T0;
+
+	output_fixture(&rep);
+	if (!recording_open(&r, &rep, "cpu", true, "1", 3)) {
+		CHECK(t, !"recording opened");
+		return -1;
+	}
+	for (size_t i = 0; i < rep.n_stacks; i++) {
+		const struct stk_stack *st = &rep.stacks[i];
+		const struct stk_ev_stack_ref *ref = recording_stack(&r, st);
+
+		for (uint64_t k = 0; k < st->value; k++) {
+			struct stk_ev_row row = { .time = time, .pid = st->pid, .tid = st->tid, .comm = st->comm, .event = "cpu",
+						  .weight = 1, .unit = "count", .stack = ref };
+
+			time += 10 * MS;
+			CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+		}
+	}
+	CHECK(t, recording_close(&r));
+	return r.fd;
+}
+
+/* The rendering (binary for pprof: its length in *len when len is not NULL). */
+static char *render_len(int fd, const struct stk_ev_filter *flt, enum stk_format f, int *rc, size_t *len)
+{
+	char *buf = NULL, err[256];
+	size_t n = 0;
+	FILE *out = open_memstream(&buf, &n);
+
+	*rc = stk_ev_render(fd, flt, f, out, err, sizeof(err));
+	fclose(out);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static char *render(int fd, const struct stk_ev_filter *flt, enum stk_format f, int *rc)
+{
+	return render_len(fd, flt, f, rc, NULL);
+}
+
+static void report_equals_totals(struct test_ctx *t)
+{
+	const enum stk_format formats[] = { STK_FORMAT_TEXT, STK_FORMAT_FOLDED, STK_FORMAT_PMP, STK_FORMAT_PPROF,
+					    STK_FORMAT_SVG };
+	int fd = fixture_recording(t);
+	struct stk_ev_filter all;
+	struct stk_report rep;
+
+	if (fd < 0)
+		return;
+	output_fixture(&rep);
+	stk_ev_filter_all(&all);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		struct stk_output_opts o = { .format = formats[i] };
+		size_t want_len, got_len;
+		int rc, want_rc;
+		char *want = output_render(&rep, &o, &want_len, &want_rc);
+		char *got = render_len(fd, &all, formats[i], &rc, &got_len);
+
+		CHECK(t, rc == 0 && want_rc == 0);
+		if (!got || !want || got_len != want_len || memcmp(got, want, want_len)) {
+			printf("  format %s: the recording renders differently from the fixture\n", stk_format_name(formats[i]));
+			t->failures++;
+		}
+		free(want);
+		free(got);
+	}
+	close(fd);
+}
+
+static void report_filters(struct test_ctx *t)
+{
+	int fd = fixture_recording(t), rc;
+	struct stk_ev_filter f;
+	const uint32_t pid[] = { 200 };
+	char *out;
+
+	if (fd < 0)
+		return;
+	stk_ev_filter_all(&f);
+	f.pids = pid;
+	f.n_pids = 1;
+	out = render(fd, &f, STK_FORMAT_FOLDED, &rc);
+	CHECK_STR(t, out ? out : "", "worker;main;compute(double) 4\n");
+	free(out);
+	/* rows 6 and 7 (time T0 + 50 ms, 60 ms) are the second stack's */
+	stk_ev_filter_all(&f);
+	f.from = T0 + 50 * MS;
+	f.to = T0 + 70 * MS;
+	out = render(fd, &f, STK_FORMAT_FOLDED, &rc);
+	CHECK_STR(t, out ? out : "", "worker;main;compute(double) 2\n");
+	free(out);
+	stk_ev_filter_all(&f);
+	f.event = "offcpu";
+	out = render(fd, &f, STK_FORMAT_FOLDED, &rc);
+	CHECK(t, rc == 0 && out && !out[0]);
+	free(out);
+	close(fd);
+}
+
+/* Off-CPU intervals of one stack over [0, 100 ms), [200, 300 ms); spans around them. */
+static int interval_recording(struct test_ctx *t, bool per_thread)
+{
+	static const struct stk_frame k[] = { { .symbol = "schedule", .kernel = true } };
+	static const struct stk_frame u[] = { { .symbol = "wait_here" }, { .symbol = "main" } };
+	const struct stk_stack st = { .kernel = k, .n_kernel = 1, .user = u, .n_user = 2 };
+	const struct stk_report rep = { .title = "off", .value_type = "offcpu", .value_unit = "microseconds" };
+	struct recording r;
+
+	if (!recording_open(&r, &rep, "offcpu", per_thread, "1000", 0)) {
+		CHECK(t, !"recording opened");
+		return -1;
+	}
+	const struct stk_ev_stack_ref *ref = recording_stack(&r, &st);
+	const struct stk_ev_row rows[] = {
+		{ .time = T0, .pid = 5, .tid = 6, .comm = "w", .event = "offcpu", .weight = 100 * MS, .unit = "nanoseconds",
+		  .stack = ref, .span = "req=1", .state = 'S' },
+		{ .time = T0 + 200 * MS, .pid = 5, .tid = 7, .comm = "w", .event = "offcpu", .weight = 100 * MS,
+		  .unit = "nanoseconds", .stack = ref, .state = 'D' },
+		{ .time = T0 - 10 * MS, .pid = 5, .tid = 6, .comm = "w", .event = "span", .weight = 150 * MS,
+		  .unit = "nanoseconds", .span = "req=1" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		CHECK(t, stk_ev_writer_add(r.w, &rows[i]) == 0);
+	CHECK(t, recording_close(&r));
+	return r.fd;
+}
+
+static uint64_t total_of(struct test_ctx *t, int fd, const struct stk_ev_filter *flt, size_t *entries)
+{
+	char err[256];
+	struct stk_ev_file *f = stk_ev_open(fd, err, sizeof(err));
+	struct stk_ev_totals tot;
+	uint64_t sum = 0;
+
+	*entries = 0;
+	CHECK(t, f != NULL);
+	if (!f)
+		return 0;
+	CHECK(t, stk_ev_totals_read(f, flt, false, &tot, err, sizeof(err)) == 0);
+	for (size_t i = 0; i < tot.n; i++)
+		sum += tot.stacks[i].value;
+	*entries = tot.n;
+	stk_ev_totals_free(&tot);
+	stk_ev_close(f);
+	return sum;
+}
+
+static void totals_cut_intervals(struct test_ctx *t)
+{
+	int fd = interval_recording(t, false), fd2 = interval_recording(t, true);
+	struct stk_ev_filter f;
+	size_t n;
+
+	if (fd < 0 || fd2 < 0)
+		return;
+	stk_ev_filter_all(&f);
+	CHECK(t, total_of(t, fd, &f, &n) == 200000 && n == 1); /* microseconds, threads together */
+	CHECK(t, total_of(t, fd2, &f, &n) == 200000 && n == 2); /* per thread: apart */
+	f.from = T0 + 50 * MS;
+	f.to = T0 + 250 * MS;
+	CHECK(t, total_of(t, fd, &f, &n) == 100000 && n == 1); /* 50 ms of each */
+	f.span = "req";
+	CHECK(t, total_of(t, fd, &f, &n) == 50000);
+	f.span = "req=2";
+	CHECK(t, total_of(t, fd, &f, &n) == 0 && n == 0);
+	close(fd);
+	close(fd2);
+}
+
+static void timelines_nest(struct test_ctx *t)
+{
+	int fd = interval_recording(t, true), rc;
+	struct stk_ev_filter all;
+	char *ss, *tr;
+
+	if (fd < 0)
+		return;
+	stk_ev_filter_all(&all);
+	ss = render(fd, &all, STK_FORMAT_SPEEDSCOPE, &rc);
+	CHECK(t, rc == 0 && ss && strstr(ss, "\"$schema\":\"https://www.speedscope.app/file-format-schema.json\""));
+	CHECK(t, ss && strstr(ss, "{\"name\":\"span req=1\"}") && strstr(ss, "{\"name\":\"offcpu S\"}"));
+	CHECK(t, ss && strstr(ss, "\"type\":\"evented\",\"name\":\"w (5/6)\""));
+	/* thread 6: the span opens at 0, the interval inside it at 10 ms */
+	CHECK(t, ss && strstr(ss, "\"type\":\"O\",\"frame\":") && strstr(ss, ",\"at\":10000000}"));
+	tr = render(fd, &all, STK_FORMAT_TRACE, &rc);
+	CHECK(t, rc == 0 && tr && strstr(tr, "\"name\":\"thread_name\",\"pid\":5,\"tid\":7"));
+	CHECK(t, tr && strstr(tr, "\"ts\":0.000,\"cat\":\"span\",\"name\":\"req=1\""));
+	CHECK(t, tr && strstr(tr, "\"ts\":10000.000,\"cat\":\"offcpu\",\"name\":\"offcpu S\""));
+	size_t b = 0, e = 0;
+	for (const char *p = tr; p && (p = strstr(p, "\"ph\":\"")); p += 6)
+		*(p[6] == 'B' ? &b : p[6] == 'E' ? &e : &(size_t){ 0 }) += 1;
+	CHECK(t, b == e && b == 1 + 2 * 4); /* the span; each interval with its three frames */
+	free(ss);
+	free(tr);
+	close(fd);
+}
+
+static void refuses_other_files(struct test_ctx *t)
+{
+	struct stk_report rep = { .title = "x" };
+	struct recording r;
+	char err[256];
+
+	/* a file with the columns but no stk metadata */
+	const struct stk_pq_writer_opts o = { 0 };
+	int fd = memfd_create("foreign", MFD_CLOEXEC);
+	FILE *f = fdopen(dup(fd), "w");
+	struct stk_pq_writer *w = stk_pq_writer_new(f, stk_ev_columns, STK_EV_COLS, &o, err, sizeof(err));
+
+	CHECK(t, w && stk_pq_writer_close(w, err, sizeof(err)) == 0);
+	fclose(f);
+	struct stk_ev_file *ef = stk_ev_open(fd, err, sizeof(err));
+	CHECK(t, ef == NULL && strstr(err, "not an stk event log"));
+	stk_ev_close(ef);
+	close(fd);
+	/* a row whose stack has no frames where it first comes */
+	if (!recording_open(&r, &rep, "cpu", false, "1", 0))
+		return;
+	const struct stk_ev_stack_ref ref = { .id = 9, .text = "a", .text_len = 1, .frames = "garbage", .frames_len = 7 };
+	const struct stk_ev_row row = { .time = T0, .comm = "c", .event = "cpu", .weight = 1, .unit = "count", .stack = &ref };
+	CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+	CHECK(t, recording_close(&r));
+	struct stk_ev_filter all;
+	int rc;
+	stk_ev_filter_all(&all);
+	free(render(r.fd, &all, STK_FORMAT_FOLDED, &rc));
+	CHECK(t, rc == STK_EV_RENDER_BAD_INPUT);
+	close(r.fd);
+}
+
+/* A stack's text and frames are needed once per row group: other rows may carry its id alone. */
+static void strings_once_per_group(struct test_ctx *t)
+{
+	static const struct stk_frame u[] = { { .symbol = "leaf" }, { .symbol = "main" } };
+	const struct stk_stack st = { .user = u, .n_user = 2 };
+	struct stk_report rep = { .title = "x" };
+	struct recording r;
+	size_t needed = 0;
+
+	if (!recording_open(&r, &rep, "cpu", false, "1", 3))
+		return;
+	const struct stk_ev_stack_ref *full = recording_stack(&r, &st);
+	for (int i = 0; i < 10; i++) {
+		struct stk_ev_stack_ref bare = { .id = full->id, .text_len = full->text_len, .frames_len = full->frames_len };
+		bool has = stk_ev_writer_has_stack(r.w, full->id);
+		const struct stk_ev_row row = { .time = T0 + i, .pid = 1, .tid = 1, .comm = "c", .event = "cpu", .weight = 1,
+						.unit = "count", .stack = has ? &bare : full };
+
+		needed += !has;
+		CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+	}
+	CHECK(t, needed == 4); /* groups of 3 rows: 3 + 3 + 3 + 1 */
+	CHECK(t, recording_close(&r));
+	struct stk_ev_filter all;
+	int rc;
+	stk_ev_filter_all(&all);
+	char *out = render(r.fd, &all, STK_FORMAT_FOLDED, &rc);
+	CHECK_STR(t, out ? out : "", "c;main;leaf 10\n");
+	free(out);
+	close(r.fd);
+}
+
+static void time_args(struct test_ctx *t)
+{
+	const int64_t first = 1767268800LL * 1000000000LL; /* 2026-01-01 12:00:00 UTC */
+	int64_t ns;
+	char err[256];
+
+	CHECK(t, stk_time_arg_parse("2.5", first, &ns, err, sizeof(err)) == 0 && ns == first + 2500000000LL);
+	CHECK(t, stk_time_arg_parse("0", first, &ns, err, sizeof(err)) == 0 && ns == first);
+	CHECK(t, stk_time_arg_parse("2026-01-01T12:00:05.25Z", first, &ns, err, sizeof(err)) == 0 &&
+		 ns == first + 5250000000LL);
+	CHECK(t, stk_time_arg_parse("2026-01-01 13:00:05+01:00", first, &ns, err, sizeof(err)) == 0 &&
+		 ns == first + 5000000000LL);
+	setenv("TZ", "UTC", 1);
+	tzset();
+	CHECK(t, stk_time_arg_parse("12:00:07", first, &ns, err, sizeof(err)) == 0 && ns == first + 7000000000LL);
+	CHECK(t, stk_time_arg_parse("2026-01-01 12:00:01", first, &ns, err, sizeof(err)) == 0 &&
+		 ns == first + 1000000000LL);
+	unsetenv("TZ");
+	tzset();
+	static const char *const bad[] = { "", "x", "-1", "1.", "25:00:00", "12:60:00", "2026-13-01 00:00:00",
+					   "2026-01-01", "12:00:00+5", "1e3", "2026-01-01T12:00:00Zjunk" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (stk_time_arg_parse(bad[i], first, &ns, err, sizeof(err)) == 0) {
+			printf("  time \"%s\" was taken\n", bad[i]);
+			t->failures++;
+		}
+		CHECK(t, err[0] != '\0');
+	}
+}
+
+static void span_specs(struct test_ctx *t)
+{
+	struct stk_span_spec s;
+	char err[256];
+
+	CHECK(t, stk_span_spec_parse("c:malloc", &s, err, sizeof(err)) == 0 && !s.usdt && s.arg == -1);
+	CHECK_STR(t, s.lib, "c");
+	CHECK_STR(t, s.label, "malloc");
+	CHECK(t, stk_span_spec_parse("/usr/sbin/mariadbd:dispatch_command:arg2", &s, err, sizeof(err)) == 0 &&
+		 s.arg == 2);
+	CHECK_STR(t, s.lib, "/usr/sbin/mariadbd");
+	CHECK_STR(t, s.start, "dispatch_command");
+	CHECK(t, stk_span_spec_parse("u:/bin/app:prov:req_start,req_end:arg0", &s, err, sizeof(err)) == 0 && s.usdt &&
+		 s.arg == 0);
+	CHECK_STR(t, s.provider, "prov");
+	CHECK_STR(t, s.start, "req_start");
+	CHECK_STR(t, s.end, "req_end");
+	static const char *const bad[] = { "malloc", "t:sched:sched_switch", "c:mall*", "c:malloc:arg6", "c:f:argx",
+					   "u:/bin/app:prov:req_start", "u:/bin/app:req_start,req_end",
+					   "c:f,g", "u:/bin/a:p:s,e*" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (stk_span_spec_parse(bad[i], &s, err, sizeof(err)) == 0) {
+			printf("  --span %s was taken\n", bad[i]);
+			t->failures++;
+		}
+	}
+}
+
+static void key_index_finds(struct test_ctx *t)
+{
+	struct stk_key_index ix = { .key_size = sizeof(uint64_t), .stride = sizeof(uint64_t) };
+	uint64_t *keys = calloc(5000, sizeof(*keys));
+
+	if (!keys)
+		return;
+	for (size_t i = 0; i < 5000; i++) {
+		keys[i] = i * 7919 + 3;
+		CHECK(t, stk_key_index_find(&ix, keys, &keys[i]) == -1);
+		CHECK(t, stk_key_index_add(&ix, keys, i + 1) == 0);
+	}
+	bool all = true;
+	for (size_t i = 0; i < 5000; i++)
+		all &= stk_key_index_find(&ix, keys, &keys[i]) == (int64_t)i;
+	CHECK(t, all);
+	uint64_t absent = 2;
+	CHECK(t, stk_key_index_find(&ix, keys, &absent) == -1);
+	stk_key_index_clear(&ix);
+	CHECK(t, stk_key_index_find(&ix, keys, &keys[10]) == -1);
+	stk_key_index_free(&ix);
+	free(keys);
+}
+
+const struct test_case eventlog_tests[] = {
+	{ "frames_round_trip", frames_round_trip },
+	{ "frames_refusals", frames_refusals },
+	{ "report_equals_totals", report_equals_totals },
+	{ "report_filters", report_filters },
+	{ "totals_cut_intervals", totals_cut_intervals },
+	{ "timelines_nest", timelines_nest },
+	{ "refuses_other_files", refuses_other_files },
+	{ "strings_once_per_group", strings_once_per_group },
+	{ "time_args", time_args },
+	{ "span_specs", span_specs },
+	{ "key_index_finds", key_index_finds },
+	{ NULL, NULL },
+};
