@@ -94,15 +94,17 @@ static __always_inline void stk_capture_uretprobe(struct stk_stack_sample *s, u6
  */
 static __always_inline void stk_capture_user(struct stk_stack_sample *s, stk_uregs_t *ctx_regs, u32 stack_bytes)
 {
-	stk_uregs_t r;
+	/* the task's saved registers go through the stack copy's buffer, filled after: not the BPF stack */
+	stk_uregs_t *r = (stk_uregs_t *)s->stack;
 
+	_Static_assert(sizeof(stk_uregs_t) <= sizeof(s->stack), "the stack copy's buffer holds the registers");
 	s->user_bytes = 0;
 	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {
 		stk_uregs_from(s->regs, *ctx_regs);
 	} else {
-		if (stk_task_user_regs(&r))
+		if (stk_task_user_regs(r))
 			return;
-		stk_uregs_from(s->regs, r);
+		stk_uregs_from(s->regs, *r);
 		s->flags |= STK_SAMPLE_REGS_FROM_TASK;
 	}
 	s->flags |= STK_SAMPLE_USER_REGS;

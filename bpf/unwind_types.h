@@ -174,6 +174,9 @@ struct stk_walk {
 	__u32 ask_refresh; /* the walk wants user space to reread the process's mappings */
 	__u64 trampoline;  /* the uretprobe trampoline's address, when a uretprobe is pending */
 	__u64 returns;     /* the next pending uretprobe's struct return_instance (kernel pointer), or 0 */
+	/* the task's saved user registers as the kernel keeps them (arm64's user_pt_regs is 34 words,
+	 * x86's pt_regs 21): read here, not on the BPF stack, whose 512 bytes the calls below share */
+	__u64 task_regs[34];
 	struct stk_chain user;
 	struct stk_chain kernel;
 	struct stk_chain_chunk chunk; /* a chunk being stored or compared */

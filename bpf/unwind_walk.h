@@ -58,23 +58,28 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 {
 	struct stk_walk *w = stk_unwind_scratch();
 	struct stk_unwind_request req = { .tgid = tgid, .kind = STK_UNWIND_REQ_REFRESH };
-	u64 regs[STK_UREGS_N];
-	stk_uregs_t r;
+	stk_uregs_t *r;
 	int res;
 
+	_Static_assert(sizeof(stk_uregs_t) <= sizeof(w->task_regs), "stk_walk.task_regs holds the user registers");
 	*chain = 0;
 	if (!w)
 		return STK_WALK_DONE;
-	/* One conversion, from a stack copy: the verifier wants ctx read by its own instructions. */
-	if (ctx_regs && stk_regs_user_mode(*ctx_regs))
-		r = *ctx_regs;
-	else if (stk_task_user_regs(&r))
-		return STK_WALK_NO_USER; /* a kernel thread */
-	stk_uregs_from(regs, r);
-	w->pc = regs[STK_UREG_PC];
-	w->sp = regs[STK_UREG_SP];
-	w->fp = regs[STK_UREG_FP];
-	w->lr = STK_UREG_LR >= 0 ? regs[STK_UREG_LR < 0 ? 0 : STK_UREG_LR] : 0;
+	/* The event's own registers are read by instructions of their own: the verifier wants ctx so. */
+	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {
+		w->pc = stk_uregs_pc(*ctx_regs);
+		w->sp = stk_uregs_sp(*ctx_regs);
+		w->fp = stk_uregs_fp(*ctx_regs);
+		w->lr = stk_uregs_lr(*ctx_regs);
+	} else {
+		r = (stk_uregs_t *)w->task_regs;
+		if (stk_task_user_regs(r))
+			return STK_WALK_NO_USER; /* a kernel thread */
+		w->pc = stk_uregs_pc(*r);
+		w->sp = stk_uregs_sp(*r);
+		w->fp = stk_uregs_fp(*r);
+		w->lr = stk_uregs_lr(*r);
+	}
 	res = stk_unwind_walk(tgid, max);
 	if (res == STK_WALK_DONE) {
 		*chain = stk_chain_intern(0);

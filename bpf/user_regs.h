@@ -4,7 +4,7 @@
  * DWARF register numbering (user space hands them to libdw as they are).
  * Adding an architecture means: STK_UREGS_N, STK_UREG_SP, STK_UREG_PC, STK_UREG_FP,
  * STK_UREG_LR,
- * stk_uregs_t, stk_uregs_from(), stk_regs_user_mode(), stk_uregs_sp(), STK_THREAD_SIZE and
+ * stk_uregs_t, stk_uregs_from(), stk_regs_user_mode(), stk_uregs_sp() (and _pc, _fp, _lr), STK_THREAD_SIZE and
  * STK_TASK_PT_REGS_SIZE (0: no path before bpf_task_pt_regs).
  */
 #ifndef STK_USER_REGS_H
@@ -34,6 +34,9 @@ typedef struct pt_regs stk_uregs_t;
 /* The interrupted code ran in user mode (CPL 3). */
 #define stk_regs_user_mode(r) (((r).cs & 3) == 3)
 #define stk_uregs_sp(r) ((r).rsp)
+#define stk_uregs_pc(r) ((r).rip)
+#define stk_uregs_fp(r) ((r).rbp)
+#define stk_uregs_lr(r) 0ULL
 /* pt_regs below the top of task->stack (kernels before bpf_task_pt_regs): its size is the UAPI one. */
 #define STK_TASK_PT_REGS_SIZE sizeof(struct pt_regs)
 #endif
@@ -65,6 +68,9 @@ typedef struct user_pt_regs stk_uregs_t;
 /* PSTATE.M == EL0t */
 #define stk_regs_user_mode(r) (((r).pstate & 0xf) == 0)
 #define stk_uregs_sp(r) ((r).sp)
+#define stk_uregs_pc(r) ((r).pc)
+#define stk_uregs_fp(r) ((r).regs[29])
+#define stk_uregs_lr(r) ((r).regs[30])
 /* The kernel's pt_regs is larger than the UAPI part and changes size across versions: CO-RE gives its size. */
 #define STK_TASK_PT_REGS_SIZE bpf_core_type_size(struct pt_regs___stk_arm64)
 #endif
