@@ -101,6 +101,7 @@ static __always_inline void stk_capture_user(struct stk_stack_sample *s, stk_ure
 	s->user_bytes = 0;
 	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {
 		stk_uregs_from(s->regs, *ctx_regs);
+		STK_CTX_READS_END();
 	} else {
 		if (stk_task_user_regs(r))
 			return;

@@ -65,12 +65,12 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 	*chain = 0;
 	if (!w)
 		return STK_WALK_DONE;
-	/* The event's own registers are read by instructions of their own: the verifier wants ctx so. */
 	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {
 		w->pc = stk_uregs_pc(*ctx_regs);
 		w->sp = stk_uregs_sp(*ctx_regs);
 		w->fp = stk_uregs_fp(*ctx_regs);
 		w->lr = stk_uregs_lr(*ctx_regs);
+		STK_CTX_READS_END();
 	} else {
 		r = (stk_uregs_t *)w->task_regs;
 		if (stk_task_user_regs(r))

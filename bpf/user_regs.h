@@ -10,6 +10,16 @@
 #ifndef STK_USER_REGS_H
 #define STK_USER_REGS_H
 
+#ifdef __bpf__
+/*
+ * Ends a branch that read the event's registers from ctx, where another
+ * branch reads the same fields from memory: without it the compiler may
+ * merge the two into loads through one pointer that is either, and the
+ * verifier refuses ctx read through a computed pointer.
+ */
+#define STK_CTX_READS_END() asm volatile("" ::: "memory")
+#endif
+
 #if defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
 /* rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip (x86_64 DWARF 0..16) */
 #define STK_UREGS_N 17
