@@ -491,15 +491,8 @@ static int resources_main(int argc, char **argv)
 		.parse = parse_args, .setup = setup, .teardown = teardown,
 		.session_offset = offsetof(struct res_run, session),
 	};
-	struct res_run *run = calloc(1, sizeof(*run)); /* large: the attachment's reasons */
-
-	if (!run) {
-		stk_error(APPLET, "out of memory");
-		return 1;
-	}
-	int ret = stk_applet_run(&steps, run, argc, argv);
-	free(run);
-	return ret;
+	/* on the heap: large (the attachment's reasons) */
+	return stk_applet_run_new(&steps, sizeof(struct res_run), APPLET, argc, argv);
 }
 
 STK_APPLET(resources, .name = "resources", .summary = "which code paths grow memory and do disk and network I/O, and how much?",

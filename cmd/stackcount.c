@@ -801,15 +801,8 @@ static int stackcount_main(int argc, char **argv)
 	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct sc_run, session),
 	};
-	struct sc_run *run = calloc(1, sizeof(*run)); /* large: the matchers and target lists */
-
-	if (!run) {
-		stk_error(APPLET, "out of memory");
-		return 1;
-	}
-	int ret = stk_applet_run(&steps, run, argc, argv);
-	free(run);
-	return ret;
+	/* on the heap: large (the matchers and target lists) */
+	return stk_applet_run_new(&steps, sizeof(struct sc_run), APPLET, argc, argv);
 }
 
 STK_APPLET(stackcount, .name = "stackcount", .summary = "which code paths reach this function, tracepoint or USDT probe?", .main = stackcount_main,

@@ -1,5 +1,7 @@
 #include "core/session/applet.h"
 
+#include <stdlib.h>
+
 #include "core/base/log.h"
 #include "core/session/session.h"
 
@@ -22,5 +24,19 @@ int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char *
 		ret = stk_session_capture(s, &s->capture, run);
 	}
 	a->teardown(run);
+	return ret;
+}
+
+int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char *applet, int argc, char **argv)
+{
+	void *run = calloc(1, size);
+	int ret;
+
+	if (!run) {
+		stk_error(applet, "out of memory");
+		return 1;
+	}
+	ret = stk_applet_run(a, run, argc, argv);
+	free(run);
 	return ret;
 }

@@ -27,5 +27,7 @@ struct stk_applet_steps {
 };
 
 int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char **argv);
+/* The same over a zeroed run struct of size bytes on the heap (for run structs too large for the stack). */
+int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char *applet, int argc, char **argv);
 
 #endif
