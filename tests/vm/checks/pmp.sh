@@ -19,7 +19,7 @@ for pmp_case in pmp pmp_proc; do
     pmp_missing=""
     for pmp_chain in read_stage,pipe_reader cond_stage,cond_sleeper nap_stage,napper epoll_stage,epoller \
                      accept_stage,acceptor lock_stage,locker spin_leaf,spin_stage,spinner; do
-        printf '%s\n' "$pmp_out" | grep -Eq "^ *1 ([^ ]*,)?$pmp_chain,start_thread,(__)?clone3?\$" ||
+        printf '%s\n' "$pmp_out" | grep -Eq "^ *1 ([^ ]*,)?$pmp_chain,start_thread,((__)?clone3?|thread_start)\$" ||
             pmp_missing="$pmp_missing $pmp_chain"
     done
     printf '%s\n' "$pmp_out" | grep -Eq '^ *1 ([^ ]*,)?main_wait,main,.*_start$' || pmp_missing="$pmp_missing main_wait"
