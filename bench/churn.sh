@@ -14,8 +14,7 @@
 # and cgroup v2. Installs bpftrace and perf with apt if missing.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 CHURN=${CHURN:-2000}
 tmp=$(mktemp -d)
@@ -31,7 +30,6 @@ for pkg in bpftrace linux-perf; do
         { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >/dev/null; }
 done
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
 
 churn() { # N: short processes in the cgroup, one after another

@@ -16,8 +16,7 @@
 # and peak RSS), and a real capture's peak RSS. Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 SECS=${SECS:-20}
 HOUR=${HOUR:-36000000}

@@ -16,8 +16,7 @@
 # scratch directory and is stopped at the end. Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 SECS=${SECS:-20}
 LONG=${LONG:-60}

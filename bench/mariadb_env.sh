@@ -2,7 +2,7 @@
 # Sourced by the MariaDB benchmarks (bench/mariadb.sh, bench/eventlog.sh): a
 # private MariaDB (Debian's mariadb-server, from a scratch directory, stopped
 # at exit) with sysbench's oltp_read_write tables (4 x 20,000 rows), and the
-# helpers they share. Installs mariadb-server, mariadb-client, sysbench and
+# helpers they share (with bench/lib.sh's, which the benchmark sources first). Installs mariadb-server, mariadb-client, sysbench and
 # $MARIADB_PKGS with apt when missing. Sets tmp, sock, mpid and SB (sysbench's
 # command line); needs root.
 tmp=$(mktemp -d /tmp/stk-mariadb-XXXXXX)
@@ -43,16 +43,8 @@ SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-us
 "${SB[@]}" prepare >/dev/null 2>&1 || { echo "${BENCH_NAME:-bench}: sysbench prepare failed" >&2; exit 1; }
 
 tps() { "${SB[@]}" --threads=4 --time="$1" run 2>/dev/null | sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p'; }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 cpu_ns() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($12 + $13) * 1e9 / hz }'; }
-wait_attached() {
-    for _ in $(seq 150); do
-        grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep 0.5; return 0; }
-        sleep 0.1
-    done
-    return 1
-}
 # "ns_per_run" of the BPF programs PID holds whose name matches RE
 bpf_cost() {
     local id

@@ -9,9 +9,7 @@
 # Needs root. Installs bpftrace with apt if missing.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
-W=$BUILD/tests/workloads
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-5}
 TRIPS=${TRIPS:-100000}
 tmp=$(mktemp -d)
@@ -29,7 +27,6 @@ BT='tracepoint:sched:sched_switch {
 # bpftrace needs tracefs for tracepoints; this host has none mounted: mount it privately.
 run_bpftrace() { exec unshare -m sh -c "mount -t tracefs none /sys/kernel/tracing 2>/dev/null; exec bpftrace -e '$BT'"; }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 
 # "ns_per_run runs" of the sched_switch program held by process PID (found through its fdinfo)
 prog_cost() { # PID NAME_REGEX
@@ -47,13 +44,6 @@ cpu_ns() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ pr
 job_us() { taskset -c 0 "$W/offcpu_pingpong" "$TRIPS" | awk '{ print $1 }'; }
 
 # wait until PID holds a BPF program (attached), at most 10 s
-wait_attached() {
-    for _ in $(seq 100); do
-        grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep 0.3; return 0; }
-        sleep 0.1
-    done
-    return 1
-}
 
 sysctl -qw kernel.bpf_stats_enabled=1
 declare -A cost slow
@@ -66,7 +56,7 @@ measure() { # LABEL PROG_REGEX CMD...
     local label=$1 re=$2 c=() t=() u=() cpu0 ns runs; shift 2
     for _ in $(seq "$REPEAT"); do
         "$@" >/dev/null 2>"$tmp/err" & local tp=$!
-        if ! wait_attached $tp; then echo "$label did not attach: $(head -1 "$tmp/err")" >&2; kill -9 $tp; wait $tp 2>/dev/null; continue; fi
+        if ! wait_attached $tp 0.3; then echo "$label did not attach: $(head -1 "$tmp/err")" >&2; kill -9 $tp; wait $tp 2>/dev/null; continue; fi
         cpu0=$(cpu_ns $tp)
         t+=("$(job_us)")
         read -r ns runs < <(prog_cost $tp "$re" | head -1)

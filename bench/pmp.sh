@@ -20,8 +20,7 @@
 # mariadb-server), installed when missing. Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 tmp=$(mktemp -d /tmp/stk-pmp-XXXXXX)
 chmod 755 "$tmp"
@@ -62,7 +61,6 @@ for _ in $(seq 200); do grep -q '^ready' "$tmp/idle.out" && break; sleep 0.1; do
 sleep 2 # both settle: idle
 
 now_ms() { date +%s%3N; }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 # roots FILE: "reaching a root/all" of pmp-format lines (count first, frames leaf first)
 roots() {
     awk '{ n = $1; k = split($2, f, ","); last = f[k]

@@ -4,9 +4,7 @@
 # Needs root. Installs bpftrace, linux-perf and time with apt if missing.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
-W=$BUILD/tests/workloads
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-5}
 SECS=${SECS:-8}
 tmp=$(mktemp -d)
@@ -18,7 +16,6 @@ for p in bpftrace linux-perf time; do
 done
 gcc -O1 -fno-omit-frame-pointer -o "$tmp/manystacks" "$root/bench/manystacks.c"
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 
 # per-sample BPF cost: run_time_ns / run_cnt of the sampling program, 999 Hz, 2 burners
 prog_cost() { # NAME_PATTERN -> ns per run

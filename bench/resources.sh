@@ -11,9 +11,7 @@
 # Do not run it while others benchmark on the host.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
-W=$BUILD/tests/workloads
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-5}
 MIB=${MIB:-256}
 TARGET_DIR=${TARGET_DIR:-/var/tmp}
@@ -38,7 +36,6 @@ END { clear(@ks); clear(@us); clear(@c); }'
 # bpftrace 0.17 needs tracefs for tracepoints; where the host has none mounted, a private mount.
 run_bpftrace() { exec unshare -m sh -c "mount -t tracefs none /sys/kernel/tracing 2>/dev/null; exec bpftrace -e '$BT'"; }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 
 # "run_time_ns run_cnt" of every BPF program process PID holds (through its fdinfo), summed
 prog_cost() {
@@ -59,13 +56,6 @@ job_ms() {
     echo $(( (t1 - t0) / 1000000 ))
 }
 # wait until PID holds a BPF program (attached) and has settled, at most 20 s
-wait_attached() {
-    for _ in $(seq 200); do
-        grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep 1; return 0; }
-        sleep 0.1
-    done
-    return 1
-}
 
 sysctl -qw kernel.bpf_stats_enabled=1
 base=()
@@ -77,7 +67,7 @@ measure() { # LABEL CMD...
     local label=$1 b=() e=() u=() t=() y=() cpu0 c0 n0 c1 n1; shift
     for _ in $(seq "$REPEAT"); do
         "$@" >"$tmp/out" 2>"$tmp/err" & local tp=$!
-        if ! wait_attached $tp; then echo "$label did not attach: $(head -1 "$tmp/err")" >&2; kill -9 $tp; wait $tp 2>/dev/null; continue; fi
+        if ! wait_attached $tp 1; then echo "$label did not attach: $(head -1 "$tmp/err")" >&2; kill -9 $tp; wait $tp 2>/dev/null; continue; fi
         cpu0=$(cpu_ns $tp)
         read -r c0 n0 < <(prog_cost $tp)
         t+=("$(job_ms)")

@@ -14,9 +14,7 @@
 # Medians of REPEAT runs. Needs root. Installs bpftrace and perf with apt if missing.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
-W=$BUILD/tests/workloads
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-5}
 ITER=${ITER:-200000}
 WILDCARD=${WILDCARD:-c:s*}
@@ -28,7 +26,6 @@ for p in bpftrace linux-perf; do
         { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null; }
 done
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
 # ns per run of the BPF program held by process PID whose name matches NAME_REGEX (through its fdinfo)

@@ -11,8 +11,7 @@
 # Medians of REPEAT runs. Needs root. Installs linux-perf, time and debuginfod if missing.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 NV=${NV:-24}
 tmp=$(mktemp -d)
@@ -23,7 +22,6 @@ for p in linux-perf time debuginfod; do
         { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null; }
 done
 burn() { nice -n 10 "$1" 60 >/dev/null 2>&1 & disown; } # reaped by init: no "Killed" noise
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 
 # NV distinct programs (one extra function each, so each has its own build ID)
 mkdir -p "$tmp/dwarf" "$tmp/nodwarf" "$tmp/stripped" "$tmp/store"

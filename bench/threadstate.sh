@@ -15,9 +15,7 @@
 # Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
-W=$BUILD/tests/workloads
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 DURATION=${DURATION:-4}
 THREADS=${THREADS:-"1000 10000"}
@@ -26,7 +24,6 @@ wpid=""
 trap '[ -n "$wpid" ] && kill "$wpid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 
 # bpf_ns PID: run_time_ns summed over the programs PID holds
 bpf_ns() {

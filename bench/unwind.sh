@@ -12,8 +12,7 @@
 # medians of REPEAT runs. Needs root; installs linux-perf and time with apt.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$root/build}
-STK=$BUILD/stk
+. "$root/bench/lib.sh"
 REPEAT=${REPEAT:-3}
 SECS=${SECS:-5}
 tmp=$(mktemp -d)
@@ -24,7 +23,6 @@ for p in linux-perf time; do
         { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null; }
 done
 gcc -O2 -fomit-frame-pointer -o "$tmp/manystacks" "$root/bench/manystacks.c"
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
 sysctl -qw kernel.bpf_stats_enabled=1
 
 # ns per run of the BPF programs process PID holds whose name matches RE

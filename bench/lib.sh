@@ -1,0 +1,18 @@
+# Sourced by the bench scripts after they set root: where the build is, and
+# the helpers every table uses.
+BUILD=${BUILD:-$root/build}
+STK=${STK:-$BUILD/stk}
+W=$BUILD/tests/workloads
+
+# The median of numbers on stdin, one per line ("n/a" for none).
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "n/a" }'; }
+
+# wait_attached PID [SETTLE]: until PID holds a BPF program (its fds), then
+# SETTLE seconds more (default 0.5) for its attach to finish; 1 after 20 s.
+wait_attached() {
+    for _ in $(seq 200); do
+        grep -qs '^prog_id:' /proc/"$1"/fdinfo/* && { sleep "${2:-0.5}"; return 0; }
+        sleep 0.1
+    done
+    return 1
+}
