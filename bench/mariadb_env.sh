@@ -7,10 +7,10 @@
 # command line); needs root.
 tmp=$(mktemp -d /tmp/stk-mariadb-XXXXXX)
 chmod 755 "$tmp"
-sock=$tmp/mysqld.sock
+sock=$tmp/run/mysqld.sock   # the server writes its socket, pid and log in run/, which its user owns
 cleanup() {
     kill -INT $(jobs -p) 2>/dev/null
-    [ -f "$tmp/mysqld.pid" ] && kill "$(cat "$tmp/mysqld.pid")" 2>/dev/null
+    [ -f "$tmp/run/mysqld.pid" ] && kill "$(cat "$tmp/run/mysqld.pid")" 2>/dev/null
     wait 2>/dev/null
     sysctl -qw kernel.bpf_stats_enabled=0
     rm -rf "$tmp"
@@ -30,14 +30,14 @@ if [ -n "$missing" ]; then
 fi
 
 # --- a private MariaDB with sysbench's tables ---
-mkdir -p "$tmp/data" && chown mysql:mysql "$tmp/data"
+mkdir -p "$tmp/data" "$tmp/run" && chown mysql:mysql "$tmp/data" "$tmp/run"
 mariadb-install-db --user=mysql --datadir="$tmp/data" --auth-root-authentication-method=normal >"$tmp/install.log" 2>&1 ||
     { echo "${BENCH_NAME:-bench}: mariadb-install-db failed: $(tail -2 "$tmp/install.log")" >&2; exit 1; }
-mariadbd --user=mysql --datadir="$tmp/data" --socket="$sock" --skip-networking --pid-file="$tmp/mysqld.pid" \
-    --innodb-buffer-pool-size=256M --log-error="$tmp/mysqld.err" &
+mariadbd --user=mysql --datadir="$tmp/data" --socket="$sock" --skip-networking --pid-file="$tmp/run/mysqld.pid" \
+    --innodb-buffer-pool-size=256M --log-error="$tmp/run/mysqld.err" &
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.2; done
-[ -S "$sock" ] || { echo "${BENCH_NAME:-bench}: mariadbd did not start: $(tail -3 "$tmp/mysqld.err")" >&2; exit 1; }
-mpid=$(cat "$tmp/mysqld.pid")
+[ -S "$sock" ] || { echo "${BENCH_NAME:-bench}: mariadbd did not start: $(tail -3 "$tmp/run/mysqld.err")" >&2; exit 1; }
+mpid=$(cat "$tmp/run/mysqld.pid")
 mariadb -S "$sock" -u root -e 'CREATE DATABASE sbtest'
 SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-user=root --tables=4 --table-size=20000)
 "${SB[@]}" prepare >/dev/null 2>&1 || { echo "${BENCH_NAME:-bench}: sysbench prepare failed" >&2; exit 1; }
