@@ -76,13 +76,14 @@ root_share() {
 declare -A cpu rss lost root
 measure_long() { # LABEL CMD...: CPU share and peak RSS sampled from /proc while it runs
     local label=$1 tp c0 t0 c1 t1 hwm; shift
-    "$@" -v -f -p "$mpid" "$LONG" >"$tmp/long.folded" 2>"$tmp/long.err" & tp=$!
+    # no duration: it runs until read (CPU, peak RSS), then SIGINT prints its stacks
+    "$@" -v -f -p "$mpid" >"$tmp/long.folded" 2>"$tmp/long.err" & tp=$!
     wait_attached $tp
     c0=$(cpu_ns $tp); t0=$(date +%s%N)
-    "${SB[@]}" --threads=4 --time=$((LONG - 3)) run >/dev/null 2>&1
+    "${SB[@]}" --threads=4 --time="$LONG" run >/dev/null 2>&1
     c1=$(cpu_ns $tp); t1=$(date +%s%N)
     hwm=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$tp/status)
-    wait $tp
+    kill -INT $tp; wait $tp
     cpu[$label]=$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v n="$(nproc)" 'BEGIN { printf "%.1f%%", c * 100 / t / n }')
     rss[$label]="$((hwm / 1024)) MB"
     lost[$label]=$(grep -c '^WARNING' "$tmp/long.err")
