@@ -48,6 +48,7 @@ struct hash_slot {
 
 struct stk_dwarf_samples {
 	struct stk_dwarf_opts opts;
+	size_t unwound; /* copies unwound and findable by their content hash */
 	struct hash_slot *slots;
 	size_t n_slots, n_used;
 	uint64_t missing; /* by_hash: counted hashes whose sample never arrived */
@@ -194,6 +195,8 @@ static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size
 		raw.value = 0;
 		if (stk_stack_table_add_at(d->table, &raw, &at) || remember_hash(d, s->content_hash, at))
 			d->lost++;
+		else
+			d->unwound++;
 		return;
 	}
 	size_t at;
@@ -425,6 +428,11 @@ void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
 		return;
 	d->on_sample = fn;
 	d->on_sample_ctx = ctx;
+}
+
+size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d)
+{
+	return d ? d->unwound : 0;
 }
 
 bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash)

@@ -73,6 +73,8 @@ void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
 struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry);
 /* by_hash: whether the sample sent with content_hash has been unwound (its stack can be added). */
 bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash);
+/* How many copies kept by content hash have been unwound so far (only grows; 0 for NULL). */
+size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d);
 /* by_hash: the unwound user addresses (leaf first) of the sample sent with content_hash. 0, or -1: none arrived. */
 int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
 				  size_t *n);

@@ -85,6 +85,7 @@ struct stk_event_sink {
 	size_t kept_bytes; /* text and frames of the entries that hold them */
 	struct stk_event *pending;
 	size_t n_pending, cap_pending;
+	size_t unwound_seen; /* the copies unwound when pending was last looked through */
 	struct description d;
 	bool closed;
 	bool final; /* every copy is unwound: no event waits any more */
@@ -301,13 +302,17 @@ static void take(struct stk_event_sink *k, const struct stk_event *e)
 /* Writes the waiting events whose copies are unwound now (all of them when final). */
 static void retry_pending(struct stk_event_sink *k, bool final)
 {
-	size_t kept = 0;
+	size_t kept = 0, unwound = stk_dwarf_samples_unwound(k->dwarf);
 
+	/* nothing became ready since the last look: a busy host keeps thousands waiting */
+	if (!final && unwound == k->unwound_seen)
+		return;
+	k->unwound_seen = unwound;
 	for (size_t i = 0; i < k->n_pending; i++) {
 		if (final || ready(k, &k->pending[i]))
 			write_row(k, &k->pending[i]);
-		else
-			k->pending[kept++] = k->pending[i];
+		else if (kept++ != i)
+			k->pending[kept - 1] = k->pending[i];
 	}
 	k->n_pending = kept;
 }
