@@ -20,6 +20,7 @@ umount /sys/kernel/tracing 2>/dev/null
 resources_run() {
     local case=$1 mode=$2 rpid spid rc
     shift 2
+    rm -f /tmp/res.out /tmp/stk.out   # a stale "ready PID" must not be read as this run's
     /resources_static "$mode" 8 /dev/nvme0n1 > /tmp/res.out 2>&1 &
     for _ in $(seq 50); do rpid=$(sed -n 's/^ready //p' /tmp/res.out); [ -n "$rpid" ] && break; sleep 0.1; done
     /stk resources -v -p "$rpid" -f "$@" > /tmp/stk.out 2>&1 &
@@ -36,6 +37,7 @@ resources_run() {
     echo "@@CASE $case"
     cat /tmp/stk.out
     grep -q '^done' /tmp/res.out || echo "workload: $(cat /tmp/res.out)"
+    sed -n 's/^udp received /workload: udp received /p' /tmp/res.out
     echo "@@RC $rc"
 }
 resources_run resources all -e rss,block,block-time,read,write,send,recv
