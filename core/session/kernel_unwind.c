@@ -296,7 +296,7 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 	if (!u->verbose)
 		return;
 	fprintf(stderr, "%s: user stacks: %llu walked in the kernel (%llu frames), %llu by the copy path "
-		"(process not loaded yet %llu, mappings changed %llu, no table room %llu, chain store full %llu)\n",
+		"(process not loaded yet %llu, mappings changed %llu, a table not placed yet or without room %llu, chain store full %llu)\n",
 		applet, (unsigned long long)walks, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_FRAMES),
 		(unsigned long long)copy_samples, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_NO_PROCESS),
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_STALE),
