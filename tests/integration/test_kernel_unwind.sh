@@ -68,7 +68,13 @@ run_capture "$STK" profile --no-inline -U -v -p "$WPID" -f 4
 at_least exec_before_whole "$(share "$(printf '%s\n' "$OUT" | grep '^deep;')" "$deep")" 95 "percent of deep's samples whole"
 at_least exec_after_whole "$(share "$(printf '%s\n' "$OUT" | grep '^nofp;')" "main;chain;stage_one;stage_two;stage_three;hot_leaf")" 95 \
     "percent of samples after the exec whole"
-expect_eq exec_no_unknown "$(printf '%s\n' "$OUT" | grep -c '\[unknown\]')" 0
+# Old tables walking the new program would leave [unknown] frames in many samples; a
+# sample taken in the instant of the exec, before stk has read the new mappings, may
+# keep one on a busy host: at most 1% of the samples.
+unknown_pm=$(printf '%s\n' "$OUT" | awk '/;/ && $NF ~ /^[0-9]+$/ { t += $NF; if (/\[unknown\]/) u += $NF }
+    END { print t ? int(u * 1000 / t) : 1000 }')
+if [ "$unknown_pm" -le 10 ]; then pass exec_no_unknown
+else fail exec_no_unknown "samples with [unknown] frames: $unknown_pm per mille, want <= 10: $(printf '%s\n' "$OUT" | grep '\[unknown\]' | head -3)"; fi
 stop_workloads
 
 # --- a library unloaded and loaded again elsewhere, over and over ---
