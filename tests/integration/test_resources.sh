@@ -66,7 +66,11 @@ expect_within all_send_udp_datagrams 10 "$(kind_sum "$f" send ';main;udp_transfe
 udp_got=$(sed -n 's/^udp received //p' "$(ls -t "$tmp"/ready.* | head -1)" | head -1)
 expect_within all_recv_udp_datagrams 10 "$(kind_sum "$f" recv ';udp_receiver;udp_recv_datagram;')" "${udp_got:-the workload did not say}"
 # reads and writes apart, each leaf naming its direction; system calls named where their frames are not taken
-expect_eq all_block_write_marked "$(grep -c '^block;.*direct_write_chunk;.*\[block read\]' "$f")" 0
+# (a direct write may read file-system metadata, a block bitmap or extent block, on its way:
+# reads of a few KiB, not the written data)
+rd_under_w=$(kind_sum "$f" block 'direct_write_chunk;.*\[block read\]')
+if [ "$rd_under_w" -le $((32 * MIB / 100)) ]; then pass all_block_write_marked
+else fail all_block_write_marked "$rd_under_w bytes marked read under direct_write_chunk"; fi
 expect_contains all_block_write_leaf "$(cat "$f")" "blk_mq_submit_bio;[block write] "
 expect_contains all_write_syscall_frame "$(grep '^write;.*direct_write_chunk' "$f")" "direct_write_chunk;__libc_pwrite;[sys_pwrite64] "
 bt_w=$(kind_sum "$f" block_time 'direct_write_chunk;.*\[block write\]')

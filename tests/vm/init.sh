@@ -21,6 +21,20 @@ if [ -n "$osrel" ]; then
     [ -n "${osrel#*:}" ] && echo "VERSION_ID=\"${osrel#*:}\"" >> /etc/os-release
 fi
 
+# stk_settle PID...: until the tracers' CPU time holds still for half a second (at most
+# 30 s): samples they still had queued (user-space unwinding, slow under TCG) are done
+# before the case's SIGINT, which gives what is queued only a short time.
+stk_settle() {
+    st_i=0 st_was=-1
+    while [ $st_i -lt 60 ]; do
+        st_now=$(for st_p in "$@"; do cat "/proc/$st_p/stat" 2>/dev/null; done | awk '{ s += $14 + $15 } END { print s + 0 }')
+        [ "$st_now" = "$st_was" ] && break
+        st_was=$st_now
+        sleep 0.5
+        st_i=$((st_i + 1))
+    done
+}
+
 echo "@@BEGIN $(uname -r)"
 for c in /cases/*.sh; do
     . "$c"

@@ -45,6 +45,10 @@ sc_end() { # runs the loop once, stops every tracer, prints the blocks
     touch /tmp/sc_go
     sc_wait /tmp/sc_rl.out '^done'
     sc_i=1
+    sc_all=""
+    while [ $sc_i -le $sc_n ]; do eval "sc_all=\"\$sc_all \$sc_pid_$sc_i\""; sc_i=$((sc_i + 1)); done
+    stk_settle $sc_all
+    sc_i=1
     while [ $sc_i -le $sc_n ]; do eval "kill -INT \$sc_pid_$sc_i 2>/dev/null"; sc_i=$((sc_i + 1)); done
     sc_i=1
     for sc_c in $sc_cases; do

@@ -30,6 +30,7 @@ resources_run() {
     kill -USR1 "$rpid"
     for _ in $(seq 1200); do grep -q '^done' /tmp/res.out && break; sleep 0.1; done
     sleep 1
+    stk_settle "$spid"
     kill -INT "$spid" 2>/dev/null
     wait "$spid"
     rc=$?
