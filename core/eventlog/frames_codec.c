@@ -23,27 +23,33 @@ static void put_str(struct stk_pq_buf *b, const char *s)
 static void put_escaped(struct stk_pq_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s);
+	size_t len = strlen(s), run = 0; /* the bytes before i that need no escape, put at once */
 	char hex[5];
 
 	for (size_t i = 0; i < len;) {
 		size_t n = stk_utf8_seq_len(p + i, len - i);
+		bool plain = n > 0 && p[i] != '\\' && p[i] >= 0x20 && p[i] != 0x7f;
 
+		if (plain) {
+			run += n;
+			i += n;
+			continue;
+		}
+		stk_pq_buf_put(b, p + i - run, run);
+		run = 0;
 		if (p[i] == '\\') {
 			put_str(b, "\\\\");
 		} else if (p[i] == '\t') {
 			put_str(b, "\\t");
 		} else if (p[i] == '\n') {
 			put_str(b, "\\n");
-		} else if (p[i] < 0x20 || p[i] == 0x7f || n == 0) {
+		} else {
 			snprintf(hex, sizeof(hex), "\\x%02x", p[i]);
 			put_str(b, hex);
-			n = 1;
-		} else {
-			stk_pq_buf_put(b, p + i, n);
 		}
-		i += n;
+		i += n ? n : 1;
 	}
+	stk_pq_buf_put(b, p + len - run, run);
 }
 
 static void put_field(struct stk_pq_buf *b, const char *s)
@@ -55,13 +61,18 @@ static void put_field(struct stk_pq_buf *b, const char *s)
 		put_str(b, NULL_FIELD);
 }
 
-static void put_num(struct stk_pq_buf *b, const char *fmt, uint64_t v)
+/* A tab and v in base 16 or 10 (a stack has hundreds of numbers: no printf for each). */
+static void put_num(struct stk_pq_buf *b, unsigned base, uint64_t v)
 {
-	char num[24];
+	char out[24];
+	size_t at = sizeof(out);
 
-	snprintf(num, sizeof(num), fmt, v);
-	stk_pq_buf_byte(b, '\t');
-	put_str(b, num);
+	do {
+		out[--at] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	out[--at] = '\t';
+	stk_pq_buf_put(b, out + at, sizeof(out) - at);
 }
 
 /* in_kernel: the frame is one of the stack's kernel frames (whatever its own kernel flag says). */
@@ -76,30 +87,30 @@ static void put_frame(struct stk_pq_buf *b, const struct stk_frame *f, bool in_k
 		stk_pq_buf_byte(b, 'm');
 	if (f->synthetic)
 		stk_pq_buf_byte(b, 's');
-	put_num(b, "%" PRIx64, f->address);
-	put_num(b, "%" PRIx64, f->symbol_offset);
-	put_num(b, "%" PRIx64, f->map_start);
-	put_num(b, "%" PRIx64, f->map_end);
-	put_num(b, "%" PRIx64, f->map_offset);
+	put_num(b, 16, f->address);
+	put_num(b, 16, f->symbol_offset);
+	put_num(b, 16, f->map_start);
+	put_num(b, 16, f->map_end);
+	put_num(b, 16, f->map_offset);
 	put_field(b, f->symbol);
 	put_field(b, f->module);
 	put_field(b, f->build_id);
 	put_field(b, f->found_by);
 	put_field(b, f->file);
-	put_num(b, "%" PRIu64, f->line);
+	put_num(b, 10, f->line);
 	for (size_t i = 0; i < f->n_inlined; i++) {
 		put_str(b, "\ni");
 		put_field(b, f->inlined[i].symbol);
 		put_field(b, f->inlined[i].file);
-		put_num(b, "%" PRIu64, f->inlined[i].line);
+		put_num(b, 10, f->inlined[i].line);
 	}
 }
 
 void stk_frames_encode(struct stk_pq_buf *b, const struct stk_stack *s)
 {
 	put_str(b, MAGIC);
-	put_num(b, "%" PRIu64, s->kernel_missing);
-	put_num(b, "%" PRIu64, s->user_missing);
+	put_num(b, 10, s->kernel_missing);
+	put_num(b, 10, s->user_missing);
 	put_field(b, s->unwind_stop);
 	for (size_t i = 0; i < s->n_kernel; i++)
 		put_frame(b, &s->kernel[i], true);

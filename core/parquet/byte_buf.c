@@ -11,7 +11,7 @@ void stk_pq_buf_free(struct stk_pq_buf *b)
 	*b = (struct stk_pq_buf){ 0 };
 }
 
-uint8_t *stk_pq_buf_reserve(struct stk_pq_buf *b, size_t n)
+uint8_t *stk_pq_buf_grow(struct stk_pq_buf *b, size_t n)
 {
 	void *data = b->data;
 
@@ -21,16 +21,6 @@ uint8_t *stk_pq_buf_reserve(struct stk_pq_buf *b, size_t n)
 	}
 	b->data = data;
 	return b->data + b->len;
-}
-
-void stk_pq_buf_put(struct stk_pq_buf *b, const void *p, size_t n)
-{
-	uint8_t *at = stk_pq_buf_reserve(b, n);
-
-	if (!at || !n)
-		return;
-	memcpy(at, p, n);
-	b->len += n;
 }
 
 void stk_pq_buf_byte(struct stk_pq_buf *b, uint8_t v)

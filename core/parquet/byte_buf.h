@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct stk_pq_buf {
 	uint8_t *data;
@@ -17,9 +18,25 @@ struct stk_pq_buf {
 };
 
 void stk_pq_buf_free(struct stk_pq_buf *b);
+/* Growing for stk_pq_buf_reserve, out of line: most appends have room. */
+uint8_t *stk_pq_buf_grow(struct stk_pq_buf *b, size_t n);
+
 /* Room for n more bytes at data + len (len unchanged), or NULL (oom set). */
-uint8_t *stk_pq_buf_reserve(struct stk_pq_buf *b, size_t n);
-void stk_pq_buf_put(struct stk_pq_buf *b, const void *p, size_t n);
+static inline uint8_t *stk_pq_buf_reserve(struct stk_pq_buf *b, size_t n)
+{
+	return !b->oom && b->cap - b->len >= n && b->data ? b->data + b->len : stk_pq_buf_grow(b, n);
+}
+
+static inline void stk_pq_buf_put(struct stk_pq_buf *b, const void *p, size_t n)
+{
+	uint8_t *at = stk_pq_buf_reserve(b, n);
+
+	if (!at || !n)
+		return;
+	memcpy(at, p, n);
+	b->len += n;
+}
+
 void stk_pq_buf_byte(struct stk_pq_buf *b, uint8_t v);
 void stk_pq_buf_le32(struct stk_pq_buf *b, uint32_t v);
 void stk_pq_buf_le64(struct stk_pq_buf *b, uint64_t v);

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/stack_sample.h"
+#include "core/base/grow.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
@@ -49,6 +50,8 @@ struct hash_slot {
 struct stk_dwarf_samples {
 	struct stk_dwarf_opts opts;
 	size_t unwound; /* copies unwound and findable by their content hash */
+	uint64_t *unwound_hashes; /* their hashes, in the order they were unwound */
+	size_t cap_unwound;
 	struct hash_slot *slots;
 	size_t n_slots, n_used;
 	uint64_t missing; /* by_hash: counted hashes whose sample never arrived */
@@ -193,10 +196,11 @@ static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size
 
 		raw.tid = 0;
 		raw.value = 0;
-		if (stk_stack_table_add_at(d->table, &raw, &at) || remember_hash(d, s->content_hash, at))
+		if (stk_grow((void **)&d->unwound_hashes, &d->cap_unwound, d->unwound + 1, sizeof(uint64_t)) ||
+		    stk_stack_table_add_at(d->table, &raw, &at) || remember_hash(d, s->content_hash, at))
 			d->lost++;
 		else
-			d->unwound++;
+			d->unwound_hashes[d->unwound++] = s->content_hash;
 		return;
 	}
 	size_t at;
@@ -435,6 +439,11 @@ size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d)
 	return d ? d->unwound : 0;
 }
 
+uint64_t stk_dwarf_samples_unwound_hash(const struct stk_dwarf_samples *d, size_t i)
+{
+	return d && i < d->unwound ? d->unwound_hashes[i] : 0;
+}
+
 bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash)
 {
 	return d && raw_of(d, content_hash) != NULL;
@@ -518,5 +527,6 @@ void stk_dwarf_samples_free(struct stk_dwarf_samples *d)
 	stk_unwinder_free(d->unwinder);
 	stk_stack_table_free(d->table);
 	free(d->slots);
+	free(d->unwound_hashes);
 	free(d);
 }

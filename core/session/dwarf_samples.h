@@ -75,6 +75,8 @@ struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struc
 bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash);
 /* How many copies kept by content hash have been unwound so far (only grows; 0 for NULL). */
 size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d);
+/* by_hash: the content hash of the i-th copy unwound (i < stk_dwarf_samples_unwound), else 0. */
+uint64_t stk_dwarf_samples_unwound_hash(const struct stk_dwarf_samples *d, size_t i);
 /* by_hash: the unwound user addresses (leaf first) of the sample sent with content_hash. 0, or -1: none arrived. */
 int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
 				  size_t *n);

@@ -205,10 +205,11 @@ static void say_counts(const struct stk_event_outputs *eo, const char *applet, c
 		lost ? "" : ", none lost");
 	if (o->verbose) {
 		size_t n, bytes;
+		uint64_t renders;
 
-		stk_event_sink_stacks(eo->sink, &n, &bytes);
-		fprintf(stderr, "%s: %zu distinct stacks in the recording, %.1f MB of their text and frames kept\n",
-			applet, n, (double)bytes / 1e6);
+		stk_event_sink_stacks(eo->sink, &n, &bytes, &renders);
+		fprintf(stderr, "%s: %zu distinct stacks in the recording (rendered %" PRIu64 " times), %.1f MB of "
+			"their text and frames kept\n", applet, n, renders, (double)bytes / 1e6);
 	}
 	if (lost)
 		fprintf(stderr, "WARNING: %" PRIu64 " events lost: the event ring buffer was full (its reader short of "

@@ -16,6 +16,7 @@
 #include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
+#include "core/base/waitlist.h"
 #include "core/base/run_loop.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/eventlog/event_schema.h"
@@ -83,9 +84,9 @@ struct stk_event_sink {
 	size_t n_stacks, cap_keys, cap_entries;
 	struct stk_key_index index;
 	size_t kept_bytes; /* text and frames of the entries that hold them */
-	struct stk_event *pending;
-	size_t n_pending, cap_pending;
-	size_t unwound_seen; /* the copies unwound when pending was last looked through */
+	uint64_t renders;  /* stacks rendered, again each time one was dropped and needed */
+	struct stk_waitlist pending; /* events (struct stk_event) waiting on their copy's content hash */
+	size_t unwound_seen; /* the copies unwound whose waiting events have been released */
 	struct description d;
 	bool closed;
 	bool final; /* every copy is unwound: no event waits any more */
@@ -112,6 +113,7 @@ struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const 
 		return NULL;
 	}
 	k->timer_fd = -1;
+	stk_waitlist_init(&k->pending, sizeof(struct stk_event));
 	k->index = (struct stk_key_index){ .key_size = sizeof(struct stack_key), .stride = sizeof(struct stack_key) };
 	k->wall_offset = stk_now_ns(CLOCK_REALTIME) - stk_now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < n_spans; i++, k->n_labels++)
@@ -190,6 +192,7 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 		return -1;
 	}
 	stk_ev_utf8_clean(text, strlen(text));
+	k->renders++;
 	ref->text = text;
 	ref->text_len = strlen(text);
 	ref->frames = (char *)frames.data;
@@ -291,30 +294,27 @@ static void take(struct stk_event_sink *k, const struct stk_event *e)
 {
 	if (k->closed || k->err[0])
 		return;
-	if (e->kind != STK_EVENT_SPAN && !k->final && !ready(k, e) && k->n_pending < PENDING_MAX &&
-	    stk_grow((void **)&k->pending, &k->cap_pending, k->n_pending + 1, sizeof(*k->pending)) == 0) {
-		k->pending[k->n_pending++] = *e;
+	if (e->kind != STK_EVENT_SPAN && !k->final && !ready(k, e) && k->pending.n_waiting < PENDING_MAX &&
+	    stk_waitlist_add(&k->pending, e->content_hash, e) == 0)
 		return;
-	}
 	write_row(k, e);
 }
 
-/* Writes the waiting events whose copies are unwound now (all of them when final). */
+static void write_waiting(void *ctx, const void *e)
+{
+	write_row(ctx, e);
+}
+
+/* Writes the waiting events whose copies were unwound since the last look (all of them when final). */
 static void retry_pending(struct stk_event_sink *k, bool final)
 {
-	size_t kept = 0, unwound = stk_dwarf_samples_unwound(k->dwarf);
+	size_t unwound = stk_dwarf_samples_unwound(k->dwarf);
 
-	/* nothing became ready since the last look: a busy host keeps thousands waiting */
-	if (!final && unwound == k->unwound_seen)
-		return;
-	k->unwound_seen = unwound;
-	for (size_t i = 0; i < k->n_pending; i++) {
-		if (final || ready(k, &k->pending[i]))
-			write_row(k, &k->pending[i]);
-		else if (kept++ != i)
-			k->pending[kept - 1] = k->pending[i];
-	}
-	k->n_pending = kept;
+	for (; k->unwound_seen < unwound; k->unwound_seen++)
+		stk_waitlist_release(&k->pending, stk_dwarf_samples_unwound_hash(k->dwarf, k->unwound_seen),
+				    write_waiting, k);
+	if (final)
+		stk_waitlist_release_all(&k->pending, write_waiting, k);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -356,6 +356,8 @@ int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const
 		k->lost_before += stk_percpu_sum(k->stats, STK_EVSTAT_LOST);
 	}
 	k->src = *src;
+	if (dwarf != k->dwarf)
+		k->unwound_seen = 0; /* a new skeleton's copies are numbered from 0 */
 	k->dwarf = dwarf;
 	k->stats = skel->maps.stk_event_stats;
 	stk_dwarf_samples_on_sample(dwarf, on_copy, k);
@@ -463,11 +465,11 @@ uint64_t stk_event_sink_lost(const struct stk_event_sink *k)
 	return k ? k->lost_before + (k->stats ? stk_percpu_sum(k->stats, STK_EVSTAT_LOST) : 0) : 0;
 }
 
-void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes)
+void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders)
 {
 	*n = k ? k->n_stacks : 0;
-	*bytes = 0;
 	*bytes = k ? k->kept_bytes : 0;
+	*renders = k ? k->renders : 0;
 }
 
 /* The command line, as /proc/self/cmdline has it, arguments joined by spaces. */
@@ -568,7 +570,7 @@ void stk_event_sink_free(struct stk_event_sink *k)
 	free(k->keys);
 	free(k->entries);
 	stk_key_index_free(&k->index);
-	free(k->pending);
+	stk_waitlist_free(&k->pending);
 	free_description(&k->d);
 	free(k);
 }

@@ -73,8 +73,8 @@ void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const
 /* Rows written so far, and events the kernel found no room for. */
 uint64_t stk_event_sink_rows(const struct stk_event_sink *k);
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k);
-/* Distinct stacks resolved, and the bytes of their text and frames kept (for -v). */
-void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes);
+/* Distinct stacks resolved, the bytes of their text and frames kept, and how often one was rendered (for -v). */
+void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders);
 /*
  * Writes every stream's footer (what stk_event_sink_describe said, and the
  * counts) and fflushes. 0, or -1 with err (the first failure). Once.

@@ -86,6 +86,7 @@ static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
 
 	if (p->perf_loads >= MAX_PERF_MAP_LOADS || sym_stopped(s))
 		return;
+	p->perf_tried_ns = sym_monotonic_ns();
 	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
 	if (stat(path, &owner))
 		return;
@@ -338,7 +339,10 @@ int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t ad
 {
 	if (stk_perf_map_lookup(p->perf, addr, name, off) == 0)
 		return 0;
-	load_perf_map(s, p); /* the JIT may have written more since */
+	/* the JIT may have written more since; code without a perf map misses every time: not each a look */
+	if (p->perf_tried_ns && sym_monotonic_ns() - p->perf_tried_ns < PERF_MAP_RETRY_NS)
+		return -1;
+	load_perf_map(s, p);
 	return stk_perf_map_lookup(p->perf, addr, name, off);
 }
 

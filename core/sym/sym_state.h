@@ -32,6 +32,8 @@ struct stk_debuginfod;
 #define MAX_GONE_MAPS 64
 /* How often one process's perf map is parsed (it grows as the JIT writes). */
 #define MAX_PERF_MAP_LOADS 8
+/* A miss looks for a newer perf map at most this often (anonymous code without one misses every time). */
+#define PERF_MAP_RETRY_NS 200000000LL
 /* Files whose DWARF stays open for source lines and inline frames (one fd each). */
 #define MAX_DWARF_FILES 256
 
@@ -77,6 +79,7 @@ struct sym_proc {
 	struct stk_perf_map *perf;
 	off_t perf_size;
 	unsigned perf_loads; /* a map that keeps changing is not re-read forever */
+	int64_t perf_tried_ns; /* when it was last looked for (CLOCK_MONOTONIC), 0: never */
 	uint64_t generation; /* bumped each time the mappings are read */
 	int64_t read_ns;     /* when they were last read (CLOCK_MONOTONIC) */
 	void *unwinder;      /* the copy unwinder's state for this process (core/unwind/unwind_dwarf.h) */
