@@ -25,10 +25,7 @@ cg=$cg2/$cgname
 mkdir "$cg"
 trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$cg" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-for pkg in bpftrace linux-perf; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
-        { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >/dev/null; }
-done
+bench_install bench/churn bpftrace linux-perf
 
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
 

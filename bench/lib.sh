@@ -16,3 +16,20 @@ wait_attached() {
     done
     return 1
 }
+
+# bench_has PKG: whether the Debian package is installed.
+bench_has() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+
+# bench_install NAME PKG...: installs the Debian packages not installed yet
+# (apt, no recommends); on failure says so as NAME and exits 1.
+bench_install() {
+    local name=$1 p missing=""
+    shift
+    for p in "$@"; do
+        bench_has "$p" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+        { echo "$name: cannot install$missing" >&2; exit 1; }
+}

@@ -17,17 +17,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-missing=""
-for p in mariadb-server mariadb-client sysbench ${MARIADB_PKGS:-}; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-        { echo "${BENCH_NAME:-bench}: cannot install$missing" >&2; exit 1; }
-    # the package starts its own server: this bench runs a private one
-    systemctl stop mariadb 2>/dev/null
+if ! bench_has mariadb-server; then
+    bench_install "${BENCH_NAME:-bench}" mariadb-server mariadb-client sysbench ${MARIADB_PKGS:-}
+    systemctl stop mariadb 2>/dev/null # the package starts its own server: this bench runs a private one
 fi
+bench_install "${BENCH_NAME:-bench}" mariadb-client sysbench ${MARIADB_PKGS:-}
 
 # --- a private MariaDB with sysbench's tables ---
 mkdir -p "$tmp/data" "$tmp/run" && chown mysql:mysql "$tmp/data" "$tmp/run"

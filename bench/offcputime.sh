@@ -15,8 +15,7 @@ TRIPS=${TRIPS:-100000}
 tmp=$(mktemp -d)
 trap 'kill -INT $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
 
-dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q "ok installed" ||
-    { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q bpftrace >/dev/null; }
+bench_install bench/offcputime bpftrace
 
 # The same work as stk's default: stacks at switch-out, time summed per (kstack, ustack, comm) at switch-in.
 BT='tracepoint:sched:sched_switch {

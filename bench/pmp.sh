@@ -35,16 +35,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-missing=""
-for p in percona-toolkit gdb mariadb-server mariadb-client; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-        { echo "bench/pmp: cannot install$missing" >&2; exit 1; }
+if ! bench_has mariadb-server; then
+    bench_install bench/pmp mariadb-server
     systemctl stop mariadb 2>/dev/null # the package starts its own server: this bench runs a private one
 fi
+bench_install bench/pmp percona-toolkit gdb mariadb-client
 
 # --- the targets: an idle private MariaDB, and 2,000 blocked threads ---
 mkdir -p "$data" && chown mysql:mysql "$data"

@@ -10,10 +10,7 @@ SECS=${SECS:-8}
 tmp=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
 
-for p in bpftrace linux-perf time; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-        { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null; }
-done
+bench_install bench/profile bpftrace linux-perf time
 gcc -O1 -fno-omit-frame-pointer -o "$tmp/manystacks" "$root/bench/manystacks.c"
 
 

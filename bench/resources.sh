@@ -19,8 +19,7 @@ tmp=$(mktemp -d)
 data=$(mktemp "$TARGET_DIR/stk-bench-resources.XXXXXX")
 trap 'kill -INT $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp" "$data"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
 
-dpkg-query -W -f='${Status}' bpftrace 2>/dev/null | grep -q "ok installed" ||
-    { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q bpftrace >/dev/null; }
+bench_install bench/resources bpftrace
 
 # The same sums as stk's default: a request's stacks where it is made (block_getrq), its bytes
 # when issued; bytes sent and received on TCP and UDP sockets, with their stacks.

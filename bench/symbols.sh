@@ -17,10 +17,7 @@ NV=${NV:-24}
 tmp=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 
-for p in linux-perf time debuginfod; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-        { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null; }
-done
+bench_install bench/symbols linux-perf time debuginfod
 burn() { nice -n 10 "$1" 60 >/dev/null 2>&1 & disown; } # reaped by init: no "Killed" noise
 
 # NV distinct programs (one extra function each, so each has its own build ID)

@@ -18,10 +18,7 @@ SECS=${SECS:-5}
 tmp=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
 
-for p in linux-perf time; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-        { apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$p" >/dev/null; }
-done
+bench_install bench/unwind linux-perf time
 gcc -O2 -fomit-frame-pointer -o "$tmp/manystacks" "$root/bench/manystacks.c"
 sysctl -qw kernel.bpf_stats_enabled=1
 
