@@ -27,8 +27,6 @@ trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$cg" 2>/dev/null;
 
 bench_install bench/churn bpftrace linux-perf
 
-status_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
-
 churn() { # N: short processes in the cgroup, one after another
     sh -c 'echo $$ >"$1/cgroup.procs" &&
         for _ in $(seq "$2"); do sh -c '\''i=0; while [ $i -lt 4000 ]; do i=$((i+1)); done'\''; done' _ "$cg" "$1"

@@ -95,7 +95,7 @@ rm -f "$tmp/bench.parquet" "$tmp/hour.parquet"
 "$STK" offcputime -o "$tmp/long.parquet" >/dev/null 2>"$tmp/long.err" & tp=$!
 wait_attached $tp
 tps "$((SECS * 3))" >/dev/null
-hwm=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$tp/status)
+hwm=$(status_kb "$tp" VmHWM)
 kill -INT $tp
 wait $tp
 long_n=$(sed -n 's/^[a-z]*: \([0-9]*\) events recorded.*/\1/p' "$tmp/long.err")

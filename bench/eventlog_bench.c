@@ -1,6 +1,6 @@
 /*
  * Times the event log's writer (core/eventlog/event_writer.c: all 13
- * columns, each stack's text by its id and its frames once per row group)
+ * columns, each stack's text and its frames once per row group, each frame line once)
  * on the off-CPU-like events of tests/parquet/event_stream.h, for
  * bench/eventlog.sh, and prints one line:
  *   events N seconds S bytes B maxrss_kb K columns name=bytes,...

@@ -17,6 +17,9 @@ wait_attached() {
     return 1
 }
 
+# status_kb PID FIELD: a /proc/PID/status field in kB (VmRSS, VmHWM), empty when gone.
+status_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
+
 # bench_has PKG: whether the Debian package is installed.
 bench_has() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 

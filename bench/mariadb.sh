@@ -82,7 +82,7 @@ measure_long() { # LABEL CMD...: CPU share and peak RSS sampled from /proc while
     c0=$(cpu_ns $tp); t0=$(date +%s%N)
     "${SB[@]}" --threads=4 --time="$LONG" run >/dev/null 2>&1
     c1=$(cpu_ns $tp); t1=$(date +%s%N)
-    hwm=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$tp/status)
+    hwm=$(status_kb "$tp" VmHWM)
     kill -INT $tp; wait $tp
     cpu[$label]=$(awk -v c=$((c1 - c0)) -v t=$((t1 - t0)) -v n="$(nproc)" 'BEGIN { printf "%.1f%%", c * 100 / t / n }')
     rss[$label]="$((hwm / 1024)) MB"

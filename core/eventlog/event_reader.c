@@ -7,12 +7,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/base/grow.h"
 #include "core/eventlog/event_schema.h"
+#include "core/eventlog/frame_lines.h"
 #include "core/eventlog/frames_codec.h"
 #include "core/base/key_index.h"
 #include "core/parquet/parquet_reader.h"
+
+/*
+ * What expanding the frames column may write over a file's reading: far more
+ * than stk's files need (a stack's frames are a few KB, each stack expanded
+ * once), little enough that references in a small file cannot keep the
+ * reader copying for hours.
+ */
+#define EXPAND_BASE (256ull << 20)
+#define EXPAND_PER_BYTE 64
 
 /* A decoded stack and what holds its frames. */
 struct decoded {
@@ -28,6 +39,8 @@ struct stk_ev_file {
 	struct stk_stack *flat; /* the stacks alone, for stk_ev_stacks */
 	size_t n_stacks, cap_stacks, cap_flat;
 	struct stk_key_index by_id; /* stack id -> index in stacks */
+	struct stk_frame_lines_table lines; /* the current row group's frame lines */
+	struct stk_pq_buf expanded;         /* a stack's frames whole, to decode */
 	bool walked;
 };
 
@@ -114,12 +127,15 @@ static int read_meta(struct stk_ev_file *f, char *err, size_t err_len)
 struct stk_ev_file *stk_ev_open(int fd, char *err, size_t err_len)
 {
 	struct stk_ev_file *f = calloc(1, sizeof(*f));
+	struct stat st;
 
 	if (!f) {
 		snprintf(err, err_len, "out of memory");
 		return NULL;
 	}
 	f->by_id = (struct stk_key_index){ .key_size = sizeof(int64_t), .stride = sizeof(struct decoded) };
+	stk_frame_lines_table_init(&f->lines, EXPAND_BASE + (fstat(fd, &st) == 0 && st.st_size > 0
+							     ? (uint64_t)st.st_size * EXPAND_PER_BYTE : 0));
 	f->r = stk_pq_reader_open(fd, stk_ev_columns, STK_EV_COLS, err, err_len);
 	if (!f->r || read_meta(f, err, err_len)) {
 		stk_ev_close(f);
@@ -164,11 +180,16 @@ static int row_stack(struct stk_ev_file *f, uint32_t *index, char *err, size_t e
 		snprintf(err, err_len, "a stack_id of %" PRId64 " (stk numbers stacks from 1)", id);
 		return -1;
 	}
-	if ((known = stk_key_index_find(&f->by_id, f->stacks ? &f->stacks->id : NULL, &id)) >= 0) {
+	known = stk_key_index_find(&f->by_id, f->stacks ? &f->stacks->id : NULL, &id);
+	/* every frames value joins the group's lines, whether its stack is known or not */
+	frames = stk_pq_reader_string(f->r, STK_EV_FRAMES, &len);
+	f->expanded.len = 0;
+	if (frames && stk_frame_lines_take(&f->lines, frames, len, known >= 0 ? NULL : &f->expanded, err, err_len))
+		return -1;
+	if (known >= 0) {
 		*index = (uint32_t)known;
 		return 0;
 	}
-	frames = stk_pq_reader_string(f->r, STK_EV_FRAMES, &len);
 	if (!frames) {
 		snprintf(err, err_len, "stack_id %" PRId64 " has no frames on its first row", id);
 		return -1;
@@ -180,7 +201,7 @@ static int row_stack(struct stk_ev_file *f, uint32_t *index, char *err, size_t e
 	}
 	d = &f->stacks[f->n_stacks];
 	*d = (struct decoded){ .id = id };
-	if (stk_frames_decode(frames, len, &d->stack, &d->owner, err, err_len))
+	if (stk_frames_decode((const char *)f->expanded.data, f->expanded.len, &d->stack, &d->owner, err, err_len))
 		return -1;
 	if (stk_key_index_add(&f->by_id, &f->stacks->id, f->n_stacks + 1)) {
 		stk_frames_free(d->owner);
@@ -267,6 +288,8 @@ int stk_ev_each(struct stk_ev_file *f, const struct stk_ev_filter *flt,
 	while ((rc = stk_pq_reader_next_group(f->r)) > 0) {
 		int64_t lo, hi;
 
+		stk_frame_lines_table_reset(&f->lines);
+
 		/* intervals start before the window they reach into: only groups that start after it go */
 		if (stk_pq_reader_group_range(f->r, STK_EV_TIME, &lo, &hi) && lo >= flt->to)
 			continue;
@@ -306,6 +329,8 @@ void stk_ev_close(struct stk_ev_file *f)
 	free(f->stacks);
 	free(f->flat);
 	stk_key_index_free(&f->by_id);
+	stk_frame_lines_table_free(&f->lines);
+	stk_pq_buf_free(&f->expanded);
 	stk_pq_reader_close(f->r);
 	free(f);
 }

@@ -8,16 +8,25 @@
 #include <string.h>
 
 #include "core/eventlog/event_schema.h"
+#include "core/eventlog/frame_lines.h"
 #include "core/base/utf8.h"
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
 
+/* A stack id the current row group holds: its frames went on its first row there. */
+struct framed {
+	int64_t id;
+	uint32_t text; /* its text's dictionary entry: ids that print alike share one */
+	uint32_t pad;
+};
+
 struct stk_ev_writer {
 	struct stk_pq_writer *pq;
-	/* stack ids whose frames the current row group holds */
-	int64_t *framed;
+	struct framed *framed;
 	size_t n_framed, cap_framed;
 	struct stk_key_index framed_index;
+	struct stk_frame_lines lines; /* the group's frame lines, each stored once (frame_lines.h) */
+	struct stk_pq_buf compact;    /* a stack's frames as the file holds them */
 	uint64_t group_mark; /* the file's bytes when the current group began (they grow only as one ends) */
 	int64_t first_time;
 	bool any;
@@ -40,19 +49,35 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
 		return NULL;
 	}
 	w->group_mark = stk_pq_writer_bytes(w->pq);
-	w->framed_index = (struct stk_key_index){ .key_size = sizeof(int64_t), .stride = sizeof(int64_t) };
+	w->framed_index = (struct stk_key_index){ .key_size = sizeof(int64_t), .stride = sizeof(struct framed) };
+	stk_frame_lines_init(&w->lines);
 	return w;
 }
 
-/* Whether the group has id's frames yet (they go on its first row): 1 new, 0 known, -1 out of memory. */
-static int remember_framed(struct stk_ev_writer *w, int64_t id)
+/*
+ * The row's stack: on the group's first row of its id, the text (found by
+ * its bytes, so ids that print alike store it once) and the frames; on the
+ * others the text's entry alone. 0, or -1 out of memory.
+ */
+static int set_stack(struct stk_ev_writer *w, const struct stk_ev_stack_ref *st)
 {
-	if (stk_key_index_find(&w->framed_index, w->framed, &id) >= 0)
+	int64_t at = stk_key_index_find(&w->framed_index, w->framed, &st->id), text;
+
+	stk_pq_set_int64(w->pq, STK_EV_STACK_ID, st->id);
+	if (at >= 0) {
+		stk_pq_set_string_index(w->pq, STK_EV_STACK, w->framed[at].text);
 		return 0;
-	if (stk_grow((void **)&w->framed, &w->cap_framed, w->n_framed + 1, sizeof(*w->framed)))
+	}
+	if ((text = stk_pq_set_string_entry(w->pq, STK_EV_STACK, st->text, st->text_len)) < 0)
+		return 0; /* recorded: stk_pq_end_row says so */
+	w->compact.len = 0;
+	if (stk_frame_lines_compact(&w->lines, st->frames, st->frames_len, &w->compact) ||
+	    stk_grow((void **)&w->framed, &w->cap_framed, w->n_framed + 1, sizeof(*w->framed)))
 		return -1;
-	w->framed[w->n_framed++] = id;
-	return stk_key_index_add(&w->framed_index, w->framed, w->n_framed) ? -1 : 1;
+	stk_pq_set_string_keyed(w->pq, STK_EV_FRAMES, (uint64_t)st->id, (const char *)w->compact.data,
+				w->compact.len);
+	w->framed[w->n_framed++] = (struct framed){ .id = st->id, .text = (uint32_t)text };
+	return stk_key_index_add(&w->framed_index, w->framed, w->n_framed);
 }
 
 /* A short string column's value, made valid UTF-8 on the way (comm is arbitrary bytes). */
@@ -91,17 +116,8 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 	set_constant(w, STK_EV_EVENT, r->event);
 	stk_pq_set_int64(pq, STK_EV_WEIGHT, r->weight);
 	set_constant(w, STK_EV_UNIT, r->unit);
-	if (r->stack) {
-		int fresh = remember_framed(w, r->stack->id);
-
-		if (fresh < 0)
-			return -1;
-		stk_pq_set_string_keyed(pq, STK_EV_STACK, (uint64_t)r->stack->id, r->stack->text, r->stack->text_len);
-		stk_pq_set_int64(pq, STK_EV_STACK_ID, r->stack->id);
-		if (fresh)
-			stk_pq_set_string_keyed(pq, STK_EV_FRAMES, (uint64_t)r->stack->id, r->stack->frames,
-						r->stack->frames_len);
-	}
+	if (r->stack && set_stack(w, r->stack))
+		return -1;
 	if (r->span)
 		set_text(w, STK_EV_SPAN, r->span, strlen(r->span));
 	if (r->state) /* one byte: its value is its key */
@@ -116,6 +132,7 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 		w->group_mark = stk_pq_writer_bytes(pq);
 		stk_key_index_clear(&w->framed_index);
 		w->n_framed = 0;
+		stk_frame_lines_reset(&w->lines);
 	}
 	return 0;
 }
@@ -160,6 +177,8 @@ void stk_ev_writer_free(struct stk_ev_writer *w)
 	stk_pq_writer_free(w->pq);
 	stk_key_index_free(&w->framed_index);
 	free(w->framed);
+	stk_frame_lines_free(&w->lines);
+	stk_pq_buf_free(&w->compact);
 	free(w);
 }
 

@@ -2,8 +2,9 @@
  * Writing the event log (event_schema.h) to a Parquet file, a row per event,
  * over core/parquet: row groups go out as they fill, so memory stays bounded
  * however long the capture; a stack's text is stored once per row group
- * (keyed by its id, not hashed) and its frames only on the group's first row
- * of that stack. Not thread-safe; strings are copied when passed.
+ * (hashed on the group's first row of its id, found by the id after) and its
+ * frames only on that first row, each frame line once per group
+ * (frame_lines.h). Not thread-safe; strings are copied when passed.
  */
 #ifndef STK_EVENT_WRITER_H
 #define STK_EVENT_WRITER_H

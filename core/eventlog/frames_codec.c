@@ -27,6 +27,12 @@ static void put_escaped(struct stk_pq_buf *b, const char *s)
 	char hex[5];
 
 	for (size_t i = 0; i < len;) {
+		/* printable ASCII, the bulk of every name and path, needs no decoding */
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\') {
+			run++;
+			i++;
+			continue;
+		}
 		size_t n = stk_utf8_seq_len(p + i, len - i);
 		bool plain = n > 0 && p[i] != '\\' && p[i] >= 0x20 && p[i] != 0x7f;
 
@@ -61,15 +67,29 @@ static void put_field(struct stk_pq_buf *b, const char *s)
 		put_str(b, NULL_FIELD);
 }
 
-/* A tab and v in base 16 or 10 (a stack has hundreds of numbers: no printf for each). */
-static void put_num(struct stk_pq_buf *b, unsigned base, uint64_t v)
+/* A tab and v in base 16 (a stack has hundreds of numbers: no printf, no division for each). */
+static void put_hex(struct stk_pq_buf *b, uint64_t v)
 {
 	char out[24];
 	size_t at = sizeof(out);
 
 	do {
-		out[--at] = "0123456789abcdef"[v % base];
-		v /= base;
+		out[--at] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	out[--at] = '\t';
+	stk_pq_buf_put(b, out + at, sizeof(out) - at);
+}
+
+/* A tab and v in base 10 (a constant divisor: the compiler multiplies). */
+static void put_dec(struct stk_pq_buf *b, uint64_t v)
+{
+	char out[24];
+	size_t at = sizeof(out);
+
+	do {
+		out[--at] = (char)('0' + v % 10);
+		v /= 10;
 	} while (v);
 	out[--at] = '\t';
 	stk_pq_buf_put(b, out + at, sizeof(out) - at);
@@ -87,30 +107,30 @@ static void put_frame(struct stk_pq_buf *b, const struct stk_frame *f, bool in_k
 		stk_pq_buf_byte(b, 'm');
 	if (f->synthetic)
 		stk_pq_buf_byte(b, 's');
-	put_num(b, 16, f->address);
-	put_num(b, 16, f->symbol_offset);
-	put_num(b, 16, f->map_start);
-	put_num(b, 16, f->map_end);
-	put_num(b, 16, f->map_offset);
+	put_hex(b, f->address);
+	put_hex(b, f->symbol_offset);
+	put_hex(b, f->map_start);
+	put_hex(b, f->map_end);
+	put_hex(b, f->map_offset);
 	put_field(b, f->symbol);
 	put_field(b, f->module);
 	put_field(b, f->build_id);
 	put_field(b, f->found_by);
 	put_field(b, f->file);
-	put_num(b, 10, f->line);
+	put_dec(b, f->line);
 	for (size_t i = 0; i < f->n_inlined; i++) {
 		put_str(b, "\ni");
 		put_field(b, f->inlined[i].symbol);
 		put_field(b, f->inlined[i].file);
-		put_num(b, 10, f->inlined[i].line);
+		put_dec(b, f->inlined[i].line);
 	}
 }
 
 void stk_frames_encode(struct stk_pq_buf *b, const struct stk_stack *s)
 {
 	put_str(b, MAGIC);
-	put_num(b, 10, s->kernel_missing);
-	put_num(b, 10, s->user_missing);
+	put_dec(b, s->kernel_missing);
+	put_dec(b, s->user_missing);
 	put_field(b, s->unwind_stop);
 	for (size_t i = 0; i < s->n_kernel; i++)
 		put_frame(b, &s->kernel[i], true);

@@ -4,7 +4,8 @@
  * the bytes for strings, 4 bytes for INT32), and its index for the data
  * pages. A value is found by a 64-bit key: one the caller vouches for (a
  * stack id: no hashing, no comparing) or a hash of the bytes, compared in
- * full. Internal to core/parquet/.
+ * full. Used by the column writer, and by the event log to find frame lines
+ * it already stored (core/eventlog/frame_lines.c).
  */
 #ifndef STK_PQ_DICTIONARY_H
 #define STK_PQ_DICTIONARY_H

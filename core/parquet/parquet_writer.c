@@ -214,7 +214,8 @@ void stk_pq_set_int64(struct stk_pq_writer *w, size_t col, int64_t v)
 	stk_pq_colw_stat(c, v);
 }
 
-static void set_string(struct stk_pq_writer *w, size_t col, bool keyed, uint64_t key, const char *s, size_t len)
+/* The string's dictionary entry, or -1 (recorded). */
+static int64_t set_string(struct stk_pq_writer *w, size_t col, bool keyed, uint64_t key, const char *s, size_t len)
 {
 	struct stk_pq_colw *c = column(w, col, STK_PQ_STRING);
 	size_t before;
@@ -222,23 +223,42 @@ static void set_string(struct stk_pq_writer *w, size_t col, bool keyed, uint64_t
 	int rc;
 
 	if (!c)
-		return;
+		return -1;
 	if (len > STK_PQ_MAX_STRING) {
 		fail(w, "column %s: a string of %zu bytes (at most %u)", w->cols[col].name, len, STK_PQ_MAX_STRING);
-		return;
+		return -1;
 	}
 	before = stk_pq_dict_bytes(&c->dict);
 	rc = keyed ? stk_pq_dict_keyed(&c->dict, key, s, len, &index) : stk_pq_dict_hashed(&c->dict, s, len, &index);
 	if (rc == -2) {
 		fail(w, "column %s: key %llu names strings of different lengths", w->cols[col].name,
 		     (unsigned long long)key);
-		return;
+		return -1;
 	}
 	if (rc < 0) {
 		fail(w, "out of memory");
-		return;
+		return -1;
 	}
 	w->group_bytes += stk_pq_dict_bytes(&c->dict) - before;
+	c->idx[slot(w, c, col)] = index;
+	return index;
+}
+
+int64_t stk_pq_set_string_entry(struct stk_pq_writer *w, size_t col, const char *s, size_t len)
+{
+	return set_string(w, col, false, 0, s, len);
+}
+
+void stk_pq_set_string_index(struct stk_pq_writer *w, size_t col, uint32_t index)
+{
+	struct stk_pq_colw *c = column(w, col, STK_PQ_STRING);
+
+	if (!c)
+		return;
+	if (index >= c->dict.n) {
+		fail(w, "column %s: dictionary entry %u of %zu", w->cols[col].name, index, c->dict.n);
+		return;
+	}
 	c->idx[slot(w, c, col)] = index;
 }
 

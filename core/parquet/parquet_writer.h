@@ -83,6 +83,14 @@ void stk_pq_set_string(struct stk_pq_writer *w, size_t col, const char *s, size_
  * in one column are found apart (a value may then be stored twice).
  */
 void stk_pq_set_string_keyed(struct stk_pq_writer *w, size_t col, uint64_t key, const char *s, size_t len);
+/*
+ * stk_pq_set_string that says where the string went: its entry in this row
+ * group's dictionary, for stk_pq_set_string_index on later rows of the
+ * group. -1 on failure (recorded for stk_pq_end_row).
+ */
+int64_t stk_pq_set_string_entry(struct stk_pq_writer *w, size_t col, const char *s, size_t len);
+/* The string at entry index of this row group's dictionary: no hashing, no lookup. */
+void stk_pq_set_string_index(struct stk_pq_writer *w, size_t col, uint32_t index);
 /* Ends the row (0), or -1 once an error has been recorded. May write a row group. */
 int stk_pq_end_row(struct stk_pq_writer *w);
 

@@ -3,18 +3,22 @@
  * event log's footer metadata and rows, each stack's frames text, and
  * everything built from them (totals, timelines, every format's writer).
  * An input starting with 'F' is frames text alone (core/eventlog/
- * frames_codec.h), reached here without a Parquet file around it; any other
+ * frames_codec.h), reached here without a Parquet file around it; 'L' is a
+ * row group's frames values (NUL between them) expanded through its line
+ * table (core/eventlog/frame_lines.h) and decoded; any other
  * input is a file, rendered as folded, pprof and trace. Beyond not crashing,
  * a rendering must end within a bounded time. Seeds: small recordings of
  * profile and offcputime (with spans) and frames texts.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tests/fuzz/fuzz.h"
 
 #include "core/eventlog/event_render.h"
+#include "core/eventlog/frame_lines.h"
 #include "core/eventlog/frames_codec.h"
 
 #define MAX_SECONDS 3.0
@@ -42,6 +46,27 @@ static void frames(const uint8_t *data, size_t size)
 	(void)sink;
 }
 
+static void group(const uint8_t *data, size_t size)
+{
+	struct stk_frame_lines_table t;
+	struct stk_pq_buf out = { 0 };
+	char err[256];
+
+	stk_frame_lines_table_init(&t, 1 << 20);
+	for (const uint8_t *p = data, *end = data + size; p < end;) {
+		const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+		size_t n = (size_t)((nul ? nul : end) - p);
+
+		out.len = 0;
+		if (stk_frame_lines_take(&t, (const char *)p, n, &out, err, sizeof(err)))
+			break;
+		frames(out.data, out.len);
+		p += n + 1;
+	}
+	stk_pq_buf_free(&out);
+	stk_frame_lines_table_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum stk_format formats[] = { STK_FORMAT_FOLDED, STK_FORMAT_PPROF, STK_FORMAT_TRACE };
@@ -52,6 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size && data[0] == 'F') {
 		frames(data + 1, size - 1);
+		return 0;
+	}
+	if (size && data[0] == 'L') {
+		group(data + 1, size - 1);
 		return 0;
 	}
 	if ((fd = fuzz_memfd(data, size)) < 0 || !(null = fopen("/dev/null", "w"))) {

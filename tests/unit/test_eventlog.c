@@ -415,10 +415,11 @@ static void refuses_other_files(struct test_ctx *t)
 	CHECK(t, ef == NULL && strstr(err, "not an stk event log"));
 	stk_ev_close(ef);
 	close(fd);
-	/* a row whose stack has no frames where it first comes */
+	/* a row whose stack's frames are not frames stk writes */
 	if (!recording_open(&r, &rep, "cpu", false, "1", 0))
 		return;
-	const struct stk_ev_stack_ref ref = { .id = 9, .text = "a", .text_len = 1, .frames = "garbage", .frames_len = 7 };
+	const char *junk = "stk-frames 1\t0\t0\t\\N\ngarbage";
+	const struct stk_ev_stack_ref ref = { .id = 9, .text = "a", .text_len = 1, .frames = junk, .frames_len = strlen(junk) };
 	const struct stk_ev_row row = { .time = T0, .comm = "c", .event = "cpu", .weight = 1, .unit = "count", .stack = &ref };
 	CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
 	CHECK(t, recording_close(&r));
