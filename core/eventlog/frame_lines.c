@@ -161,7 +161,8 @@ static int put_lines(struct stk_frame_lines_table *t, uint32_t start, uint32_t c
 			return -1;
 		t->budget -= n + 1u;
 		stk_pq_buf_byte(out, '\n');
-		stk_pq_buf_put(out, t->bytes.data + off, n);
+		if (n) /* an empty line may be all the table holds: no bytes, no address */
+			stk_pq_buf_put(out, t->bytes.data + off, n);
 	}
 	return 0;
 }

@@ -67,18 +67,20 @@ static void put_field(struct stk_pq_buf *b, const char *s)
 		put_str(b, NULL_FIELD);
 }
 
-/* A tab and v in base 16 (a stack has hundreds of numbers: no printf, no division for each). */
+/* A tab and v in base 16, written in place (a stack has hundreds of numbers: no printf, no division). */
 static void put_hex(struct stk_pq_buf *b, uint64_t v)
 {
-	char out[24];
-	size_t at = sizeof(out);
+	size_t digits = 1;
+	uint8_t *at;
 
-	do {
-		out[--at] = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	out[--at] = '\t';
-	stk_pq_buf_put(b, out + at, sizeof(out) - at);
+	while (digits < 16 && v >> (4 * digits))
+		digits++;
+	if (!(at = stk_pq_buf_reserve(b, digits + 1)))
+		return;
+	at[0] = '\t';
+	for (size_t i = digits; i > 0; i--, v >>= 4)
+		at[i] = (uint8_t)"0123456789abcdef"[v & 15];
+	b->len += digits + 1;
 }
 
 /* A tab and v in base 10 (a constant divisor: the compiler multiplies). */

@@ -15,7 +15,8 @@ uint8_t *stk_pq_buf_grow(struct stk_pq_buf *b, size_t n)
 {
 	void *data = b->data;
 
-	if (b->oom || n > SIZE_MAX - b->len || stk_grow(&data, &b->cap, b->len + n, 1) < 0) {
+	/* at least a byte: an empty buffer asked for no room still gets an address */
+	if (b->oom || n > SIZE_MAX - b->len - 1 || stk_grow(&data, &b->cap, b->len + (n ? n : 1), 1) < 0) {
 		b->oom = true;
 		return NULL;
 	}

@@ -29,9 +29,9 @@ static inline uint8_t *stk_pq_buf_reserve(struct stk_pq_buf *b, size_t n)
 
 static inline void stk_pq_buf_put(struct stk_pq_buf *b, const void *p, size_t n)
 {
-	uint8_t *at = stk_pq_buf_reserve(b, n);
+	uint8_t *at = n ? stk_pq_buf_reserve(b, n) : NULL;
 
-	if (!at || !n)
+	if (!at)
 		return;
 	memcpy(at, p, n);
 	b->len += n;

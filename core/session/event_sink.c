@@ -86,6 +86,7 @@ struct stk_event_sink {
 	size_t kept_bytes; /* text and frames of the entries that hold them */
 	uint64_t renders;  /* stacks rendered, again each time one was dropped and needed */
 	struct stk_waitlist pending; /* events (struct stk_event) waiting on their copy's content hash */
+	struct stk_pq_buf frames;    /* a stack's frames as they are encoded: kept, so encoding does not regrow it */
 	size_t unwound_seen; /* the copies unwound whose waiting events have been released */
 	struct description d;
 	bool closed;
@@ -179,24 +180,27 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 {
 	struct stk_output_opts plain = { 0 };
 	struct stk_stack_list list = { 0 };
-	struct stk_pq_buf frames = { 0 };
 	const struct stk_stack *st = resolve(k, &list, e);
 	char *text = st ? stk_folded_stack(st, &plain) : NULL;
+	char *frames = NULL;
 
+	k->frames.len = 0;
 	if (st)
-		stk_frames_encode(&frames, st);
+		stk_frames_encode(&k->frames, st);
 	stk_stack_list_free(&list);
-	if (!text || frames.oom) {
+	if (text && !k->frames.oom && (frames = malloc(k->frames.len ? k->frames.len : 1)))
+		memcpy(frames, k->frames.data, k->frames.len);
+	if (!frames) {
 		free(text);
-		stk_pq_buf_free(&frames);
+		k->frames.oom = false;
 		return -1;
 	}
 	stk_ev_utf8_clean(text, strlen(text));
 	k->renders++;
 	ref->text = text;
 	ref->text_len = strlen(text);
-	ref->frames = (char *)frames.data;
-	ref->frames_len = frames.len;
+	ref->frames = frames;
+	ref->frames_len = k->frames.len;
 	k->kept_bytes += ref->text_len + ref->frames_len;
 	return 0;
 }
@@ -571,6 +575,7 @@ void stk_event_sink_free(struct stk_event_sink *k)
 	free(k->entries);
 	stk_key_index_free(&k->index);
 	stk_waitlist_free(&k->pending);
+	stk_pq_buf_free(&k->frames);
 	free_description(&k->d);
 	free(k);
 }
