@@ -17,6 +17,23 @@ static bool starts(const char *s, size_t len, const char *magic)
 	return len >= MAGIC_LEN && memcmp(s, magic, MAGIC_LEN) == 0;
 }
 
+/* Puts magic and the header's fields (the text up to its first LF) on out. */
+static void put_header(struct stk_pq_buf *out, const char *magic, const char *frames, const char *header_end)
+{
+	stk_pq_buf_put(out, magic, MAGIC_LEN);
+	stk_pq_buf_put(out, frames + MAGIC_LEN, (size_t)(header_end - frames) - MAGIC_LEN);
+}
+
+/* The line after the LF at *lf: its start and length; *lf moves to the LF that ends it, or NULL. */
+static const char *next_line(const char **lf, const char *end, size_t *n)
+{
+	const char *line = *lf + 1;
+
+	*lf = memchr(line, '\n', (size_t)(end - line));
+	*n = (size_t)((*lf ? *lf : end) - line);
+	return line;
+}
+
 void stk_frame_lines_init(struct stk_frame_lines *t)
 {
 	stk_pq_dict_init(&t->lines, false);
@@ -64,14 +81,11 @@ int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_
 
 	if (!starts(frames, len, FULL))
 		return -1;
-	stk_pq_buf_put(out, COMPACT, MAGIC_LEN);
-	stk_pq_buf_put(out, frames + MAGIC_LEN, (size_t)((lf ? lf : end) - frames) - MAGIC_LEN);
+	put_header(out, COMPACT, frames, lf ? lf : end);
 	/* lf: the LF before the next line */
 	while (lf) {
-		const char *line = lf + 1;
-		const char *next = memchr(line, '\n', (size_t)(end - line));
-		size_t n = (size_t)((next ? next : end) - line);
-		size_t known = t->lines.n;
+		size_t n, known = t->lines.n;
+		const char *line = next_line(&lf, end, &n);
 		uint32_t index;
 
 		if ((n && line[0] == '=') || stk_pq_dict_hashed(&t->lines, line, n, &index))
@@ -88,7 +102,6 @@ int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_
 			run_start = index;
 			run_len = 1;
 		}
-		lf = next;
 	}
 	put_run(out, run_start, run_len);
 	return out->oom ? -1 : 0;
@@ -182,13 +195,11 @@ int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, si
 			stk_pq_buf_put(out, frames, len);
 		lf = NULL;
 	} else if (out) {
-		stk_pq_buf_put(out, FULL, MAGIC_LEN);
-		stk_pq_buf_put(out, frames + MAGIC_LEN, (size_t)((lf ? lf : end) - frames) - MAGIC_LEN);
+		put_header(out, FULL, frames, lf ? lf : end);
 	}
 	while (lf) {
-		const char *line = lf + 1;
-		const char *next = memchr(line, '\n', (size_t)(end - line));
-		size_t n = (size_t)((next ? next : end) - line);
+		size_t n;
+		const char *line = next_line(&lf, end, &n);
 		uint32_t start, count;
 
 		if (n && line[0] == '=') {
@@ -210,7 +221,6 @@ int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, si
 				stk_pq_buf_put(out, line, n);
 			}
 		}
-		lf = next;
 	}
 	if (out && out->oom) {
 		snprintf(err, err_len, "out of memory");
