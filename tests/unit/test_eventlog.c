@@ -24,6 +24,7 @@
 #include "core/eventlog/event_writer.h"
 #include "core/eventlog/frames_codec.h"
 #include "core/eventlog/time_arg.h"
+#include "core/parquet/parquet_reader.h"
 #include "core/eventlog/timeline_build.h"
 #include "core/probe/span_spec.h"
 
@@ -463,6 +464,56 @@ static void strings_once_per_group(struct test_ctx *t)
 	close(r.fd);
 }
 
+/* How many frames values of the file refer to lines stored before them (frame_lines.h). */
+static size_t frames_with_references(int fd)
+{
+	char err[256];
+	size_t refs = 0, len;
+	struct stk_pq_reader *pq = stk_pq_reader_open(fd, stk_ev_columns, STK_EV_COLS, err, sizeof(err));
+
+	while (pq && stk_pq_reader_next_group(pq) > 0)
+		while (stk_pq_reader_next_row(pq) > 0) {
+			const char *f = stk_pq_reader_string(pq, STK_EV_FRAMES, &len);
+
+			refs += f && memmem(f, len, "\n=", 2) != NULL;
+		}
+	stk_pq_reader_close(pq);
+	return refs;
+}
+
+/* Two stacks sharing their caller, alternating over row groups of 3 rows: the lines are
+ * stored once per group, referred to after, and read back whole in every group. */
+static void frame_lines_across_groups(struct test_ctx *t)
+{
+	static const struct stk_frame a[] = { { .symbol = "leaf_a", .address = 0x401010, .module = "/bin/w" },
+					      { .symbol = "main", .address = 0x401200, .module = "/bin/w" } };
+	static const struct stk_frame b[] = { { .symbol = "leaf_b", .address = 0x401020, .module = "/bin/w" },
+					      { .symbol = "main", .address = 0x401200, .module = "/bin/w" } };
+	const struct stk_stack sa = { .user = a, .n_user = 2 }, sb = { .user = b, .n_user = 2 };
+	struct stk_report rep = { .title = "x" };
+	struct recording r;
+	struct stk_ev_filter all;
+	int rc;
+
+	if (!recording_open(&r, &rep, "cpu", false, "1", 3))
+		return;
+	const struct stk_ev_stack_ref *ra = recording_stack(&r, &sa), *rb = recording_stack(&r, &sb);
+	for (int i = 0; i < 10; i++) {
+		const struct stk_ev_row row = { .time = T0 + i, .pid = 1, .tid = 1, .comm = "c", .event = "cpu",
+						.weight = 1, .unit = "count", .stack = i % 2 ? rb : ra };
+
+		CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+	}
+	CHECK(t, recording_close(&r));
+	/* groups of 3: a b a | b a b | a b a | b; the second stack of each full group refers to main */
+	CHECK(t, frames_with_references(r.fd) == 3);
+	stk_ev_filter_all(&all);
+	char *out = render(r.fd, &all, STK_FORMAT_FOLDED, &rc);
+	CHECK_STR(t, out ? out : "", "c;main;leaf_a 5\nc;main;leaf_b 5\n");
+	free(out);
+	close(r.fd);
+}
+
 static void time_args(struct test_ctx *t)
 {
 	const int64_t first = 1767268800LL * 1000000000LL; /* 2026-01-01 12:00:00 UTC */
@@ -555,6 +606,7 @@ const struct test_case eventlog_tests[] = {
 	{ "timelines_nest", timelines_nest },
 	{ "refuses_other_files", refuses_other_files },
 	{ "strings_once_per_group", strings_once_per_group },
+	{ "frame_lines_across_groups", frame_lines_across_groups },
 	{ "time_args", time_args },
 	{ "span_specs", span_specs },
 	{ "key_index_finds", key_index_finds },
