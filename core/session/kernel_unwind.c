@@ -110,23 +110,54 @@ static int submit(void *ctx, const struct stk_unwind_source_map *m)
 	return stk_table_builder_submit(u->builder, m->file, m->name, m->fd, m->image, m->image_size);
 }
 
-static void reload(void *ctx, uint32_t tgid)
+/* The processes to load again after a turn's tables were placed. */
+struct users {
+	uint32_t *tgids;
+	size_t n, cap;
+};
+
+static void note_user(void *ctx, uint32_t tgid)
 {
-	load_now(ctx, (pid_t)tgid);
+	struct users *us = ctx;
+
+	if (!stk_grow((void **)&us->tgids, &us->cap, us->n + 1, sizeof(*us->tgids)))
+		us->tgids[us->n++] = tgid;
 }
 
-/* The builder finished a table: placed, and the processes mapping its file loaded again to use it. */
+static int tgid_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* A turn's worth of finished tables at most: the loop's other work is not held up behind a long queue. */
+#define BUILT_PER_TURN 64
+
+/*
+ * The builder finished tables: each placed, then every process mapping one
+ * of them loaded again, once for the whole turn (a new process's dozens of
+ * libraries arrive together when the loop was busy).
+ */
 static void on_built(void *ctx)
 {
 	struct stk_kernel_unwind *u = ctx;
+	struct users us = { 0 };
 	struct stk_table_built b;
 
-	if (!stk_table_builder_take(u->builder, &b))
-		return;
-	stk_unwind_tables_built(u->tables, b.file, b.name, b.ok ? &b.table : NULL, b.why, b.table.stats.build_ns);
-	stk_cfi_table_free(&b.table);
-	if (!u->over)
-		stk_unwind_tables_each_user(u->tables, b.file, reload, u);
+	for (unsigned i = 0; i < BUILT_PER_TURN && stk_table_builder_take(u->builder, &b); i++) {
+		stk_unwind_tables_built(u->tables, b.file, b.name, b.ok ? &b.table : NULL, b.why,
+					b.table.stats.build_ns);
+		stk_cfi_table_free(&b.table);
+		if (!u->over)
+			stk_unwind_tables_each_user(u->tables, b.file, note_user, &us);
+	}
+	if (us.n)
+		qsort(us.tgids, us.n, sizeof(*us.tgids), tgid_order);
+	for (size_t i = 0; i < us.n; i++)
+		if (!i || us.tgids[i] != us.tgids[i - 1])
+			load_now(u, (pid_t)us.tgids[i]);
+	free(us.tgids);
 }
 
 /* The timer: the reloads that had to wait, with the mappings as they are now. */

@@ -35,9 +35,20 @@ struct stk_table_builder {
 	struct job *jobs; /* FIFO */
 	size_t n_jobs, cap_jobs;
 	bool building;
-	bool has_result;
-	struct stk_table_built result;
+	struct stk_table_built *done; /* FIFO of finished jobs not taken yet */
+	size_t n_done, cap_done, done_bytes;
 };
+
+static size_t table_bytes(const struct stk_table_built *r)
+{
+	return r->ok ? r->table.n_rows * sizeof(*r->table.rows) + (r->table.n_pages + 1) * sizeof(*r->table.pages) : 0;
+}
+
+/* Room for another finished table: the caller may be busy for a while, the builder goes on meanwhile. */
+static bool done_has_room(const struct stk_table_builder *b)
+{
+	return !b->n_done || b->done_bytes < STK_TABLE_BUILDER_DONE_BYTES;
+}
 
 static void job_release(struct job *j)
 {
@@ -85,7 +96,7 @@ static void *run(void *arg)
 		struct stk_table_built out;
 		uint64_t one = 1;
 
-		while (!atomic_load(&b->stop) && (!b->n_jobs || b->has_result))
+		while (!atomic_load(&b->stop) && (!b->n_jobs || !done_has_room(b)))
 			pthread_cond_wait(&b->wake, &b->lock);
 		if (atomic_load(&b->stop))
 			break;
@@ -103,8 +114,9 @@ static void *run(void *arg)
 				stk_cfi_table_free(&out.table);
 			break;
 		}
-		b->result = out;
-		b->has_result = true;
+		/* its slot was reserved when the job was queued */
+		b->done[b->n_done++] = out;
+		b->done_bytes += table_bytes(&out);
 		if (write(b->ready_fd, &one, sizeof(one)) < 0) {
 			/* the counter is already set: the caller reads it on take */
 		}
@@ -165,7 +177,9 @@ int stk_table_builder_submit(struct stk_table_builder *b, const void *file, cons
 		j.size = size;
 	}
 	pthread_mutex_lock(&b->lock);
-	if (stk_grow((void **)&b->jobs, &b->cap_jobs, b->n_jobs + 1, sizeof(*b->jobs))) {
+	/* a finished slot for every job queued or under way, so a finished table always has one */
+	if (stk_grow((void **)&b->jobs, &b->cap_jobs, b->n_jobs + 1, sizeof(*b->jobs)) ||
+	    stk_grow((void **)&b->done, &b->cap_done, b->n_done + b->n_jobs + 2, sizeof(*b->done))) {
 		pthread_mutex_unlock(&b->lock);
 		job_release(&j);
 		errno = ENOMEM;
@@ -188,11 +202,13 @@ bool stk_table_builder_take(struct stk_table_builder *b, struct stk_table_built 
 	bool got;
 
 	pthread_mutex_lock(&b->lock);
-	got = b->has_result;
+	got = b->n_done > 0;
 	if (got) {
-		*out = b->result;
-		b->has_result = false;
-		if (read(b->ready_fd, &count, sizeof(count)) < 0) {
+		*out = b->done[0];
+		b->done_bytes -= table_bytes(out);
+		memmove(b->done, b->done + 1, (b->n_done - 1) * sizeof(*b->done));
+		/* the eventfd stays readable while finished jobs wait */
+		if (!--b->n_done && read(b->ready_fd, &count, sizeof(count)) < 0) {
 			/* not readable: nothing to reset */
 		}
 		pthread_cond_signal(&b->wake);
@@ -223,8 +239,10 @@ void stk_table_builder_free(struct stk_table_builder *b)
 	for (size_t i = 0; i < b->n_jobs; i++)
 		job_release(&b->jobs[i]);
 	free(b->jobs);
-	if (b->has_result && b->result.ok)
-		stk_cfi_table_free(&b->result.table);
+	for (size_t i = 0; i < b->n_done; i++)
+		if (b->done[i].ok)
+			stk_cfi_table_free(&b->done[i].table);
+	free(b->done);
 	pthread_cond_destroy(&b->wake);
 	pthread_mutex_destroy(&b->lock);
 	close(b->ready_fd);

@@ -6,8 +6,11 @@
  * image, so it shares no libelf state with the caller), builds one table at
  * a time (its own guard scan, then core/unwind/cfi_table.c under the usual
  * limits, CPU time counted per thread) and hands each result back through
- * an eventfd. It holds at most one finished table the caller has not
- * taken, so memory stays bounded by two tables whatever the queue.
+ * an eventfd. It builds ahead while the caller is busy (a loaded host
+ * keeps the run loop long between turns, and every file still without its
+ * table sends its samples down the costly copy path), holding finished
+ * tables up to STK_TABLE_BUILDER_DONE_BYTES (at least one), so memory stays
+ * bounded whatever the queue.
  */
 #ifndef STK_TABLE_BUILDER_H
 #define STK_TABLE_BUILDER_H
@@ -18,6 +21,8 @@
 #include "core/unwind/cfi_table.h"
 
 struct stk_table_builder;
+
+#define STK_TABLE_BUILDER_DONE_BYTES (64u << 20)
 
 /* A finished job. */
 struct stk_table_built {
@@ -36,7 +41,7 @@ struct stk_table_builder *stk_table_builder_new(const struct stk_cfi_table_limit
  */
 int stk_table_builder_submit(struct stk_table_builder *b, const void *file, const char *name, int fd,
 			     const void *image, size_t size);
-/* Readable (an eventfd) while a finished job waits to be taken. */
+/* Readable (an eventfd) while finished jobs wait to be taken. */
 int stk_table_builder_fd(const struct stk_table_builder *b);
 /* The next finished job into *out: true, or false when none is ready. */
 bool stk_table_builder_take(struct stk_table_builder *b, struct stk_table_built *out);
