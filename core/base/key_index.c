@@ -4,14 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Word at a time (keys are mostly ids and counters), then mixed so the low bits index well. */
 static uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
 
-	for (size_t i = 0; i < n; i++) /* FNV-1a */
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
+	for (; n >= sizeof(w); b += sizeof(w), n -= sizeof(w)) {
+		memcpy(&w, b, sizeof(w));
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	for (; n; b++, n--)
+		h = (h ^ *b) * 0x100000001b3ULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
 }
 
 static const void *key_at(const struct stk_key_index *ix, const void *keys, size_t i)
