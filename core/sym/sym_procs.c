@@ -165,7 +165,30 @@ static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n,
 		qsort(*maps, *n, sizeof(**maps), sym_map_order);
 }
 
-/* Reads /proc/PID/maps and learns every executable mapping's file now. */
+/* Whether fresh (n, sorted) are the mappings p has now, the gone ones aside. */
+static bool same_maps(const struct sym_proc *p, const struct sym_map *fresh, size_t n)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < p->n_maps; i++) {
+		const struct sym_map *o = &p->maps[i];
+
+		if (o->gone)
+			continue;
+		if (j == n || o->start != fresh[j].start || o->end != fresh[j].end || o->offset != fresh[j].offset ||
+		    o->path != fresh[j].path || o->kind != fresh[j].kind || o->exe != fresh[j].exe ||
+		    o->file != fresh[j].file)
+			return false;
+		j++;
+	}
+	return j == n;
+}
+
+/*
+ * Reads /proc/PID/maps and learns every executable mapping's file now; the
+ * generation moves only when they changed (a reader's state made from them
+ * stays good otherwise).
+ */
 static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 {
 	char path[64], line[4300], exe[4096];
@@ -174,10 +197,12 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	struct sym_map *maps = NULL;
 	size_t n = 0, cap = 0;
 	int has_anon = 0, err = 0;
+	bool changed;
 	FILE *f;
 
 	if (!e)
 		return -ENOMEM;
+	p->read_ns = sym_monotonic_ns(); /* tried: a failed read is not tried again at once either */
 	/* The executable's mappings carry its path as the process sees it, as exe does. */
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 	exe_len = readlink(path, exe, sizeof(exe) - 1);
@@ -228,13 +253,13 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	}
 	if (n)
 		qsort(maps, n, sizeof(*maps), sym_map_order);
+	changed = !same_maps(p, maps, n) || p->err;
 	keep_gone_maps(p, &maps, &n, &cap);
 	sym_maps_free(p->maps, p->n_maps);
 	p->maps = maps;
 	p->n_maps = n;
 	p->exited = false; /* read: it lives (a pid taken again, if it had exited) */
-	p->generation++;
-	p->read_ns = sym_monotonic_ns();
+	p->generation += changed;
 	if (has_anon)
 		load_perf_map(s, p);
 	return 0;

@@ -80,7 +80,7 @@ struct sym_proc {
 	off_t perf_size;
 	unsigned perf_loads; /* a map that keeps changing is not re-read forever */
 	int64_t perf_tried_ns; /* when it was last looked for (CLOCK_MONOTONIC), 0: never */
-	uint64_t generation; /* bumped each time the mappings are read */
+	uint64_t generation; /* bumped each time the mappings are read and differ */
 	int64_t read_ns;     /* when they were last read (CLOCK_MONOTONIC) */
 	void *unwinder;      /* the copy unwinder's state for this process (core/unwind/unwind_dwarf.h) */
 	bool exited;         /* compacted: its mappings are final */

@@ -161,15 +161,20 @@ static void **unwind_slot(void *table, pid_t pid, uint64_t *generation)
 	return &p->unwinder;
 }
 
-/* A pc outside the mappings: read them again, at most once per 50 ms (a JIT would ask all the time). */
+/*
+ * A pc outside the mappings: read them again, at most once per 50 ms (a JIT
+ * would ask all the time); true when they changed.
+ */
 static bool unwind_reread(void *table, pid_t pid)
 {
 	struct stk_symbolizer *s = table;
 	struct sym_proc *p = sym_get_proc(s, pid);
+	uint64_t generation;
 
 	if (!p || sym_monotonic_ns() - p->read_ns < 50000000LL)
 		return false;
-	return stk_symbolizer_refresh_process(s, pid) == 0;
+	generation = p->generation;
+	return stk_symbolizer_refresh_process(s, pid) == 0 && p->generation != generation;
 }
 
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s)

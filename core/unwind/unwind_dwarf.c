@@ -524,31 +524,19 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return c->stop ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
-void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r)
+/* Whether pc lies in none of p's modules (or p has none to unwind with). */
+static bool outside_modules(const struct proc_dwfl *p, uint64_t pc)
 {
-	struct proc_dwfl *p;
+	return !p || !p->dwfl || !dwfl_addrmodule(p->dwfl, pc);
+}
+
+static void walk(struct stk_unwinder *u, struct proc_dwfl *p, const struct stk_unwind_input *in,
+		 struct stk_unwind_result *r)
+{
 	int ret;
 
 	r->n = 0;
-	if (!in->regs || !in->n_regs) {
-		r->stop = "no user registers captured";
-		return;
-	}
-	p = get_proc(u, in->pid);
-	/* A leaf outside every module known: the process exec'd or loaded a library since. */
-	if (p && p->dwfl && !dwfl_addrmodule(p->dwfl, in->regs[in->n_regs - 1]) && u->src.reread(u->src.table, in->pid))
-		p = get_proc(u, in->pid);
-	if (!p || !p->dwfl) {
-		/* The leaf is still known. */
-		if (r->max) {
-			r->ips[0] = in->regs[in->n_regs - 1];
-			if (r->how)
-				r->how[0] = STK_FRAME_BY_REGS;
-			r->n = 1;
-		}
-		r->stop = p ? p->why : "the process's mappings are unknown (it exited before it was first seen)";
-		return;
-	}
+	r->stop = NULL;
 	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64,
 				   .mono_start = clock_ns(CLOCK_MONOTONIC), .cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID) };
 	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
@@ -564,6 +552,44 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		r->stop = "outermost frame (return address undefined)";
 	else
 		r->stop = intern_reason(u, dwfl_errmsg(-1));
+}
+
+void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r)
+{
+	struct proc_dwfl *p;
+
+	r->n = 0;
+	if (!in->regs || !in->n_regs) {
+		r->stop = "no user registers captured";
+		return;
+	}
+	p = get_proc(u, in->pid);
+	/*
+	 * A leaf outside every module known, or none known: the process exec'd
+	 * or mapped a library since its mappings were read (a process is first
+	 * read when it first shows up, which may be halfway through its exec).
+	 */
+	if (outside_modules(p, in->regs[in->n_regs - 1]) && u->src.reread(u->src.table, in->pid))
+		p = get_proc(u, in->pid);
+	if (!p || !p->dwfl) {
+		/* The leaf is still known. */
+		if (r->max) {
+			r->ips[0] = in->regs[in->n_regs - 1];
+			if (r->how)
+				r->how[0] = STK_FRAME_BY_REGS;
+			r->n = 1;
+		}
+		r->stop = p ? p->why : "the process's mappings are unknown (it exited before it was first seen)";
+		return;
+	}
+	walk(u, p, in, r);
+	/*
+	 * The chain walked out of the modules known (into libc, say, read
+	 * before the dynamic loader mapped it): read them again, walk again.
+	 */
+	if (r->n > 1 && r->stop != over_time && outside_modules(p, r->ips[r->n - 1] - 1) &&
+	    u->src.reread(u->src.table, in->pid) && (p = get_proc(u, in->pid)) && p->dwfl)
+		walk(u, p, in, r);
 }
 
 bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)

@@ -52,11 +52,11 @@ struct stk_unwind_source {
 	/*
 	 * pid's slot for the unwinder's state (freed by the table with
 	 * stk_unwinder_slot_free when the process or the table goes), and the
-	 * generation of its mappings: bumped whenever they are read again.
+	 * generation of its mappings: bumped whenever they are read again and differ.
 	 * NULL when pid is unknown and cannot be learned.
 	 */
 	void **(*slot)(void *table, pid_t pid, uint64_t *generation);
-	/* Reads pid's mappings again (a pc fell outside them); false when it did not (too soon, gone). */
+	/* Reads pid's mappings again (a pc fell outside them); false when it did not (too soon, gone) or they are the same. */
 	bool (*reread)(void *table, pid_t pid);
 };
 /* What frees the unwinder's state in a slot: the table calls it. */

@@ -324,6 +324,132 @@ out:
 	stk_symbolizer_free(sym);
 }
 
+/*
+ * A process table whose mappings grow each time they are read again, as a
+ * process's do while it starts: none at first, then the mapping holding
+ * `cut` cut short there, then all of them.
+ */
+struct late_source {
+	struct stk_symbolizer *sym;
+	unsigned stage;
+	bool may_reread;
+	uint64_t cut;
+	void *slot;
+	stk_unwind_module_fn fn;
+	void *ctx;
+};
+
+static void late_relay(void *ctx, const struct stk_user_module *m)
+{
+	struct late_source *l = ctx;
+	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
+
+	if (l->stage == 1 && l->cut > m->start && l->cut < m->end)
+		um.end = l->cut;
+	l->fn(l->ctx, &um);
+}
+
+static int late_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+{
+	struct late_source *l = table;
+
+	if (l->stage == 0)
+		return 0;
+	l->fn = fn;
+	l->ctx = ctx;
+	return stk_symbolizer_each_module(l->sym, pid, late_relay, l);
+}
+
+static void **late_slot(void *table, pid_t pid, uint64_t *generation)
+{
+	struct late_source *l = table;
+
+	(void)pid;
+	*generation = l->stage;
+	return &l->slot;
+}
+
+static bool late_reread(void *table, pid_t pid)
+{
+	struct late_source *l = table;
+
+	(void)pid;
+	if (!l->may_reread || l->stage == 2)
+		return false;
+	l->stage++;
+	return true;
+}
+
+/* One unwind of s from a fresh table at stage `stage`. */
+static void unwind_late(struct late_source *l, unsigned stage, struct snapshot *s, struct stk_unwind_result *r)
+{
+	struct stk_unwind_source src = { l, late_modules, late_slot, late_reread };
+	struct stk_unwinder *u = stk_unwinder_new(&src);
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s->regs, .n_regs = 17, .sp = s->regs[7], .stack = s->stack, .stack_len = s->len };
+
+	l->stage = stage;
+	r->n = 0;
+	r->stop = NULL;
+	if (u)
+		stk_unwind(u, &in, r);
+	stk_unwinder_free(u);
+	stk_unwinder_slot_free(l->slot);
+	l->slot = NULL;
+}
+
+/*
+ * Mappings read too early (a process first seen halfway through its exec,
+ * before the loader mapped its libraries): a leaf outside them, or a chain
+ * walking out of them, reads them again and unwinds the whole chain.
+ */
+static void reads_mappings_again_when_the_chain_leaves_them(struct test_ctx *t)
+{
+	static struct snapshot s;
+	struct late_source l = { .sym = keeping_symbolizer() };
+	struct stk_unwind_source own = stk_symbolizer_unwind_source(l.sym);
+	struct stk_unwinder *u = stk_unwinder_new(&own);
+	uint64_t whole_ips[64], ips[64];
+	struct stk_unwind_result whole = { .ips = whole_ips, .max = 64 }, r = { .ips = ips, .max = 64 };
+
+	CHECK(t, l.sym && u && unwind_test_outer(&s) == 2);
+	if (!l.sym || !u)
+		goto out;
+	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
+					.regs = s.regs, .n_regs = 17, .sp = s.regs[7], .stack = s.stack, .stack_len = s.len };
+	stk_unwind(u, &in, &whole);
+	CHECK(t, whole.n >= 4);
+	/* No mappings at first, not read again: the leaf alone, and why. */
+	unwind_late(&l, 0, &s, &r);
+	CHECK(t, r.n == 1 && ips[0] == whole_ips[0] && r.stop && strstr(r.stop, "no executable file mappings"));
+	/* Read again: the whole chain. */
+	l.may_reread = true;
+	unwind_late(&l, 0, &s, &r);
+	CHECK(t, r.n == whole.n && memcmp(ips, whole_ips, whole.n * sizeof(*ips)) == 0);
+	/*
+	 * Our mapping cut short at the lowest caller above the leaf (one is:
+	 * the tests' callers and the C library's start code lie after it): the
+	 * chain walks out of the modules known there.
+	 */
+	for (size_t i = 1; i < whole.n; i++)
+		if (whole_ips[i] - 1 > whole_ips[0] && (!l.cut || whole_ips[i] - 1 < l.cut))
+			l.cut = whole_ips[i] - 1;
+	CHECK(t, l.cut != 0);
+	l.may_reread = false;
+	unwind_late(&l, 1, &s, &r);
+	CHECK(t, r.n >= 1 && r.n <= whole.n);
+	bool left = r.n && r.ips[r.n - 1] - (r.n > 1) >= l.cut;
+	l.may_reread = true;
+	unwind_late(&l, 1, &s, &r);
+	if (left) /* it ended outside: read again, walked again, whole */
+		CHECK(t, r.n == whole.n && memcmp(ips, whole_ips, whole.n * sizeof(*ips)) == 0 && l.stage == 2);
+	else /* frame pointers carried it back inside: nothing to read again */
+		CHECK(t, l.stage == 1 && r.stop && !strstr(r.stop, "no CFI for the last frame"));
+out:
+	stk_unwinder_free(u);
+	stk_symbolizer_free(l.sym);
+}
+
 /* Our own executable mapping with our ELF image, .eh_frame overwritten by pattern. */
 struct corrupt_source {
 	Elf *elf;
@@ -482,6 +608,7 @@ const struct test_case unwind_dwarf_tests[] = {
 	{ "bad_input_stops_with_reason", bad_input_stops_with_reason },
 	{ "unwind_reads_past_the_copy", reads_past_the_copy_with_some_registers },
 	{ "corrupt_cfi_never_crashes", corrupt_cfi_never_crashes },
+	{ "unwind_reads_mappings_again", reads_mappings_again_when_the_chain_leaves_them },
 #endif
 	{ "table_keeps_distinct_stacks_apart", table_keeps_distinct_stacks_apart },
 	{ NULL, NULL },
