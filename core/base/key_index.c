@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/bytes_equal.h"
+
 /* Word at a time (keys are mostly ids and counters), then mixed so the low bits index well. */
 static uint64_t hash_bytes(const void *p, size_t n)
 {
@@ -32,7 +34,7 @@ static size_t slot_for(const struct stk_key_index *ix, const void *keys, const v
 {
 	size_t i = (size_t)hash_bytes(key, ix->key_size) & (ix->n_slots - 1);
 
-	while (ix->slots[i] && memcmp(key_at(ix, keys, ix->slots[i] - 1), key, ix->key_size) != 0)
+	while (ix->slots[i] && !stk_bytes_equal(key_at(ix, keys, ix->slots[i] - 1), key, ix->key_size))
 		i = (i + 1) & (ix->n_slots - 1);
 	return i;
 }

@@ -20,11 +20,26 @@ struct framed {
 	uint32_t pad;
 };
 
+/*
+ * Ids up to this are looked up in an array (a capture numbers its stacks
+ * from 1: two lookups a row, no hashing); others in framed_index.
+ */
+#define DIRECT_IDS (1u << 24)
+
+/* An id's place in by_id: in the current group when its group is. */
+struct framed_direct {
+	uint32_t group;
+	uint32_t text;
+};
+
 struct stk_ev_writer {
 	struct stk_pq_writer *pq;
 	struct framed *framed;
 	size_t n_framed, cap_framed;
 	struct stk_key_index framed_index;
+	struct framed_direct *by_id; /* index: id */
+	size_t cap_by_id;
+	uint32_t group; /* the current row group's number, from 1 */
 	struct stk_frame_lines lines; /* the group's frame lines, each stored once (frame_lines.h) */
 	struct stk_pq_buf compact;    /* a stack's frames as the file holds them */
 	uint64_t group_mark; /* the file's bytes when the current group began (they grow only as one ends) */
@@ -49,6 +64,7 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
 		return NULL;
 	}
 	w->group_mark = stk_pq_writer_bytes(w->pq);
+	w->group = 1;
 	w->framed_index = (struct stk_key_index){ .key_size = sizeof(int64_t), .stride = sizeof(struct framed) };
 	stk_frame_lines_init(&w->lines);
 	return w;
@@ -59,25 +75,62 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
  * its bytes, so ids that print alike store it once) and the frames; on the
  * others the text's entry alone. 0, or -1 out of memory.
  */
+static bool direct(int64_t id)
+{
+	return id > 0 && id <= DIRECT_IDS;
+}
+
+/* The text entry of id in the current group, or -1 when the group has not had it. */
+static int64_t group_text(const struct stk_ev_writer *w, int64_t id)
+{
+	int64_t at;
+
+	if (direct(id))
+		return (size_t)id < w->cap_by_id && w->by_id[id].group == w->group ? (int64_t)w->by_id[id].text : -1;
+	at = stk_key_index_find(&w->framed_index, w->framed, &id);
+	return at >= 0 ? (int64_t)w->framed[at].text : -1;
+}
+
+/* Remembers id's text entry for the rest of the group. 0, or -1 out of memory. */
+static int remember(struct stk_ev_writer *w, int64_t id, uint32_t text)
+{
+	if (direct(id)) {
+		size_t had = w->cap_by_id;
+
+		if (stk_grow((void **)&w->by_id, &w->cap_by_id, (size_t)id + 1, sizeof(*w->by_id)))
+			return -1;
+		memset(w->by_id + had, 0, (w->cap_by_id - had) * sizeof(*w->by_id));
+		w->by_id[id] = (struct framed_direct){ .group = w->group, .text = text };
+		return 0;
+	}
+	if (stk_grow((void **)&w->framed, &w->cap_framed, w->n_framed + 1, sizeof(*w->framed)))
+		return -1;
+	w->framed[w->n_framed++] = (struct framed){ .id = id, .text = text };
+	return stk_key_index_add(&w->framed_index, w->framed, w->n_framed);
+}
+
+/*
+ * The row's stack: on the group's first row of its id, the text (found by
+ * its bytes, so ids that print alike store it once) and the frames; on the
+ * others the text's entry alone. 0, or -1 out of memory.
+ */
 static int set_stack(struct stk_ev_writer *w, const struct stk_ev_stack_ref *st)
 {
-	int64_t at = stk_key_index_find(&w->framed_index, w->framed, &st->id), text;
+	int64_t text = group_text(w, st->id);
 
 	stk_pq_set_int64(w->pq, STK_EV_STACK_ID, st->id);
-	if (at >= 0) {
-		stk_pq_set_string_index(w->pq, STK_EV_STACK, w->framed[at].text);
+	if (text >= 0) {
+		stk_pq_set_string_index(w->pq, STK_EV_STACK, (uint32_t)text);
 		return 0;
 	}
 	if ((text = stk_pq_set_string_entry(w->pq, STK_EV_STACK, st->text, st->text_len)) < 0)
 		return 0; /* recorded: stk_pq_end_row says so */
 	w->compact.len = 0;
-	if (stk_frame_lines_compact(&w->lines, st->frames, st->frames_len, &w->compact) ||
-	    stk_grow((void **)&w->framed, &w->cap_framed, w->n_framed + 1, sizeof(*w->framed)))
+	if (stk_frame_lines_compact(&w->lines, st->frames, st->frames_len, &w->compact))
 		return -1;
 	stk_pq_set_string_keyed(w->pq, STK_EV_FRAMES, (uint64_t)st->id, (const char *)w->compact.data,
 				w->compact.len);
-	w->framed[w->n_framed++] = (struct framed){ .id = st->id, .text = (uint32_t)text };
-	return stk_key_index_add(&w->framed_index, w->framed, w->n_framed);
+	return remember(w, st->id, (uint32_t)text);
 }
 
 /* A short string column's value, made valid UTF-8 on the way (comm is arbitrary bytes). */
@@ -130,6 +183,7 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 	/* a row group went out with that row: the next one starts without frames */
 	if (stk_pq_writer_bytes(pq) != w->group_mark) {
 		w->group_mark = stk_pq_writer_bytes(pq);
+		w->group++;
 		stk_key_index_clear(&w->framed_index);
 		w->n_framed = 0;
 		stk_frame_lines_reset(&w->lines);
@@ -139,7 +193,7 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 
 bool stk_ev_writer_has_stack(const struct stk_ev_writer *w, int64_t id)
 {
-	return stk_key_index_find(&w->framed_index, w->framed, &id) >= 0;
+	return group_text(w, id) >= 0;
 }
 
 int stk_ev_writer_meta(struct stk_ev_writer *w, const char *key, const char *value)
@@ -177,6 +231,7 @@ void stk_ev_writer_free(struct stk_ev_writer *w)
 	stk_pq_writer_free(w->pq);
 	stk_key_index_free(&w->framed_index);
 	free(w->framed);
+	free(w->by_id);
 	stk_frame_lines_free(&w->lines);
 	stk_pq_buf_free(&w->compact);
 	free(w);

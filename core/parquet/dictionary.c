@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/bytes_equal.h"
 #include "core/base/grow.h"
 
 struct stk_pq_dict_entry {
@@ -140,7 +141,7 @@ static size_t probe(const struct stk_pq_dict *d, uint64_t key, bool keyed, const
 		e = &d->entries[d->slots[s] - 1];
 		if (e->key != key || e->keyed != keyed)
 			continue;
-		if (keyed || (e->len == n && memcmp(d->page.data + e->offset, p, n) == 0))
+		if (keyed || (e->len == n && stk_bytes_equal(d->page.data + e->offset, p, n)))
 			return s;
 	}
 }

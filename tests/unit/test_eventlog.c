@@ -15,6 +15,7 @@
 
 #include "harness.h"
 #include "test_output_fixture.h"
+#include "core/base/bytes_equal.h"
 #include "core/base/key_index.h"
 #include "core/base/utf8.h"
 #include "core/eventlog/event_reader.h"
@@ -433,7 +434,9 @@ static void refuses_other_files(struct test_ctx *t)
 }
 
 /* A stack's text and frames are needed once per row group: other rows may carry its id alone. */
-static void strings_once_per_group(struct test_ctx *t)
+/* A stack's text and frames go once in each row group of 3 rows, its id small (the writer
+ * looks it up directly) or not (hashed). */
+static void strings_once_per_group_as(struct test_ctx *t, int64_t id)
 {
 	static const struct stk_frame u[] = { { .symbol = "leaf" }, { .symbol = "main" } };
 	const struct stk_stack st = { .user = u, .n_user = 2 };
@@ -443,12 +446,13 @@ static void strings_once_per_group(struct test_ctx *t)
 
 	if (!recording_open(&r, &rep, "cpu", false, "1", 3))
 		return;
-	const struct stk_ev_stack_ref *full = recording_stack(&r, &st);
+	struct stk_ev_stack_ref full = *recording_stack(&r, &st);
+	full.id = id;
 	for (int i = 0; i < 10; i++) {
-		struct stk_ev_stack_ref bare = { .id = full->id, .text_len = full->text_len, .frames_len = full->frames_len };
-		bool has = stk_ev_writer_has_stack(r.w, full->id);
+		struct stk_ev_stack_ref bare = { .id = full.id, .text_len = full.text_len, .frames_len = full.frames_len };
+		bool has = stk_ev_writer_has_stack(r.w, full.id);
 		const struct stk_ev_row row = { .time = T0 + i, .pid = 1, .tid = 1, .comm = "c", .event = "cpu", .weight = 1,
-						.unit = "count", .stack = has ? &bare : full };
+						.unit = "count", .stack = has ? &bare : &full };
 
 		needed += !has;
 		CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
@@ -462,6 +466,13 @@ static void strings_once_per_group(struct test_ctx *t)
 	CHECK_STR(t, out ? out : "", "c;main;leaf 10\n");
 	free(out);
 	close(r.fd);
+}
+
+static void strings_once_per_group(struct test_ctx *t)
+{
+	strings_once_per_group_as(t, 1);
+	strings_once_per_group_as(t, 70000);
+	strings_once_per_group_as(t, (int64_t)1 << 40);
 }
 
 /* How many frames values of the file refer to lines stored before them (frame_lines.h). */
@@ -597,6 +608,26 @@ static void key_index_finds(struct test_ctx *t)
 	free(keys);
 }
 
+/* Every length up to 40, unaligned, a difference at every position (and none). */
+static void bytes_equal_every_length(struct test_ctx *t)
+{
+	unsigned char a[48], b[48];
+	bool right = true;
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = b[i] = (unsigned char)(i * 37 + 1);
+	for (size_t off = 0; off < 3; off++)
+		for (size_t n = 0; n + off <= 40; n++) {
+			right &= stk_bytes_equal(a + off, b + off, n);
+			for (size_t at = 0; at < n; at++) {
+				b[off + at] ^= 0x80;
+				right &= !stk_bytes_equal(a + off, b + off, n);
+				b[off + at] ^= 0x80;
+			}
+		}
+	CHECK(t, right);
+}
+
 const struct test_case eventlog_tests[] = {
 	{ "frames_round_trip", frames_round_trip },
 	{ "frames_refusals", frames_refusals },
@@ -610,5 +641,6 @@ const struct test_case eventlog_tests[] = {
 	{ "time_args", time_args },
 	{ "span_specs", span_specs },
 	{ "key_index_finds", key_index_finds },
+	{ "bytes_equal_every_length", bytes_equal_every_length },
 	{ NULL, NULL },
 };
