@@ -20,6 +20,17 @@ static void put_str(struct stk_pq_buf *b, const char *s)
 	stk_pq_buf_put(b, s, strlen(s));
 }
 
+/* Whether all eight bytes of w are printable ASCII other than '\\' (none needs escaping). */
+static bool plain_word(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t del = w ^ (ones * 0x7f), bs = w ^ (ones * '\\');
+
+	/* some byte below 0x20, 0x80 or above, 0x7f, '\\' (the zero-byte test on w, del, bs) */
+	return !(((w - ones * 0x20) & ~w & highs) | (w & highs) | ((del - ones) & ~del & highs) |
+		 ((bs - ones) & ~bs & highs));
+}
+
 static void put_escaped(struct stk_pq_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -27,6 +38,14 @@ static void put_escaped(struct stk_pq_buf *b, const char *s)
 	char hex[5];
 
 	for (size_t i = 0; i < len;) {
+		uint64_t w;
+
+		/* names and paths are plain ASCII: eight bytes at a time */
+		if (i + sizeof(w) <= len && (memcpy(&w, p + i, sizeof(w)), plain_word(w))) {
+			run += sizeof(w);
+			i += sizeof(w);
+			continue;
+		}
 		/* printable ASCII, the bulk of every name and path, needs no decoding */
 		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\') {
 			run++;

@@ -56,6 +56,16 @@ bool stk_format_needs_events(enum stk_format format);
  * after the task (-a, -d as o says). A new string, or NULL when out of memory.
  */
 char *stk_folded_stack(const struct stk_stack *s, const struct stk_output_opts *o);
+/*
+ * The same text into memory a caller keeps for many stacks (the event log
+ * renders thousands a second): valid until the next call or
+ * stk_folded_scratch_free, *len its length. NULL when out of memory.
+ */
+struct stk_folded_scratch;
+struct stk_folded_scratch *stk_folded_scratch_new(void);
+const char *stk_folded_stack_in(struct stk_folded_scratch *sc, const struct stk_stack *s,
+				const struct stk_output_opts *o, size_t *len);
+void stk_folded_scratch_free(struct stk_folded_scratch *sc);
 
 /* Writes the report. 0 on success, -1 on a write or compression error. */
 int stk_output_write(FILE *out, const struct stk_report *report, const struct stk_output_opts *opts);

@@ -1,6 +1,7 @@
 /* Folded stacks for flamegraph.pl: "comm;user root..leaf;kernel root..leaf value". A report of
  * several value types (stk resources) starts each line with the type: "rss;comm;... value". */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
@@ -16,20 +17,50 @@ static void put_frames(struct stk_buf *b, const struct stk_path *path, size_t fi
 	}
 }
 
+struct stk_folded_scratch {
+	struct stk_path path;
+	struct stk_buf text;
+};
+
+struct stk_folded_scratch *stk_folded_scratch_new(void)
+{
+	return calloc(1, sizeof(struct stk_folded_scratch));
+}
+
+const char *stk_folded_stack_in(struct stk_folded_scratch *sc, const struct stk_stack *s,
+				const struct stk_output_opts *o, size_t *len)
+{
+	stk_buf_reset(&sc->text);
+	sc->text.oom = sc->path.names.oom = false; /* a failure before is not this stack's */
+	if (stk_path_build(&sc->path, s, o))
+		return NULL;
+	put_frames(&sc->text, &sc->path, 1); /* element 0 is the task */
+	stk_buf_putn(&sc->text, "", 0);       /* an empty stack is "", not NULL */
+	if (sc->text.oom)
+		return NULL;
+	*len = sc->text.len;
+	return sc->text.data;
+}
+
+void stk_folded_scratch_free(struct stk_folded_scratch *sc)
+{
+	if (!sc)
+		return;
+	stk_path_free(&sc->path);
+	stk_buf_free(&sc->text);
+	free(sc);
+}
+
 char *stk_folded_stack(const struct stk_stack *s, const struct stk_output_opts *o)
 {
-	struct stk_path path = { 0 };
-	struct stk_buf b = { 0 };
-	char *text = NULL;
+	struct stk_folded_scratch sc = { 0 };
+	size_t len;
+	const char *text = stk_folded_stack_in(&sc, s, o, &len);
+	char *copy = text ? strndup(text, len) : NULL;
 
-	if (stk_path_build(&path, s, o) == 0) {
-		put_frames(&b, &path, 1); /* element 0 is the task */
-		stk_buf_putn(&b, "", 0);   /* an empty stack is "", not NULL */
-		text = stk_buf_take(&b);
-	}
-	stk_path_free(&path);
-	stk_buf_free(&b);
-	return text;
+	stk_path_free(&sc.path);
+	stk_buf_free(&sc.text);
+	return copy;
 }
 
 int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)

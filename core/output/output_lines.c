@@ -1,21 +1,34 @@
 /* Merging, ordering and writing "text value" lines (folded and pmp). */
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/output/output_internal.h"
 
+static bool in_set(const char *set, char c)
+{
+	for (; *set; set++)
+		if (*set == c)
+			return true;
+	return false;
+}
+
 void stk_put_clean(struct stk_buf *b, const char *s, const char *bad, char repl)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t run = 0;
 
-		if (c < 0x20 || c == 0x7f)
-			stk_buf_putc(b, '?'); /* a newline would split the line */
-		else if (strchr(bad, c))
-			stk_buf_putc(b, repl);
-		else
-			stk_buf_putc(b, (char)c);
+		/* the bytes that stay as they are (nearly all), put at once */
+		while (s[run] && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f && !in_set(bad, s[run]))
+			run++;
+		stk_buf_putn(b, s, run);
+		s += run;
+		if (!*s)
+			break;
+		/* a newline would split the line */
+		stk_buf_putc(b, (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : repl);
+		s++;
 	}
 }
 

@@ -87,6 +87,7 @@ struct stk_event_sink {
 	uint64_t renders;  /* stacks rendered, again each time one was dropped and needed */
 	struct stk_waitlist pending; /* events (struct stk_event) waiting on their copy's content hash */
 	struct stk_pq_buf frames;    /* a stack's frames as they are encoded: kept, so encoding does not regrow it */
+	struct stk_folded_scratch *folded; /* the same for its text */
 	size_t unwound_seen; /* the copies unwound whose waiting events have been released */
 	struct description d;
 	bool closed;
@@ -115,6 +116,8 @@ struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const 
 	}
 	k->timer_fd = -1;
 	stk_waitlist_init(&k->pending, sizeof(struct stk_event));
+	if (!(k->folded = stk_folded_scratch_new()))
+		goto oom;
 	k->index = (struct stk_key_index){ .key_size = sizeof(struct stack_key), .stride = sizeof(struct stack_key) };
 	k->wall_offset = stk_now_ns(CLOCK_REALTIME) - stk_now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < n_spans; i++, k->n_labels++)
@@ -175,31 +178,39 @@ static const struct stk_stack *resolve(struct stk_event_sink *k, struct stk_stac
 	return k->src.resolve(k->src.ctx, l, e);
 }
 
-/* The text (as -f prints it) and frames of e's stack into ref. 0, or -1 when out of memory. */
+/*
+ * The text (as -f prints it) and frames of e's stack into ref, in one
+ * allocation (text, NUL, frames) owned through ref->text. 0, or -1 when out
+ * of memory.
+ */
 static int render(struct stk_event_sink *k, const struct stk_event *e, struct stk_ev_stack_ref *ref)
 {
 	struct stk_output_opts plain = { 0 };
 	struct stk_stack_list list = { 0 };
 	const struct stk_stack *st = resolve(k, &list, e);
-	char *text = st ? stk_folded_stack(st, &plain) : NULL;
-	char *frames = NULL;
+	const char *text = NULL;
+	size_t text_len = 0;
+	char *both = NULL;
 
 	k->frames.len = 0;
-	if (st)
+	if (st) {
+		text = stk_folded_stack_in(k->folded, st, &plain, &text_len);
 		stk_frames_encode(&k->frames, st);
+	}
 	stk_stack_list_free(&list);
-	if (text && !k->frames.oom && (frames = malloc(k->frames.len ? k->frames.len : 1)))
-		memcpy(frames, k->frames.data, k->frames.len);
-	if (!frames) {
-		free(text);
+	if (text && !k->frames.oom && (both = malloc(text_len + 1 + k->frames.len))) {
+		memcpy(both, text, text_len + 1);
+		memcpy(both + text_len + 1, k->frames.data, k->frames.len);
+	}
+	if (!both) {
 		k->frames.oom = false;
 		return -1;
 	}
-	stk_ev_utf8_clean(text, strlen(text));
+	stk_ev_utf8_clean(both, text_len);
 	k->renders++;
-	ref->text = text;
-	ref->text_len = strlen(text);
-	ref->frames = frames;
+	ref->text = both;
+	ref->text_len = text_len;
+	ref->frames = both + text_len + 1;
 	ref->frames_len = k->frames.len;
 	k->kept_bytes += ref->text_len + ref->frames_len;
 	return 0;
@@ -213,8 +224,7 @@ static void drop_strings(struct stk_event_sink *k, size_t keep)
 
 		if (i == keep || !ref->text)
 			continue;
-		free((char *)ref->text);
-		free((char *)ref->frames);
+		free((char *)ref->text); /* the frames with it */
 		ref->text = ref->frames = NULL;
 	}
 	k->kept_bytes = k->entries[keep].ref.text_len + k->entries[keep].ref.frames_len;
@@ -567,15 +577,14 @@ void stk_event_sink_free(struct stk_event_sink *k)
 		ring_buffer__free(k->rb);
 	if (k->timer_fd >= 0)
 		close(k->timer_fd);
-	for (size_t i = 0; i < k->n_stacks; i++) {
-		free((char *)k->entries[i].ref.text);
-		free((char *)k->entries[i].ref.frames);
-	}
+	for (size_t i = 0; i < k->n_stacks; i++)
+		free((char *)k->entries[i].ref.text); /* the frames with it */
 	free(k->keys);
 	free(k->entries);
 	stk_key_index_free(&k->index);
 	stk_waitlist_free(&k->pending);
 	stk_pq_buf_free(&k->frames);
+	stk_folded_scratch_free(k->folded);
 	free_description(&k->d);
 	free(k);
 }

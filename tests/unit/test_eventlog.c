@@ -89,6 +89,35 @@ static void frames_round_trip(struct test_ctx *t)
 	stk_pq_buf_free(&b);
 }
 
+/* A byte that needs escaping (or a UTF-8 sequence that does not) at every position of a name,
+ * across the encoder's eight-byte steps: decoded back as it was. */
+static void frames_escape_every_position(struct test_ctx *t)
+{
+	static const char *const specials[] = { "\\", "\n", "\t", "\x01", "\x7f", "\xff", "\xc3\xa9", "\x80" };
+	bool right = true;
+
+	for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++)
+		for (size_t pos = 0; pos <= 20; pos++) {
+			char name[64];
+			struct stk_frame f = { .symbol = name, .module = "/m", .address = 0x1000 };
+			const struct stk_stack st = { .user = &f, .n_user = 1 };
+			struct stk_pq_buf b = { 0 };
+			struct stk_stack back = { 0 };
+			struct stk_decoded_frames *owner = NULL;
+			char err[256];
+
+			snprintf(name, sizeof(name), "%.*s%s%.*s", (int)pos, "aaaaaaaaaaaaaaaaaaaaa", specials[k],
+				 (int)(20 - pos), "bbbbbbbbbbbbbbbbbbbbb");
+			stk_frames_encode(&b, &st);
+			right &= !b.oom && stk_utf8_valid((const char *)b.data, b.len);
+			right &= stk_frames_decode((const char *)b.data, b.len, &back, &owner, err, sizeof(err)) == 0 &&
+				 back.n_user == 1 && back.user[0].symbol && strcmp(back.user[0].symbol, name) == 0;
+			stk_frames_free(owner);
+			stk_pq_buf_free(&b);
+		}
+	CHECK(t, right);
+}
+
 static void frames_refusals(struct test_ctx *t)
 {
 	static const char *const bad[] = {
@@ -631,6 +660,7 @@ static void bytes_equal_every_length(struct test_ctx *t)
 const struct test_case eventlog_tests[] = {
 	{ "frames_round_trip", frames_round_trip },
 	{ "frames_refusals", frames_refusals },
+	{ "frames_escape_every_position", frames_escape_every_position },
 	{ "report_equals_totals", report_equals_totals },
 	{ "report_filters", report_filters },
 	{ "totals_cut_intervals", totals_cut_intervals },
