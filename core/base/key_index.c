@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/bytes_equal.h"
+#include "core/base/bytes.h"
 
 /* Word at a time (keys are mostly ids and counters), then mixed so the low bits index well. */
 static uint64_t hash_bytes(const void *p, size_t n)

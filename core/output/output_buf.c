@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/bytes.h"
 #include "core/output/output_internal.h"
 
 void stk_buf_free(struct stk_buf *b)
@@ -44,7 +45,7 @@ void stk_buf_putn(struct stk_buf *b, const char *s, size_t n)
 {
 	if (!reserve(b, n))
 		return;
-	memcpy(b->data + b->len, s, n);
+	stk_bytes_copy(b->data + b->len, s, n);
 	b->len += n;
 	b->data[b->len] = '\0';
 }

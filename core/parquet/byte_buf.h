@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/base/bytes.h"
+
 struct stk_pq_buf {
 	uint8_t *data;
 	size_t len, cap;
@@ -33,7 +35,7 @@ static inline void stk_pq_buf_put(struct stk_pq_buf *b, const void *p, size_t n)
 
 	if (!at)
 		return;
-	memcpy(at, p, n);
+	stk_bytes_copy(at, p, n);
 	b->len += n;
 }
 

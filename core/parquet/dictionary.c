@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/bytes_equal.h"
+#include "core/base/bytes.h"
 #include "core/base/grow.h"
 
 struct stk_pq_dict_entry {
@@ -71,7 +71,7 @@ uint64_t stk_pq_hash_bytes(const void *data, size_t n)
 		a ^= a >> 29;
 		b ^= b >> 31;
 	}
-	memcpy(tail, p + i, n - i);
+	stk_bytes_copy_short(tail, p + i, n - i); /* under 16 */
 	a = (a ^ tail[0]) * 0x9fb21c651e98df25ULL;
 	b = (b ^ tail[1]) * 0xff51afd7ed558ccdULL;
 	return mix(a ^ (b << 23 | b >> 41));

@@ -15,7 +15,7 @@
 
 #include "harness.h"
 #include "test_output_fixture.h"
-#include "core/base/bytes_equal.h"
+#include "core/base/bytes.h"
 #include "core/base/key_index.h"
 #include "core/base/utf8.h"
 #include "core/eventlog/event_reader.h"
@@ -657,6 +657,25 @@ static void bytes_equal_every_length(struct test_ctx *t)
 	CHECK(t, right);
 }
 
+/* Every length up to 100, from and to unaligned places, nothing written past the end. */
+static void bytes_copy_every_length(struct test_ctx *t)
+{
+	unsigned char src[112], dst[112], want[112];
+	bool right = true;
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (unsigned char)(i * 53 + 7);
+	for (size_t off = 0; off < 3; off++)
+		for (size_t n = 0; n + off + 4 <= 104; n++) {
+			memset(dst, 0xee, sizeof(dst));
+			memset(want, 0xee, sizeof(want));
+			memcpy(want + off + 1, src + off, n);
+			stk_bytes_copy(dst + off + 1, src + off, n);
+			right &= memcmp(dst, want, sizeof(dst)) == 0;
+		}
+	CHECK(t, right);
+}
+
 const struct test_case eventlog_tests[] = {
 	{ "frames_round_trip", frames_round_trip },
 	{ "frames_refusals", frames_refusals },
@@ -672,5 +691,6 @@ const struct test_case eventlog_tests[] = {
 	{ "span_specs", span_specs },
 	{ "key_index_finds", key_index_finds },
 	{ "bytes_equal_every_length", bytes_equal_every_length },
+	{ "bytes_copy_every_length", bytes_copy_every_length },
 	{ NULL, NULL },
 };
