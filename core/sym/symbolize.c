@@ -171,7 +171,8 @@ static bool unwind_reread(void *table, pid_t pid)
 	struct sym_proc *p = sym_get_proc(s, pid);
 	uint64_t generation;
 
-	if (!p || sym_monotonic_ns() - p->read_ns < 50000000LL)
+	/* an exited process's pid may be another's by now: its mappings stay as they were */
+	if (!p || p->exited || sym_monotonic_ns() - p->read_ns < 50000000LL)
 		return false;
 	generation = p->generation;
 	return stk_symbolizer_refresh_process(s, pid) == 0 && p->generation != generation;
