@@ -70,11 +70,6 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
 	return w;
 }
 
-/*
- * The row's stack: on the group's first row of its id, the text (found by
- * its bytes, so ids that print alike store it once) and the frames; on the
- * others the text's entry alone. 0, or -1 out of memory.
- */
 static bool direct(int64_t id)
 {
 	return id > 0 && id <= DIRECT_IDS;
