@@ -48,9 +48,9 @@ static int make_timer(long ms, int periodic)
 	return fd;
 }
 
-static int watch(struct stk_run_loop *loop, int fd, void *tag)
+static int watch(struct stk_run_loop *loop, int fd, void *tag, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+	struct epoll_event ev = { .events = events, .data.ptr = tag };
 
 	return epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
@@ -72,16 +72,16 @@ struct stk_run_loop *stk_run_loop_new(long duration_ms, long interval_ms, char *
 		goto fail;
 	loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	loop->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (loop->epoll_fd < 0 || loop->signal_fd < 0 || watch(loop, loop->signal_fd, &loop->signal_fd))
+	if (loop->epoll_fd < 0 || loop->signal_fd < 0 || watch(loop, loop->signal_fd, &loop->signal_fd, EPOLLIN))
 		goto fail;
 	if (duration_ms > 0) {
 		loop->duration_fd = make_timer(duration_ms, 0);
-		if (loop->duration_fd < 0 || watch(loop, loop->duration_fd, &loop->duration_fd))
+		if (loop->duration_fd < 0 || watch(loop, loop->duration_fd, &loop->duration_fd, EPOLLIN))
 			goto fail;
 	}
 	if (interval_ms > 0) {
 		loop->interval_fd = make_timer(interval_ms, 1);
-		if (loop->interval_fd < 0 || watch(loop, loop->interval_fd, &loop->interval_fd))
+		if (loop->interval_fd < 0 || watch(loop, loop->interval_fd, &loop->interval_fd, EPOLLIN))
 			goto fail;
 	}
 	return loop;
@@ -91,7 +91,7 @@ fail:
 	return NULL;
 }
 
-int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx)
+static int add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx, uint32_t events)
 {
 	if (loop->n_fds == MAX_WATCHED_FDS)
 		return -1;
@@ -99,10 +99,20 @@ int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, voi
 	w->fd = fd;
 	w->cb = cb;
 	w->ctx = ctx;
-	if (watch(loop, fd, w))
+	if (watch(loop, fd, w, events))
 		return -1;
 	loop->n_fds++;
 	return 0;
+}
+
+int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx)
+{
+	return add_fd(loop, fd, cb, ctx, EPOLLIN);
+}
+
+int stk_run_loop_add_wakeups(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx)
+{
+	return add_fd(loop, fd, cb, ctx, EPOLLIN | EPOLLET);
 }
 
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop)

@@ -26,6 +26,13 @@ typedef void (*stk_run_fd_cb)(void *ctx);
 /* duration_ms / interval_ms 0: none. NULL with err set on failure. */
 struct stk_run_loop *stk_run_loop_new(long duration_ms, long interval_ms, char *err, size_t errlen);
 int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx);
+/*
+ * cb once per wakeup of fd, not again while it stays readable: for a
+ * descriptor readable whenever anything waits in it (a BPF ring buffer's,
+ * where the producer chooses when to wake the reader), which would
+ * otherwise bring the loop back for every few records.
+ */
+int stk_run_loop_add_wakeups(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx);
 /* Blocks until one of the events above. */
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop);
 /*

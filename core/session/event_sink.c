@@ -31,8 +31,8 @@
 #define READ_EVERY_NS 100000000L
 /*
  * A turn of reading ends after this much time (a new stack is symbolized as
- * its first event comes), so the loop's other buffers get theirs; the ring
- * buffer's descriptor stays readable and brings the loop back.
+ * its first event comes), so the loop's other buffers get theirs; the timer
+ * brings the loop back right after them.
  */
 #define TURN_NS 20000000LL
 /*
@@ -94,6 +94,7 @@ struct stk_event_sink {
 	bool final; /* every copy is unwound: no event waits any more */
 	int64_t turn_end; /* CLOCK_MONOTONIC: when on_record stops the current read */
 	unsigned turn_records;
+	bool turn_cut; /* the current read ended with records left */
 	uint64_t rows; /* written, as the first stream's footer says (once closed) */
 	char err[256]; /* the first failure */
 };
@@ -343,8 +344,10 @@ static int on_record(void *ctx, void *data, size_t size)
 	e.flags &= (uint8_t)~EVENT_COPY_ENTRY; /* never the kernel's to set */
 	take(k, &e);
 	/* handled, and consumed: a negative return only ends this read */
-	if (++k->turn_records % 64 == 0 && stk_now_ns(CLOCK_MONOTONIC) > k->turn_end)
+	if (++k->turn_records % 64 == 0 && stk_now_ns(CLOCK_MONOTONIC) > k->turn_end) {
+		k->turn_cut = true;
 		return -1;
+	}
 	return 0;
 }
 
@@ -383,27 +386,51 @@ int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const
 	return 0;
 }
 
-static void consume(void *ctx)
+/* The timer: every READ_EVERY_NS, or at once after a turn that left records. */
+static void arm_timer(struct stk_event_sink *k, long first_ns)
+{
+	struct itimerspec t = { .it_interval = { 0, READ_EVERY_NS }, .it_value = { 0, first_ns } };
+
+	if (timerfd_settime(k->timer_fd, 0, &t, NULL))
+		fail(k, "setting the event timer failed");
+}
+
+/* A turn of reading; one cut short comes back once the loop's other descriptors had theirs. */
+static void read_turn(struct stk_event_sink *k)
+{
+	k->turn_end = stk_now_ns(CLOCK_MONOTONIC) + TURN_NS;
+	k->turn_cut = false;
+	if (k->rb)
+		ring_buffer__consume(k->rb);
+	if (k->turn_cut)
+		arm_timer(k, 1000);
+	retry_pending(k, false);
+}
+
+static void on_timer(void *ctx)
 {
 	struct stk_event_sink *k = ctx;
 	uint64_t ticks;
 
-	if (k->timer_fd >= 0 && read(k->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+	if (read(k->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		fail(k, "reading the event timer failed");
-	k->turn_end = stk_now_ns(CLOCK_MONOTONIC) + TURN_NS;
-	if (k->rb)
-		ring_buffer__consume(k->rb);
-	retry_pending(k, false);
+	read_turn(k);
+}
+
+/* The producer woke the reader: a quarter of the ring buffer filled. */
+static void on_wakeup(void *ctx)
+{
+	read_turn(ctx);
 }
 
 int stk_event_sink_watch(struct stk_event_sink *k, struct stk_run_loop *loop, char *err, size_t err_len)
 {
-	struct itimerspec every = { .it_interval = { 0, READ_EVERY_NS }, .it_value = { 0, READ_EVERY_NS } };
-
 	k->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (k->timer_fd < 0 || timerfd_settime(k->timer_fd, 0, &every, NULL) ||
-	    stk_run_loop_add_fd(loop, k->timer_fd, consume, k) ||
-	    (k->rb && stk_run_loop_add_fd(loop, ring_buffer__epoll_fd(k->rb), consume, k))) {
+	if (k->timer_fd >= 0)
+		arm_timer(k, READ_EVERY_NS);
+	/* the ring buffer's descriptor is readable while any record waits: only its wakeups count */
+	if (k->timer_fd < 0 || k->err[0] || stk_run_loop_add_fd(loop, k->timer_fd, on_timer, k) ||
+	    (k->rb && stk_run_loop_add_wakeups(loop, ring_buffer__epoll_fd(k->rb), on_wakeup, k))) {
 		snprintf(err, err_len, "watching the event ring buffer failed: %s", strerror(errno));
 		return -1;
 	}

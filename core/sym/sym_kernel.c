@@ -45,6 +45,8 @@ void stk_symbolize_kernel(struct stk_symbolizer *s, uint64_t addr, struct stk_fr
 	const char *name, *module;
 	uint64_t off;
 
+	if (sym_frame_cached(s, 0, 0, addr, false, frame))
+		return;
 	memset(frame, 0, sizeof(*frame));
 	frame->address = addr;
 	frame->kernel = true;
@@ -54,4 +56,5 @@ void stk_symbolize_kernel(struct stk_symbolizer *s, uint64_t addr, struct stk_fr
 		frame->symbol_offset = off;
 		frame->module = module;
 	}
+	sym_frame_keep(s, 0, 0, addr, false, frame);
 }

@@ -259,7 +259,8 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	p->maps = maps;
 	p->n_maps = n;
 	p->exited = false; /* read: it lives (a pid taken again, if it had exited) */
-	p->generation += changed;
+	if (changed)
+		p->generation = ++s->generations;
 	if (has_anon)
 		load_perf_map(s, p);
 	return 0;

@@ -154,9 +154,11 @@ void sym_resolve_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool r
 	const char *name;
 	uint64_t off;
 
+	p = sym_get_proc(s, pid);
+	if (p && !p->err && sym_frame_cached(s, pid, p->generation, addr, return_address, frame))
+		return;
 	memset(frame, 0, sizeof(*frame));
 	frame->address = addr;
-	p = sym_get_proc(s, pid);
 	if (!p || p->err)
 		return;
 	m = sym_proc_map_at(s, p, addr);
@@ -177,12 +179,13 @@ void sym_resolve_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool r
 	case MAP_ANON:
 		frame->module = "[anon]";
 		if (sym_proc_perf_name(s, p, addr, &name, &off))
-			break;
+			return;
 		frame->module = "[perf-map]";
 		frame->symbol = name;
 		frame->symbol_offset = off;
-		break;
+		return; /* a JIT may put other code there: not kept */
 	case MAP_SPECIAL:
 		break;
 	}
+	sym_frame_keep(s, pid, p->generation, addr, return_address, frame);
 }

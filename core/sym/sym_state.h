@@ -80,7 +80,7 @@ struct sym_proc {
 	off_t perf_size;
 	unsigned perf_loads; /* a map that keeps changing is not re-read forever */
 	int64_t perf_tried_ns; /* when it was last looked for (CLOCK_MONOTONIC), 0: never */
-	uint64_t generation; /* bumped each time the mappings are read and differ */
+	uint64_t generation; /* a new one (s->generations) each time the mappings are read and differ */
 	int64_t read_ns;     /* when they were last read (CLOCK_MONOTONIC) */
 	void *unwinder;      /* the copy unwinder's state for this process (core/unwind/unwind_dwarf.h) */
 	bool exited;         /* compacted: its mappings are final */
@@ -112,6 +112,9 @@ struct stk_symbolizer {
 
 	void (*unwinder_free)(void *state); /* frees procs' unwinder slots */
 
+	struct sym_cached_frame *frame_cache; /* sym_frame_cache.c, made on first use */
+	uint64_t generations; /* the last mappings generation handed out: each is the symbolizer's only one */
+
 	/* Past the deadline or when asked to stop, nothing new is opened or parsed. */
 	int64_t deadline_ns; /* CLOCK_MONOTONIC; 0: none */
 	stk_symbolizer_stop_fn stop_fn;
@@ -137,6 +140,13 @@ void sym_strip_deleted(const char *path, char *out, size_t len, int *deleted);
 /* f's CFI guard, scanned once per file. */
 const struct stk_cfi_guard *sym_cfi_guard_of(struct sym_file *f);
 void sym_file_free(struct sym_file *f);
+
+/* sym_frame_cache.c: frames made before, by (pid, generation, address); kernel frames pid 0, generation 0. */
+bool sym_frame_cached(const struct stk_symbolizer *s, pid_t pid, uint64_t generation, uint64_t addr,
+		      bool return_address, struct stk_frame *frame);
+void sym_frame_keep(struct stk_symbolizer *s, pid_t pid, uint64_t generation, uint64_t addr, bool return_address,
+		    const struct stk_frame *frame);
+void sym_frame_cache_free(struct stk_symbolizer *s);
 
 /* sym_procs.c */
 /* pid's entry, learned on first sight; NULL when stopped or out of memory. */

@@ -74,6 +74,7 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 	free(s->files);
 	free(s->keys);
 	sym_file_free(s->vdso);
+	sym_frame_cache_free(s);
 	stk_debuginfod_free(s->debuginfod);
 	stk_kallsyms_free(s->ksyms);
 	free(s->kallsyms_path);

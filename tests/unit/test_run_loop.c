@@ -120,7 +120,41 @@ static void callback_that_polls_ends_the_wait(struct test_ctx *t)
 	close(fds[1]);
 }
 
+/* A descriptor watched for its wakeups: one call per write, though it stays readable (never drained). */
+struct wakeups {
+	int fds[2];
+	int calls;
+};
+
+static void wakeup_callback(void *ctx)
+{
+	struct wakeups *w = ctx;
+
+	/* the first call wakes it once more */
+	if (++w->calls == 1 && write(w->fds[1], "y", 1) != 1)
+		w->calls = 100;
+}
+
+static void wakeups_once_per_write(struct test_ctx *t)
+{
+	char err[128];
+	struct wakeups w = { { -1, -1 }, 0 };
+	struct stk_run_loop *loop = stk_run_loop_new(150, 0, err, sizeof(err));
+
+	CHECK(t, loop != NULL && pipe(w.fds) == 0);
+	if (!loop)
+		return;
+	CHECK(t, stk_run_loop_add_wakeups(loop, w.fds[0], wakeup_callback, &w) == 0);
+	CHECK(t, write(w.fds[1], "x", 1) == 1);
+	CHECK(t, stk_run_loop_wait(loop) == STK_RUN_DURATION);
+	CHECK(t, w.calls == 2);
+	stk_run_loop_free(loop);
+	close(w.fds[0]);
+	close(w.fds[1]);
+}
+
 const struct test_case run_loop_tests[] = {
+	{ "run_loop_wakeups_once", wakeups_once_per_write },
 	{ "run_loop_callback_polls_stop", callback_that_polls_ends_the_wait },
 	{ "run_loop_stop_requested", stop_requested_polls_the_signal },
 	{ "run_loop_duration_interval", ends_after_duration_with_interval_ticks },

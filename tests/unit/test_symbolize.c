@@ -551,7 +551,52 @@ static void jit_perf_map(struct test_ctx *t)
 	munmap(code, len);
 }
 
+/*
+ * Frames are kept by address: the same address answers from there, and once
+ * the mappings are read again and differ (another file at that address), it
+ * is resolved again from the file now mapped.
+ */
+static void remapped_address_resolved_again(struct test_ctx *t)
+{
+	char first[PATH_MAX], second[PATH_MAX];
+	int fa = -1, fb = -1;
+	struct stk_symbolizer *s = NULL;
+	struct stk_frame fr;
+	unsigned char *code = MAP_FAILED;
+
+	CHECK(t, fixture_path("libstkfix.so", first, sizeof(first)) == 0 &&
+		     fixture_path("sym_uselib", second, sizeof(second)) == 0);
+	fa = open(first, O_RDONLY | O_CLOEXEC);
+	fb = open(second, O_RDONLY | O_CLOEXEC);
+	CHECK(t, fa >= 0 && fb >= 0);
+	if (fa < 0 || fb < 0)
+		goto out;
+	code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fa, 0);
+	CHECK(t, code != MAP_FAILED);
+	if (code == MAP_FAILED)
+		goto out;
+	s = stk_symbolizer_new(NULL);
+	CHECK(t, stk_symbolizer_add_process(s, getpid()) == 0);
+	for (int i = 0; i < 2; i++) { /* made, then found kept */
+		stk_symbolize_user(s, getpid(), (uint64_t)(uintptr_t)code + 16, &fr);
+		CHECK(t, fr.module && strcmp(fr.module, first) == 0 && fr.map_start == (uint64_t)(uintptr_t)code);
+	}
+	CHECK(t, mmap(code, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_FIXED, fb, 0) == code);
+	CHECK(t, stk_symbolizer_refresh_process(s, getpid()) == 0);
+	stk_symbolize_user(s, getpid(), (uint64_t)(uintptr_t)code + 16, &fr);
+	CHECK(t, fr.module && strcmp(fr.module, second) == 0);
+out:
+	stk_symbolizer_free(s);
+	if (code != MAP_FAILED)
+		munmap(code, 4096);
+	if (fa >= 0)
+		close(fa);
+	if (fb >= 0)
+		close(fb);
+}
+
 const struct test_case symbolize_tests[] = {
+	{ "symbolize_remapped_address", remapped_address_resolved_again },
 	{ "symbolize_non_pie", non_pie },
 	{ "symbolize_pie", pie },
 	{ "symbolize_text_vaddr_not_offset", text_segment_vaddr_differs_from_offset },
