@@ -8,10 +8,10 @@
  *   stk_pq_set_metadata(w, "stk.schema", "1");
  *   if (stk_pq_writer_close(w, err, sizeof(err)) < 0) report err;
  *
- * The file: data pages v1, every page gzip-compressed; strings and INT32
- * columns dictionary-encoded (RLE_DICTIONARY over a PLAIN dictionary page,
- * each distinct value once per row group); INT64 and TIMESTAMP columns
- * DELTA_BINARY_PACKED; nulls as RLE/bit-packed definition levels; min, max
+ * The file: data pages v1; strings and INT32 columns dictionary-encoded
+ * (RLE_DICTIONARY over a PLAIN dictionary page, each distinct value once per
+ * row group) and gzip-compressed; INT64 and TIMESTAMP columns
+ * DELTA_BINARY_PACKED and stored uncompressed (bit-packed already); nulls as RLE/bit-packed definition levels; min, max
  * and null count per column chunk (null count only for strings). Row groups
  * are written as the rows come: one ends at opts.row_group_rows rows or once
  * its pages and dictionaries hold opts.row_group_bytes, so memory stays
