@@ -34,7 +34,7 @@ void stk_pq_colw_free(struct stk_pq_colw *c)
 
 /*
  * Whether c's pages are gzipped: DELTA_BINARY_PACKED pages are bit-packed
- * already (times, durations, ids): deflate took a quarter of the writer's
+ * already (times, durations, ids): deflate took a third of the writer's
  * time on them and saved under 4% of their bytes (docs/parquet.md).
  */
 static bool gzipped(const struct stk_pq_colw *c, const struct stk_pq_page_scratch *s)
