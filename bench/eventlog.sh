@@ -113,6 +113,10 @@ for label in "${order[@]:1}"; do
         "$([[ $label == *parquet ]] && echo "${LOST[$label]:-0}" || echo -)" "${DUCK[$label]:--}"
 done
 printf '%-36s %10s %10s %8s %9s %7s\n' "perf record -g -F 99 -a" "" "" "" "$perf_samples" "$perf_bps"
+med() { printf '%s\n' ${T[$1]:-} | median; }
+printf '\nthroughput with -o run.parquet over without (goal: x0.980 or more): profile x%s, offcputime x%s\n' \
+    "$(ratio "$(med "stk profile -F 99 -o run.parquet")" "$(med "stk profile -F 99")")" \
+    "$(ratio "$(med "stk offcputime -o run.parquet")" "$(med "stk offcputime")")"
 printf '\nevent log writer, one core: %s events/s (best of 3, 4 M events, 13 columns)\n' "$best"
 printf 'an hour at 10,000 events/s: %s\n' "$(awk -v l="$hour" 'BEGIN { split(l, f, " ");
     printf "%d events in %.1f s, %.2f bytes/event, peak RSS %.1f MB", f[2], f[4], f[6] / f[2], f[8] / 1024 }')"

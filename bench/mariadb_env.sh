@@ -37,7 +37,7 @@ SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-us
 "${SB[@]}" prepare >/dev/null 2>&1 || { echo "${BENCH_NAME:-bench}: sysbench prepare failed" >&2; exit 1; }
 
 tps() { "${SB[@]}" --threads=4 --time="$1" run 2>/dev/null | sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 cpu_ns() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($12 + $13) * 1e9 / hz }'; }
 # "ns_per_run" of the BPF programs PID holds whose name matches RE
 bpf_cost() {
