@@ -5,20 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/byte_arena.h"
+
 /* Strings are packed into blocks of this size (a longer one gets a block of its own). */
 #define BLOCK_BYTES 16384
 
-struct block {
-	struct block *next;
-	size_t used, size;
-	char data[];
-};
-
 struct stk_string_pool {
-	struct block *blocks; /* the newest first: the one strings are added to */
-	const char **slots;   /* open addressing, a power of two; NULL: empty */
+	struct stk_byte_arena strings;
+	const char **slots; /* open addressing, a power of two; NULL: empty */
 	size_t n_slots, n_strings;
-	size_t bytes;
 };
 
 static uint64_t hash_of(const char *s)
@@ -32,7 +27,11 @@ static uint64_t hash_of(const char *s)
 
 struct stk_string_pool *stk_string_pool_new(void)
 {
-	return calloc(1, sizeof(struct stk_string_pool));
+	struct stk_string_pool *p = calloc(1, sizeof(*p));
+
+	if (p)
+		stk_byte_arena_init(&p->strings, BLOCK_BYTES);
+	return p;
 }
 
 /* Doubles the index (load kept under one half). 0, or -1. */
@@ -54,37 +53,10 @@ static int grow_index(struct stk_string_pool *p)
 				break;
 			}
 	}
-	p->bytes += (n - p->n_slots) * sizeof(*slots);
 	free(p->slots);
 	p->slots = slots;
 	p->n_slots = n;
 	return 0;
-}
-
-/* Room for len bytes in a block; NULL when out of memory. */
-static char *room(struct stk_string_pool *p, size_t len)
-{
-	struct block *b = p->blocks;
-
-	if (!b || b->size - b->used < len) {
-		size_t size = len > BLOCK_BYTES ? len : BLOCK_BYTES;
-
-		if (!(b = malloc(sizeof(*b) + size)))
-			return NULL;
-		b->used = 0;
-		b->size = size;
-		/* a block of its own for a long string; else the newest block is the one filled */
-		if (size > BLOCK_BYTES && p->blocks) {
-			b->next = p->blocks->next;
-			p->blocks->next = b;
-		} else {
-			b->next = p->blocks;
-			p->blocks = b;
-		}
-		p->bytes += sizeof(*b) + size;
-	}
-	b->used += len;
-	return b->data + b->used - len;
 }
 
 const char *stk_string_pool_intern(struct stk_string_pool *p, const char *s)
@@ -97,7 +69,7 @@ const char *stk_string_pool_intern(struct stk_string_pool *p, const char *s)
 	for (k = hash_of(s) & (p->n_slots - 1); p->slots[k]; k = (k + 1) & (p->n_slots - 1))
 		if (strcmp(p->slots[k], s) == 0)
 			return p->slots[k];
-	if (!(copy = room(p, len)))
+	if (!(copy = stk_byte_arena_alloc(&p->strings, len)))
 		return NULL;
 	memcpy(copy, s, len);
 	p->slots[k] = copy;
@@ -107,19 +79,14 @@ const char *stk_string_pool_intern(struct stk_string_pool *p, const char *s)
 
 size_t stk_string_pool_bytes(const struct stk_string_pool *p)
 {
-	return p->bytes;
+	return p->strings.bytes + p->n_slots * sizeof(*p->slots);
 }
 
 void stk_string_pool_free(struct stk_string_pool *p)
 {
 	if (!p)
 		return;
-	while (p->blocks) {
-		struct block *next = p->blocks->next;
-
-		free(p->blocks);
-		p->blocks = next;
-	}
+	stk_byte_arena_free(&p->strings);
 	free(p->slots);
 	free(p);
 }

@@ -13,6 +13,7 @@
 
 #include "stk.skel.h"
 #include "bpf/stack_sample.h"
+#include "core/base/byte_arena.h"
 #include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
@@ -41,6 +42,8 @@
  * a row group needs them (each group stores each of its stacks once).
  */
 #define KEPT_BYTES (8u << 20)
+/* They are kept in blocks of this size, emptied together when dropped. */
+#define KEPT_BLOCK_BYTES (1u << 20)
 /* Events waiting for their stack copy to be unwound; past this they are written without it. */
 #define PENDING_MAX 65536
 /* User-space events only: content_hash is an entry of the dwarf table (profile's copies). */
@@ -83,7 +86,8 @@ struct stk_event_sink {
 	struct stack_entry *entries;
 	size_t n_stacks, cap_keys, cap_entries;
 	struct stk_key_index index;
-	size_t kept_bytes; /* text and frames of the entries that hold them */
+	struct stk_byte_arena kept; /* the text and frames of the entries that hold them */
+	size_t kept_bytes;
 	uint64_t renders;  /* stacks rendered, again each time one was dropped and needed */
 	struct stk_waitlist pending; /* events (struct stk_event) waiting on their copy's content hash */
 	struct stk_pq_buf frames;    /* a stack's frames as they are encoded: kept, so encoding does not regrow it */
@@ -116,6 +120,7 @@ struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const 
 		return NULL;
 	}
 	k->timer_fd = -1;
+	stk_byte_arena_init(&k->kept, KEPT_BLOCK_BYTES);
 	stk_waitlist_init(&k->pending, sizeof(struct stk_event));
 	if (!(k->folded = stk_folded_scratch_new()))
 		goto oom;
@@ -179,9 +184,18 @@ static const struct stk_stack *resolve(struct stk_event_sink *k, struct stk_stac
 	return k->src.resolve(k->src.ctx, l, e);
 }
 
+/* Drops the text and frames of every entry (the writers have each in their row group). */
+static void drop_strings(struct stk_event_sink *k)
+{
+	for (size_t i = 0; i < k->n_stacks; i++)
+		k->entries[i].ref.text = k->entries[i].ref.frames = NULL;
+	stk_byte_arena_reset(&k->kept);
+	k->kept_bytes = 0;
+}
+
 /*
- * The text (as -f prints it) and frames of e's stack into ref, in one
- * allocation (text, NUL, frames) owned through ref->text. 0, or -1 when out
+ * The text (as -f prints it) and frames of e's stack into ref, kept
+ * together (text, NUL, frames) while they fit KEPT_BYTES. 0, or -1 when out
  * of memory.
  */
 static int render(struct stk_event_sink *k, const struct stk_event *e, struct stk_ev_stack_ref *ref)
@@ -194,14 +208,16 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 	char *both = NULL;
 
 	k->frames.len = 0;
-	if (st) {
-		text = stk_folded_stack_in(k->folded, st, &plain, &text_len);
+	if (st && (text = stk_folded_stack_in(k->folded, st, &plain, &text_len))) {
+		stk_pq_buf_put(&k->frames, text, text_len + 1);
 		stk_frames_encode(&k->frames, st);
 	}
 	stk_stack_list_free(&list);
-	if (text && !k->frames.oom && (both = malloc(text_len + 1 + k->frames.len))) {
-		memcpy(both, text, text_len + 1);
-		memcpy(both + text_len + 1, k->frames.data, k->frames.len);
+	if (text && !k->frames.oom) {
+		if (k->kept_bytes + k->frames.len > KEPT_BYTES)
+			drop_strings(k);
+		if ((both = stk_byte_arena_alloc(&k->kept, k->frames.len)))
+			memcpy(both, k->frames.data, k->frames.len);
 	}
 	if (!both) {
 		k->frames.oom = false;
@@ -212,23 +228,9 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 	ref->text = both;
 	ref->text_len = text_len;
 	ref->frames = both + text_len + 1;
-	ref->frames_len = k->frames.len;
-	k->kept_bytes += ref->text_len + ref->frames_len;
+	ref->frames_len = k->frames.len - text_len - 1;
+	k->kept_bytes += k->frames.len;
 	return 0;
-}
-
-/* Drops the text and frames of every entry but keep (the writers have each in their row group). */
-static void drop_strings(struct stk_event_sink *k, size_t keep)
-{
-	for (size_t i = 0; i < k->n_stacks; i++) {
-		struct stk_ev_stack_ref *ref = &k->entries[i].ref;
-
-		if (i == keep || !ref->text)
-			continue;
-		free((char *)ref->text); /* the frames with it */
-		ref->text = ref->frames = NULL;
-	}
-	k->kept_bytes = k->entries[keep].ref.text_len + k->entries[keep].ref.frames_len;
 }
 
 /* A new entry for key, its stack not rendered yet. Its index, or -1 when out of memory. */
@@ -271,11 +273,7 @@ static const struct stk_ev_stack_ref *stack_of(struct stk_event_sink *k, const s
 	if (ref->text || !strings_needed(k, ref->id))
 		return ref;
 	event_of(&key, &again);
-	if (render(k, &again, ref))
-		return NULL;
-	if (k->kept_bytes > KEPT_BYTES)
-		drop_strings(k, (size_t)at);
-	return ref;
+	return render(k, &again, ref) ? NULL : ref;
 }
 
 static void write_row(struct stk_event_sink *k, const struct stk_event *e)
@@ -604,8 +602,7 @@ void stk_event_sink_free(struct stk_event_sink *k)
 		ring_buffer__free(k->rb);
 	if (k->timer_fd >= 0)
 		close(k->timer_fd);
-	for (size_t i = 0; i < k->n_stacks; i++)
-		free((char *)k->entries[i].ref.text); /* the frames with it */
+	stk_byte_arena_free(&k->kept);
 	free(k->keys);
 	free(k->entries);
 	stk_key_index_free(&k->index);
