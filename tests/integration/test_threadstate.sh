@@ -155,12 +155,12 @@ rec=$tmp/active
 mkdir -p "$rec"
 run_capture "$STK" threadstate -F 10 -d 1.5 -o "$rec" -p "$wpid,$stopped"
 # (The napper is active only in the moments it is awake, RUN or RUNQ, never asleep in nanosleep.)
-comms=$(awk -F, 'NR > 1 && $6 != "napper" { print $6 }' "$rec"/samples-*.csv | sort -u | tr '\n' ' ')
+comms=$(awk -F, 'FNR > 1 && $6 != "napper" { print $6 }' "$rec"/samples-*.csv | sort -u | tr '\n' ' ')
 expect_eq active_rule "$comms" "busy1 busy2 busy3 piperead spin vforkwait "
 napping=$(awk -F, '$6 == "napper" && $4 != "RUN" && $4 != "RUNQ"' "$rec"/samples-*.csv | wc -l)
 expect_eq active_rule_napper_only_awake "$napping" 0
 # Without -T the task iterator adds no hook on syscalls, and so knows no syscall time.
-timed=$(awk -F, 'NR > 1 && $9 != ""' "$rec"/samples-*.csv | wc -l)
+timed=$(awk -F, 'FNR > 1 && $9 != ""' "$rec"/samples-*.csv | wc -l)
 expect_eq no_syscall_time_without_T "$timed" 0
 
 # --- hour rotation, with the clock moved to 1.5 s before an hour ends ---
