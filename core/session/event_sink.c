@@ -87,7 +87,7 @@ struct stk_event_sink {
 	size_t n_stacks, cap_keys, cap_entries;
 	struct stk_key_index index;
 	struct stk_byte_arena kept; /* the text and frames of the entries that hold them */
-	size_t kept_bytes;
+	size_t kept_bytes;          /* of them, against KEPT_BYTES */
 	uint64_t renders;  /* stacks rendered, again each time one was dropped and needed */
 	struct stk_waitlist pending; /* events (struct stk_event) waiting on their copy's content hash */
 	struct stk_pq_buf frames;    /* a stack's frames as they are encoded: kept, so encoding does not regrow it */
@@ -208,16 +208,16 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 	char *both = NULL;
 
 	k->frames.len = 0;
-	if (st && (text = stk_folded_stack_in(k->folded, st, &plain, &text_len))) {
-		stk_pq_buf_put(&k->frames, text, text_len + 1);
+	if (st && (text = stk_folded_stack_in(k->folded, st, &plain, &text_len)))
 		stk_frames_encode(&k->frames, st);
-	}
 	stk_stack_list_free(&list);
 	if (text && !k->frames.oom) {
-		if (k->kept_bytes + k->frames.len > KEPT_BYTES)
+		if (k->kept_bytes + text_len + 1 + k->frames.len > KEPT_BYTES)
 			drop_strings(k);
-		if ((both = stk_byte_arena_alloc(&k->kept, k->frames.len)))
-			memcpy(both, k->frames.data, k->frames.len);
+		if ((both = stk_byte_arena_alloc(&k->kept, text_len + 1 + k->frames.len))) {
+			memcpy(both, text, text_len + 1);
+			memcpy(both + text_len + 1, k->frames.data, k->frames.len);
+		}
 	}
 	if (!both) {
 		k->frames.oom = false;
@@ -228,8 +228,8 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 	ref->text = both;
 	ref->text_len = text_len;
 	ref->frames = both + text_len + 1;
-	ref->frames_len = k->frames.len - text_len - 1;
-	k->kept_bytes += k->frames.len;
+	ref->frames_len = k->frames.len;
+	k->kept_bytes += text_len + 1 + k->frames.len;
 	return 0;
 }
 
