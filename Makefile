@@ -41,10 +41,10 @@ BPF_CFLAGS := -target bpf -g -O2 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-par
 CORE_SRCS := $(sort $(wildcard core/*.c core/*/*.c core/*/*/*.c))
 CORE_HDRS := $(sort $(wildcard core/*.h core/*/*.h core/*/*/*.h))
 CMD_SRCS  := $(wildcard cmd/*.c)
-# bpf/unwind.bpf.c and bpf/event_log.bpf.c define the maps others declare extern:
+# bpf/unwind.bpf.c, bpf/event_log.bpf.c and bpf/stack_maps.bpf.c define the maps others declare extern:
 # the linker needs the definition before the externs, so they are linked first.
 # Likewise bpf/resources.bpf.c before resources_*.bpf.c, which sorting gives.
-BPF_FIRST := bpf/unwind.bpf.c bpf/event_log.bpf.c
+BPF_FIRST := bpf/unwind.bpf.c bpf/event_log.bpf.c bpf/stack_maps.bpf.c
 BPF_SRCS  := $(BPF_FIRST) $(filter-out $(BPF_FIRST),$(sort $(wildcard bpf/*.bpf.c)))
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 # The embedded BTF archive (btf/) is linked in as one more object.

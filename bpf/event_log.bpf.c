@@ -89,6 +89,7 @@ static __always_inline int span_close(u32 slot)
 	u32 tid = (u32)id, d;
 	struct stk_span_stack *st = bpf_map_lookup_elem(&stk_spans, &tid);
 	struct stk_span_frame f = {};
+	struct stk_stack_ref task = { .kernel_stack_id = -1, .user_stack_id = -1, .tgid = id >> 32 };
 	struct stk_event e;
 	bool found = false;
 
@@ -110,15 +111,14 @@ static __always_inline int span_close(u32 slot)
 	}
 	if (!found)
 		return 0;
-	stk_event_begin(&e, id >> 32, tid, STK_EVENT_SPAN);
+	/* a span has no stack: only its thread */
+	bpf_get_current_comm(&task.comm, sizeof(task.comm));
+	stk_event_begin(&e, &task, tid, STK_EVENT_SPAN);
 	e.time = f.start;
 	e.weight = now - f.start;
-	e.kernel_stack_id = -1;
-	e.user_stack_id = -1;
 	e.span_label = f.label;
 	e.span_value = f.value;
 	e.flags = f.flags & STK_EVENT_SPAN_VALUE;
-	bpf_get_current_comm(&e.comm, sizeof(e.comm));
 	stk_event_send(&e, STK_EVENTS_ON);
 	return 0;
 }

@@ -99,7 +99,7 @@ static __always_inline void stk_event_send(struct stk_event *e, u32 events)
 	if (!stk_events_possible())
 		return;
 	if (events & STK_EVENTS_SPANS)
-		stk_event_span(e, e->tid);
+		stk_event_span(e, e->ref.tid);
 	avail = bpf_ringbuf_query(&stk_events, BPF_RB_AVAIL_DATA);
 	if (avail >= bpf_ringbuf_query(&stk_events, BPF_RB_RING_SIZE) / 4)
 		flags = BPF_RB_FORCE_WAKEUP;
@@ -107,30 +107,19 @@ static __always_inline void stk_event_send(struct stk_event *e, u32 events)
 		stk_stat_inc(&stk_event_stats, STK_EVSTAT_LOST);
 }
 
-/* The parts every event of the current task shares; the caller adds weight, kind and its stack. */
-static __always_inline void stk_event_begin(struct stk_event *e, u32 tgid, u32 tid, u16 kind)
+/*
+ * An event of kind for the stack ref holds (exactly what the applet counts
+ * it under), in thread tid, now, weight 1; the caller sets what differs.
+ */
+static __always_inline void stk_event_begin(struct stk_event *e, const struct stk_stack_ref *ref, u32 tid, u16 kind)
 {
 	__builtin_memset(e, 0, sizeof(*e));
+	e->ref = *ref;
+	e->ref.tid = tid;
 	e->time = bpf_ktime_get_ns();
-	e->tgid = tgid;
-	e->tid = tid;
 	e->cpu = bpf_get_smp_processor_id();
 	e->kind = kind;
 	e->weight = 1;
 }
-
-/*
- * The stack references and command of an applet's count key into e: the
- * event carries its stack exactly as the count does. A macro, since each
- * applet's key is its own struct (with these fields).
- */
-#define STK_EVENT_KEY_STACK(e, key)                                            \
-	do {                                                                   \
-		(e)->kernel_chain = (key)->kernel_chain;                       \
-		(e)->user_chain = (key)->user_chain;                           \
-		(e)->kernel_stack_id = (key)->kernel_stack_id;                 \
-		(e)->user_stack_id = (key)->user_stack_id;                     \
-		__builtin_memcpy((e)->comm, (key)->comm, sizeof((e)->comm));   \
-	} while (0)
 
 #endif

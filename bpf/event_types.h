@@ -2,13 +2,15 @@
 /*
  * The event log's records, shared by BPF and user space: one small record
  * per event (a sample, a block, a probe hit, a span) through the BPF ring
- * buffer stk_events, carrying the stack by reference (the kernel unwinder's
- * chain ids, a stack copy's content hash or frame-pointer stack ids, as the
- * applet counts it), never a copy of the stack. User space resolves each
- * distinct reference to text once (core/session/event_sink.c).
+ * buffer stk_events, carrying the stack by reference (struct stk_stack_ref,
+ * bpf/stack_types.h: exactly what the applet counts it under), never a copy
+ * of the stack. User space resolves each distinct reference to text once
+ * (core/session/event_sink.c).
  */
 #ifndef STK_EVENT_TYPES_H
 #define STK_EVENT_TYPES_H
+
+#include "stack_types.h"
 
 /* What an event is (the Parquet `event` column names it per applet). */
 enum stk_event_kind {
@@ -26,25 +28,18 @@ enum stk_event_kind {
 
 /* flags */
 #define STK_EVENT_SPAN_VALUE 1 /* span_value is the label's argument */
-#define STK_EVENT_STILL 2      /* a block still going when the capture ended (user space makes these) */
 
 struct stk_event {
+	struct stk_stack_ref ref; /* the stack, as the applet counts it; ref.tid is the event's thread */
 	__u64 time;         /* bpf_ktime_get_ns(): the sample, the block's or span's start */
 	__u64 weight;       /* 1, or nanoseconds for blocks and spans */
-	__u64 kernel_chain; /* the stack, as the applet counts it: chain ids (0: none), */
-	__u64 user_chain;
-	__u64 content_hash; /* a stack copy's hash (0: none), */
-	__s32 kernel_stack_id; /* frame-pointer stack ids or -errno (as the count keys) */
-	__s32 user_stack_id;
-	__u32 tgid, tid;
+	__u64 span_value;   /* its argument when flags has STK_EVENT_SPAN_VALUE */
 	__u32 cpu;
+	__u32 span_label;   /* 0: no span; else the --span option's index + 1 (innermost span) */
 	__u16 kind;         /* enum stk_event_kind */
 	__u8 flags;
 	__u8 state;         /* offcputime: the state letter at switch-out ('S', 'D', 'R', ...), else 0 */
-	__u32 span_label;   /* 0: no span; else the --span option's index + 1 (innermost span) */
 	__u32 pad;
-	__u64 span_value;   /* its argument when flags has STK_EVENT_SPAN_VALUE */
-	char comm[16];
 };
 
 /* One thread's open spans (stk_spans, keyed by tid). */

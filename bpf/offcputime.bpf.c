@@ -2,7 +2,7 @@
 /*
  * offcputime: how long threads block, per stack. At switch-out the thread's
  * stacks and a timestamp go into offcpu_start; at switch-in the elapsed time
- * is added to offcpu_counts. One program per sched_switch mechanism
+ * is added to stk_counts (bpf/stack_maps.h). One program per sched_switch mechanism
  * (core/attach/attach_sched.c picks the first that loads and attaches):
  *
  *   tp_btf     sched_switch with BTF-typed arguments (5.5+)
@@ -19,7 +19,7 @@
  * switch-out the kernel frames, user registers and a copy of the user stack
  * are hashed (bpf/stack_capture.h); time is counted in the kernel under that
  * hash, and the sample itself goes to user space only the first time its
- * hash is seen (offcpu_sent), to be unwound there. And a *_cfi twin
+ * hash is seen (stk_sent), to be unwound there. And a *_cfi twin
  * (--unwind cfi, 5.17+): the kernel unwinder walks the user stack with CFI
  * tables (bpf/unwind.bpf.c) and time is counted under the chains' ids; a
  * thread whose process has no tables yet takes the dwarf way.
@@ -32,11 +32,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "offcputime_types.h"
-#include "announce_process.h"
-#include "stack_counting.h"
-#include "stack_capture.h"
-#include "unwind_walk.h"
-#include "event_log.h"
+#include "stack_take.h"
 
 #define EFAULT 14
 #define PF_KTHREAD 0x00200000
@@ -54,28 +50,6 @@ struct {
 	__type(value, struct stk_offcpu_config);
 } offcpu_config SEC(".maps");
 
-/* Sizes are set from options before load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, u8);
-} offcpu_pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, u8);
-} offcpu_tids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, 127 * sizeof(u64));
-} offcpu_stacks SEC(".maps");
-
 /* Threads now off CPU, keyed by task pointer (tid for the tracepoint). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -83,81 +57,6 @@ struct {
 	__type(key, u64);
 	__type(value, struct stk_offcpu_start);
 } offcpu_start SEC(".maps");
-
-/* Per-CPU totals: a thread's switch-in may happen on any CPU, without atomics. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 40960);
-	__type(key, struct stk_offcpu_key);
-	__type(value, u64);
-} offcpu_counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_STAT_COUNT);
-	__type(key, u32);
-	__type(value, u64);
-} offcpu_stats SEC(".maps");
-
-/* (tgid, comm) pairs already announced to user space (see announce_process.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, u64);
-	__type(value, u8);
-} offcpu_seen SEC(".maps");
-
-/* New tgids, so user space reads their mappings while they still exist. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-} offcpu_new_process SEC(".maps");
-
-/* --unwind dwarf: one scratch sample per CPU (max_entries: the CPU count). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct stk_stack_sample);
-} offcpu_scratch SEC(".maps");
-
-/* Samples with content user space has not seen yet. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-} offcpu_samples SEC(".maps");
-
-/* Content hashes already sent to user space. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, u64);
-	__type(value, u8);
-} offcpu_sent SEC(".maps");
-
-/* How a program takes stacks: the --unwind rung it was built for. */
-enum mode { FP, DWARF, CFI };
-
-/* Captures and sends the current task's stacks: their content hash, or 0 (see stk_capture_hashed). */
-static __always_inline u64 capture_dwarf(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, u32 tid,
-					 bool kthread)
-{
-	return stk_capture_hashed(ctx, &offcpu_scratch, &offcpu_samples, &offcpu_sent, &offcpu_stats, tgid, tid,
-				  cfg->kernel_stacks, cfg->user_stacks && !kthread, NULL, cfg->stack_bytes);
-}
-
-/* The current task's frame-pointer stacks (--unwind fp, and dwarf samples with no room in the buffer). */
-static __always_inline void fp_stack_ids(void *ctx, const struct stk_offcpu_config *cfg, s32 *kid, s32 *uid)
-{
-	if (cfg->kernel_stacks)
-		*kid = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats, STK_STAT_KSTACK_COLLISION,
-				    STK_STAT_KSTACK_FULL);
-	if (cfg->user_stacks)
-		*uid = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats, STK_STAT_USTACK_COLLISION,
-				    STK_STAT_USTACK_FULL);
-}
 
 /* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
 static __always_inline long task_state(struct task_struct *t)
@@ -224,38 +123,12 @@ struct switch_out {
 	struct task_struct *task; /* kprobe: read comm from here */
 };
 
-/*
- * The current task's stacks by the kernel unwinder into the start record;
- * false when they need the dwarf way (no tables yet, no room to keep them).
- */
-static __always_inline bool cfi_stacks(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, bool kthread,
-				       u64 *kchain, u64 *uchain, s32 *kid, s32 *uid)
+/* The current task's stacks for a block by the program's mode (a kernel thread has no user stack to take). */
+static __always_inline void take_stacks(void *ctx, const struct stk_offcpu_config *cfg, struct stk_stack_ref *ref,
+					u32 tid, bool kthread, const int mode)
 {
-	if (cfg->user_stacks && !kthread) {
-		int res = stk_unwind_user_chain(ctx, NULL, tgid, cfg->max_depth, uchain);
-
-		if (res == STK_WALK_NO_USER)
-			*uid = -STK_EFAULT;
-		else if (res != STK_WALK_DONE)
-			return false;
-	}
-	return !cfg->kernel_stacks || stk_unwind_kernel_chain(ctx, kchain, kid);
-}
-
-/* The current task's stacks for a block, by the program's mode; dwarf falls back to frame pointers. */
-static __always_inline void take_stacks(void *ctx, const struct stk_offcpu_config *cfg, u32 tgid, u32 tid,
-					bool kthread, u64 *hash, u64 *kchain, u64 *uchain, s32 *kid, s32 *uid,
-					const int mode)
-{
-	if (mode == CFI && cfi_stacks(ctx, cfg, tgid, kthread, kchain, uchain, kid, uid))
-		return;
-	*kchain = 0;
-	*uchain = 0;
-	*kid = -1;
-	*uid = -1;
-	if (mode != FP && (*hash = capture_dwarf(ctx, cfg, tgid, tid, kthread)))
-		return;
-	fp_stack_ids(ctx, cfg, kid, uid);
+	stk_take_stacks(ctx, &cfg->stack, ref, tid, NULL, cfg->stack.kernel_stacks,
+			cfg->stack.user_stacks && !kthread, mode);
 }
 
 static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_config *cfg,
@@ -265,90 +138,52 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 
 	if (o->tid == 0) /* the idle task never blocks */
 		return;
-	/* stk's own waits: each would wake it with a new sample to read, and so on */
-	if (cfg->self_tgid && o->tgid == cfg->self_tgid)
-		return;
 	if (o->state != STATE_UNKNOWN && (o->state & STK_TASK_DEAD))
 		return; /* exiting: its last switch-out never comes back */
-	if (cfg->filter_pids && !bpf_map_lookup_elem(&offcpu_pids, &o->tgid))
-		return;
-	if (cfg->filter_tids && !bpf_map_lookup_elem(&offcpu_tids, &o->tid))
+	/* never stk's own waits: each would wake it with a new sample to read, and so on */
+	if (!stk_thread_wanted(&cfg->stack, o->tgid, o->tid))
 		return;
 	if (!state_passes(cfg, o->state))
 		return;
-	st.kernel_stack_id = -1;
-	st.user_stack_id = -1;
-	if (mode != FP && o->kthread < 0) {
+	st.ref.kernel_stack_id = -1;
+	st.ref.user_stack_id = -1;
+	if (mode != STK_TAKE_FP && o->kthread < 0) {
 		struct task_struct *cur = (void *)bpf_get_current_task();
 
 		o->kthread = (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0;
 	}
-	if (o->in_prev && mode == FP) {
-		if (cfg->user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
-			st.user_stack_id = stk_stack_id(ctx, &offcpu_stacks, BPF_F_USER_STACK, &offcpu_stats,
-							STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
+	if (o->in_prev && mode == STK_TAKE_FP) {
+		if (cfg->stack.user_stacks || (o->kthread < 0 && (cfg->user_threads_only || cfg->kernel_threads_only)))
+			st.ref.user_stack_id = stk_stack_id(ctx, &stk_stacks, BPF_F_USER_STACK, &stk_stats,
+							    STK_STAT_USTACK_COLLISION, STK_STAT_USTACK_FULL);
 		/* Without BTF: a kernel thread has no user stack at all (-EFAULT). */
 		if (o->kthread < 0)
-			o->kthread = st.user_stack_id == -EFAULT;
-		if (!cfg->user_stacks)
-			st.user_stack_id = -1;
+			o->kthread = st.ref.user_stack_id == -EFAULT;
+		if (!cfg->stack.user_stacks)
+			st.ref.user_stack_id = -1;
 	}
 	if (cfg->user_threads_only && o->kthread == 1)
 		return;
 	if (cfg->kernel_threads_only && o->kthread == 0)
 		return;
+	st.ref.tgid = o->tgid;
 	if (o->in_prev) {
-		if (mode != FP)
-			take_stacks(ctx, cfg, o->tgid, o->tid, o->kthread == 1, &st.content_hash, &st.kernel_chain,
-				    &st.user_chain, &st.kernel_stack_id, &st.user_stack_id, mode);
-		else if (cfg->kernel_stacks)
-			st.kernel_stack_id = stk_stack_id(ctx, &offcpu_stacks, 0, &offcpu_stats,
-							  STK_STAT_KSTACK_COLLISION, STK_STAT_KSTACK_FULL);
-		bpf_get_current_comm(&st.comm, sizeof(st.comm));
+		if (mode != STK_TAKE_FP)
+			take_stacks(ctx, cfg, &st.ref, o->tid, o->kthread == 1, mode);
+		else
+			stk_take_fp(ctx, &st.ref, cfg->stack.kernel_stacks, false);
+		bpf_get_current_comm(&st.ref.comm, sizeof(st.ref.comm));
 	} else if (o->task) {
 		struct task_struct *t = o->task; /* a plain pointer: no CO-RE relocation on switch_out */
 
-		BPF_CORE_READ_STR_INTO(&st.comm, t, comm);
+		BPF_CORE_READ_STR_INTO(&st.ref.comm, t, comm);
 	}
 	st.ts = now;
-	st.tgid = o->tgid;
-	st.tid = o->tid;
+	st.ref.tid = o->tid;
 	st.cpu = bpf_get_smp_processor_id();
 	st.state = state_letter(o->state);
 	if (bpf_map_update_elem(&offcpu_start, &o->key, &st, BPF_ANY))
-		stk_stat_inc(&offcpu_stats, STK_STAT_START_FULL);
-}
-
-/* A block counted, as an event too (events on): its start, length and where it blocked. */
-struct block {
-	u64 start;
-	u32 tid, cpu, state;
-};
-
-static __always_inline void send_event(const struct stk_offcpu_config *cfg, const struct block *b,
-				       const struct stk_offcpu_key *k, u64 delta)
-{
-	struct stk_event e;
-
-	if (!cfg->events)
-		return;
-	stk_event_begin(&e, k->tgid, b->tid, STK_EVENT_OFFCPU);
-	e.time = b->start;
-	e.weight = delta;
-	e.cpu = b->cpu;
-	e.state = (u8)b->state;
-	STK_EVENT_KEY_STACK(&e, k);
-	e.content_hash = k->content_hash;
-	stk_event_send(&e, cfg->events);
-}
-
-static __always_inline void add_time(void *ctx, const struct stk_offcpu_key *key, u64 delta)
-{
-	if (stk_count_add(&offcpu_counts, key, delta, &offcpu_stats, STK_STAT_COUNTS_FULL) != 1)
-		return;
-	/* A new key may mean a new process, or one that exec'd. */
-	if (stk_announce_process(ctx, &offcpu_seen, &offcpu_new_process, key->tgid, key->comm))
-		stk_stat_inc(&offcpu_stats, STK_STAT_NEW_PROCESS_LOST);
+		stk_stat_inc(&stk_stats, STK_STAT_START_FULL);
 }
 
 /* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
@@ -356,37 +191,39 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 					 u64 now, bool in_next, const int mode)
 {
 	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
-	struct stk_offcpu_key k = {};
-	struct block b;
-	u64 delta;
+	struct stk_stack_ref ref;
+	u64 start, delta;
+	u32 tid, cpu, state;
 
 	if (!sp)
 		return;
-	delta = now - sp->ts;
-	k.tgid = sp->tgid;
-	k.tid = cfg->per_thread ? sp->tid : 0;
-	k.kernel_stack_id = sp->kernel_stack_id;
-	k.user_stack_id = sp->user_stack_id;
-	k.content_hash = sp->content_hash;
-	k.kernel_chain = sp->kernel_chain;
-	k.user_chain = sp->user_chain;
-	__builtin_memcpy(k.comm, sp->comm, sizeof(k.comm));
-	b.start = sp->ts; /* the event's, read before the delete */
-	b.tid = sp->tid;
-	b.cpu = sp->cpu;
-	b.state = sp->state;
+	start = sp->ts;
+	delta = now - start;
+	ref = sp->ref;
+	tid = ref.tid;
+	cpu = sp->cpu; /* the event's, read before the delete */
+	state = sp->state;
 	bpf_map_delete_elem(&offcpu_start, &key);
 	if (delta < cfg->min_ns || delta > cfg->max_ns)
 		return;
+	ref.tid = cfg->stack.per_thread ? tid : 0;
 	if (in_next) {
 		struct task_struct *cur = (void *)bpf_get_current_task();
 		bool kthread = (BPF_CORE_READ(cur, flags) & PF_KTHREAD) != 0;
 
-		take_stacks(ctx, cfg, k.tgid, sp->tid, kthread, &k.content_hash, &k.kernel_chain, &k.user_chain,
-			    &k.kernel_stack_id, &k.user_stack_id, mode);
+		take_stacks(ctx, cfg, &ref, tid, kthread, mode);
 	}
-	send_event(cfg, &b, &k, delta);
-	add_time(ctx, &k, delta);
+	if (cfg->stack.events) {
+		struct stk_event e;
+
+		stk_event_begin(&e, &ref, tid, STK_EVENT_OFFCPU);
+		e.time = start;
+		e.weight = delta;
+		e.cpu = cpu;
+		e.state = (u8)state;
+		stk_event_send(&e, cfg->stack.events);
+	}
+	stk_count(ctx, &ref, delta);
 }
 
 static __always_inline const struct stk_offcpu_config *config(void)
@@ -424,40 +261,40 @@ static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], FP);
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], STK_TAKE_FP);
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf_dwarf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], DWARF);
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], STK_TAKE_DWARF);
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf_cfi(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], CFI);
+	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], STK_TAKE_CFI);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], FP);
+			       (struct task_struct *)ctx->args[2], STK_TAKE_FP);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp_dwarf(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], DWARF);
+			       (struct task_struct *)ctx->args[2], STK_TAKE_DWARF);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp_cfi(struct bpf_raw_tracepoint_args *ctx)
 {
 	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], CFI);
+			       (struct task_struct *)ctx->args[2], STK_TAKE_CFI);
 }
 
 /*
@@ -522,19 +359,19 @@ static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const 
 SEC("tracepoint/sched/sched_switch")
 int stk_offcpu_tracepoint(struct sched_switch_record *ctx)
 {
-	return on_tracepoint(ctx, FP);
+	return on_tracepoint(ctx, STK_TAKE_FP);
 }
 
 SEC("tracepoint/sched/sched_switch")
 int stk_offcpu_tracepoint_dwarf(struct sched_switch_record *ctx)
 {
-	return on_tracepoint(ctx, DWARF);
+	return on_tracepoint(ctx, STK_TAKE_DWARF);
 }
 
 SEC("tracepoint/sched/sched_switch")
 int stk_offcpu_tracepoint_cfi(struct sched_switch_record *ctx)
 {
-	return on_tracepoint(ctx, CFI);
+	return on_tracepoint(ctx, STK_TAKE_CFI);
 }
 
 /*
@@ -567,19 +404,19 @@ static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const int 
 SEC("kprobe")
 int stk_offcpu_kprobe(struct pt_regs *ctx)
 {
-	return on_finish_task_switch(ctx, FP);
+	return on_finish_task_switch(ctx, STK_TAKE_FP);
 }
 
 SEC("kprobe")
 int stk_offcpu_kprobe_dwarf(struct pt_regs *ctx)
 {
-	return on_finish_task_switch(ctx, DWARF);
+	return on_finish_task_switch(ctx, STK_TAKE_DWARF);
 }
 
 SEC("kprobe")
 int stk_offcpu_kprobe_cfi(struct pt_regs *ctx)
 {
-	return on_finish_task_switch(ctx, CFI);
+	return on_finish_task_switch(ctx, STK_TAKE_CFI);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -65,12 +65,12 @@ static __always_inline void request_made(void *ctx, u64 sector, u32 dir, const i
 	u64 key = request_key(sector, dir);
 	u32 tid;
 
-	if (!cfg || !dir || !block_wanted(cfg) || !stk_res_task(cfg, &st.key, &tid))
+	if (!cfg || !dir || !block_wanted(cfg) || !stk_res_task(cfg, &st.ref, &tid))
 		return;
 	st.sampled = stk_res_sampled(cfg, sampling_kind(cfg));
 	if (st.sampled) {
-		st.key.detail = (u16)dir;
-		stk_res_stacks(ctx, cfg, &st.key, tid, NULL, true, mode);
+		st.ref.detail = (u16)dir;
+		stk_res_stacks(ctx, cfg, &st.ref, tid, NULL, true, mode);
 	}
 	if (bpf_map_update_elem(&res_block, &key, &st, BPF_ANY))
 		stk_res_fact(STK_RES_FACT_BLOCK_FULL);
@@ -82,14 +82,14 @@ static __always_inline void request_issued(void *ctx, u64 sector, u32 dir, u64 b
 	const struct stk_res_config *cfg = stk_res_config_get();
 	u64 key = request_key(sector, dir);
 	struct stk_res_block_start *st;
-	struct stk_res_key k;
+	struct stk_stack_ref k;
 
 	if (!cfg || !dir || !block_wanted(cfg))
 		return;
 	st = bpf_map_lookup_elem(&res_block, &key);
 	if (!st) {
 		/* made before the capture, or merged in front of another; with -p/-t: another's */
-		if (!cfg->filter_pids && !cfg->filter_tids)
+		if (!cfg->stack.filter_pids && !cfg->stack.filter_tids)
 			stk_res_fact(STK_RES_FACT_BLOCK_UNSEEN);
 		return;
 	}
@@ -98,9 +98,9 @@ static __always_inline void request_issued(void *ctx, u64 sector, u32 dir, u64 b
 	st->issued_ns = bpf_ktime_get_ns();
 	if (!st->sampled || !(cfg->enabled & (1u << STK_RES_BLOCK)))
 		return;
-	k = st->key;
-	k.kind = STK_RES_BLOCK;
-	stk_res_count(ctx, &k, stk_res_scaled(cfg, STK_RES_BLOCK, bytes));
+	k = st->ref;
+	k.type = STK_RES_BLOCK;
+	stk_count(ctx, &k, stk_res_scaled(cfg, STK_RES_BLOCK, bytes));
 }
 
 /* Completed: the time since issue under the maker's stacks; the request is forgotten. */
@@ -109,7 +109,7 @@ static __always_inline void request_done(void *ctx, u64 sector, u32 dir)
 	const struct stk_res_config *cfg = stk_res_config_get();
 	u64 key = request_key(sector, dir), now = bpf_ktime_get_ns();
 	struct stk_res_block_start *st;
-	struct stk_res_key k;
+	struct stk_stack_ref k;
 
 	if (!cfg || !dir)
 		return;
@@ -117,9 +117,9 @@ static __always_inline void request_done(void *ctx, u64 sector, u32 dir)
 	if (!st)
 		return;
 	if (st->issued_ns && st->sampled && (cfg->enabled & (1u << STK_RES_BLOCK_TIME))) {
-		k = st->key;
-		k.kind = STK_RES_BLOCK_TIME;
-		stk_res_count(ctx, &k, stk_res_scaled(cfg, STK_RES_BLOCK_TIME, now - st->issued_ns));
+		k = st->ref;
+		k.type = STK_RES_BLOCK_TIME;
+		stk_count(ctx, &k, stk_res_scaled(cfg, STK_RES_BLOCK_TIME, now - st->issued_ns));
 	}
 	bpf_map_delete_elem(&res_block, &key);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stk resources' maps, declared once: defined in bpf/resources.bpf.c
+ * stk resources' own maps (the stack maps are every stack applet's,
+ * bpf/stack_maps.h), declared once: defined in bpf/resources.bpf.c
  * (STK_RES_MAPS_HERE), extern in the other resources_*.bpf.c, which the
  * Makefile links after it. Sizes are set by user space before load.
  */
@@ -8,7 +9,6 @@
 #define STK_RESOURCES_MAPS_H
 
 #include "resources_types.h"
-#include "stack_sample.h"
 
 #ifdef STK_RES_MAPS_HERE
 #define STK_RES_MAP
@@ -24,42 +24,6 @@ STK_RES_MAP struct {
 } res_config SEC(".maps");
 
 STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, u8);
-} res_pids SEC(".maps");
-
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, u8);
-} res_tids SEC(".maps");
-
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, 127 * sizeof(u64));
-} res_stacks SEC(".maps");
-
-/* Per-CPU weights: no atomics, no shared cache lines on the hot path. */
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 40960);
-	__type(key, struct stk_res_key);
-	__type(value, u64);
-} res_counts SEC(".maps");
-
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_STAT_COUNT);
-	__type(key, u32);
-	__type(value, u64);
-} res_stats SEC(".maps");
-
-STK_RES_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, STK_RES_FACT_COUNT);
 	__type(key, u32);
@@ -73,42 +37,6 @@ STK_RES_MAP struct {
 	__type(key, u32);
 	__type(value, u64);
 } res_every SEC(".maps");
-
-/* (tgid, comm) pairs already announced to user space (see announce_process.h). */
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__type(key, u64);
-	__type(value, u8);
-} res_seen SEC(".maps");
-
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-} res_new_process SEC(".maps");
-
-/* --unwind dwarf: one scratch sample per CPU (max_entries: the CPU count). */
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct stk_stack_sample);
-} res_scratch SEC(".maps");
-
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-} res_samples SEC(".maps");
-
-/* Content hashes already sent to user space. */
-STK_RES_MAP struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, u64);
-	__type(value, u8);
-} res_sent SEC(".maps");
 
 /* rss: the last size seen of each (address space, counter), to weigh a change by its growth. */
 struct stk_res_rss_key {

@@ -3,9 +3,7 @@
 #ifndef STK_RESOURCES_TYPES_H
 #define STK_RESOURCES_TYPES_H
 
-#include "stack_stats.h"
-
-#define STK_RES_COMM_LEN 16
+#include "stack_types.h"
 
 /* What a stack is weighed by (core/resources/kinds.c names them). */
 enum stk_res_kind {
@@ -20,15 +18,10 @@ enum stk_res_kind {
 	STK_RES_KIND_COUNT,
 };
 
-/* stk_res_key.who: the thread the event happened in. */
-#define STK_RES_WHO_USER 0
-#define STK_RES_WHO_KTHREAD 1   /* a kernel thread (writeback, kworkers, jbd2, ...) */
-#define STK_RES_WHO_IO_WORKER 2 /* an io_uring worker of the process */
-
-/* stk_res_key.detail of block kinds */
+/* stk_stack_ref.detail of block kinds */
 #define STK_RES_BLOCK_READ 1
 #define STK_RES_BLOCK_WRITE 2
-/* stk_res_key.detail of read, write, send, recv: the system call's number + 1 (0: not by a system call) */
+/* stk_stack_ref.detail of read, write, send, recv: the system call's number + 1 (0: not by a system call) */
 
 /* Where a classic tracepoint's record holds the fields stk reads (from tracefs' format files). */
 struct stk_res_offsets {
@@ -39,16 +32,9 @@ struct stk_res_offsets {
 	__u16 sock_family, sock_protocol, sock_ret, sock_flags;
 };
 
-/* res_config (one-entry array map; no global data, so 4.14 loads it). */
+/* res_config (one-entry array map; no global data, so 4.14 loads it). Counts keyed by struct stk_stack_ref, its type the kind. */
 struct stk_res_config {
-	__u32 filter_pids;      /* only tgids in res_pids */
-	__u32 filter_tids;      /* only tids in res_tids */
-	__u32 kernel_stacks;    /* capture kernel stacks */
-	__u32 user_stacks;      /* capture user stacks */
-	__u32 per_thread;       /* key counts by tid too */
-	__u32 stack_bytes;      /* --unwind dwarf: user stack copied per event */
-	__u32 self_tgid;        /* stk itself, never counted (0: unknown, another PID namespace) */
-	__u32 max_depth;        /* cfi: frames a user chain keeps */
+	struct stk_stack_config stack;
 	__u32 enabled;          /* bit per enum stk_res_kind asked for */
 	__u32 every[STK_RES_KIND_COUNT]; /* take every Nth event of each kind (1: all), its weight times N */
 	__u32 fd_types;         /* sys_exit: BTF read the file behind fds (sockets told apart) */
@@ -56,24 +42,9 @@ struct stk_res_config {
 	struct stk_res_offsets off;
 };
 
-/* res_counts key; the value is the weight (bytes, events or nanoseconds by kind). */
-struct stk_res_key {
-	__u32 tgid;
-	__u32 tid; /* 0 unless per_thread */
-	__s32 kernel_stack_id;
-	__s32 user_stack_id;
-	char comm[STK_RES_COMM_LEN];
-	__u16 kind;   /* enum stk_res_kind */
-	__u16 detail; /* block: read or write; system call kinds: the call's number + 1 */
-	__u32 who;    /* STK_RES_WHO_* */
-	__u64 content_hash; /* --unwind dwarf: which sample (user space has its stacks); else 0 */
-	__u64 kernel_chain; /* --unwind cfi: the kernel unwinder's chain ids (0: none) */
-	__u64 user_chain;
-};
-
 /* A block request made and not yet completed: who made it, and when it was issued. */
 struct stk_res_block_start {
-	struct stk_res_key key; /* kind and value left for issue and completion */
+	struct stk_stack_ref ref; /* type left for issue and completion */
 	__u64 issued_ns;        /* 0: not issued yet */
 	__u32 sampled;          /* 0: left out by every-Nth, neither issue nor completion counts it */
 	__u32 pad;

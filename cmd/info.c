@@ -19,6 +19,7 @@
 #include "core/bpf/unwind_facts.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
+#include "core/base/options.h"
 #include "core/bpf/libbpf_log.h"
 #include "core/ladder/ladder.h"
 #include "core/ladder/precondition.h"
@@ -52,6 +53,8 @@ static int parse_args(int argc, char **argv, struct info_config *cfg)
 	};
 	int c;
 
+	char msg[512];
+
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
@@ -59,11 +62,8 @@ static int parse_args(int argc, char **argv, struct info_config *cfg)
 		case 'v': cfg->verbose = 1; break;
 		case 'B': cfg->btf_file = optarg; break;
 		case 'h': print_help(); return 1;
-		case ':':
-			stk_error("info", "option %s needs an argument", argv[optind - 1]);
-			return -1;
 		default:
-			stk_error("info", "unknown option '%s' (see 'stk info --help')", argv[optind - 1]);
+			stk_error("info", "%s", stk_getopt_problem(c, "info", argv, msg, sizeof(msg)));
 			return -1;
 		}
 	}
@@ -114,7 +114,7 @@ static void print_mechanisms(const struct stk_feature_result results[STK_FEATURE
 	}
 }
 
-static int info_main(int argc, char **argv)
+static int info_main(const struct stk_invocation *inv)
 {
 	struct info_config cfg = { 0 };
 	struct stk_caps caps;
@@ -122,7 +122,7 @@ static int info_main(int argc, char **argv)
 	struct stk_btf_source btf;
 	struct utsname uts;
 	const char *tracefs_how = "";
-	int ret = parse_args(argc, argv, &cfg);
+	int ret = parse_args(inv->argc, inv->argv, &cfg);
 
 	if (ret)
 		return ret > 0 ? 0 : STK_EXIT_USAGE;

@@ -96,13 +96,28 @@ static int run_install(int argc, char **argv, const struct stk_applet *applets, 
 	return 0;
 }
 
-static int run_applet(const struct stk_applet *a, int argc, char **argv)
+/* The process's arguments joined by spaces, as much as fits in len. */
+static void join_command(int argc, char **argv, char *buf, size_t len)
 {
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < argc && used + 1 < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+}
+
+/* a with its arguments (the process's from first on); command: the whole command line. */
+static int run_applet(const struct stk_applet *a, int argc, char **argv, int first)
+{
+	char command[4096];
+	struct stk_invocation inv = { .argc = argc - first, .argv = argv + first, .command = command };
+
 	if (!a->main) {
 		stk_error(a->name, "not implemented yet (%s); see 'stk --list'", a->summary);
 		return STK_EXIT_USAGE;
 	}
-	return a->main(argc, argv);
+	join_command(argc, argv, command, sizeof(command));
+	return a->main(&inv);
 }
 
 int main(int argc, char **argv)
@@ -112,7 +127,7 @@ int main(int argc, char **argv)
 	const struct stk_applet *a = stk_applet_from_argv0(applets, n_applets, argv[0]);
 
 	if (a)
-		return run_applet(a, argc, argv);
+		return run_applet(a, argc, argv, 0);
 	if (argc < 2) {
 		print_usage(stderr, applets, n_applets);
 		return STK_EXIT_USAGE;
@@ -142,5 +157,5 @@ int main(int argc, char **argv)
 		return STK_EXIT_USAGE;
 	}
 	/* The applet sees itself as argv[0], as if run through its link. */
-	return run_applet(a, argc - 1, argv + 1);
+	return run_applet(a, argc, argv, 1);
 }

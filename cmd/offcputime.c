@@ -1,7 +1,7 @@
 /*
  * stk offcputime: where and how long do threads block? Records a thread's
  * stacks when it switches out and adds the time it stayed off CPU when it
- * switches back in (core/attach_sched picks the sched_switch mechanism);
+ * switches back in (core/attach/attach_sched.c picks the sched_switch mechanism);
  * threads still off CPU when the capture ends are reported with the time so
  * far, marked by a "[still off-CPU]" leaf frame. Options and output follow
  * bcc's offcputime; totals are in microseconds.
@@ -22,32 +22,17 @@
 #include "bpf/event_types.h"
 #include "bpf/offcputime_types.h"
 #include "core/attach/attach_sched.h"
-#include "core/bpf/bpf_object.h"
-#include "core/btf/btf_source.h"
 #include "core/base/clock.h"
-#include "core/bpf/percpu_maps.h"
-#include "core/bpf/unwind_maps.h"
-#include "core/session/applet.h"
-#include "core/session/dwarf_samples.h"
-#include "core/session/event_sink.h"
-#include "core/session/session.h"
-#include "core/session/stack_maps.h"
+#include "core/base/dispatch.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
-#include "core/output/output.h"
 #include "core/options/stack_opts.h"
+#include "core/output/output.h"
+#include "core/session/applet.h"
+#include "core/session/session.h"
 #include "core/threads/sched_state.h"
-#include "core/session/stack_resolve.h"
-#include "core/stack/stack_mark.h"
-#include "core/stack/stack_trim.h"
-#include "core/sym/symbolize.h"
-#include "core/base/pidns.h"
-#include "core/base/sysfs_read.h"
-#include "core/base/dispatch.h"
 
 #define APPLET "offcputime"
-#define DEFAULT_STACK_STORAGE 16384
-#define DEFAULT_COUNTS_SIZE 40960
 /* The leaf frame that marks a thread still blocked when the capture ended. */
 #define STILL_OFF_CPU "[still off-CPU]"
 
@@ -91,7 +76,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE);
+	       STK_STACK_STORAGE_DEFAULT);
 }
 
 enum offcpu_long_opt {
@@ -122,7 +107,7 @@ struct offcpu_run {
 	struct stk_bpf *skel; /* owned by attachment */
 };
 
-static int parse_args(void *run, int argc, char **argv)
+static int parse_args(void *run, const struct stk_invocation *inv)
 {
 	struct offcpu_config *cfg = &((struct offcpu_run *)run)->cfg;
 	static const struct option longopts[] = {
@@ -138,11 +123,11 @@ static int parse_args(void *run, int argc, char **argv)
 	char msg[512];
 	int c;
 
-	stk_stack_opts_begin(&cfg->common, 't', DEFAULT_STACK_STORAGE);
+	stk_stack_opts_begin(&cfg->common, APPLET, inv, 't');
 	cfg->min_us = 1; /* bcc's default */
 	cfg->max_us = UINT64_MAX / 1000;
-	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":" STK_STACK_SHORTOPTS "t:ukm:M:", longopts, NULL,
-				     msg, sizeof(msg))) != -1) {
+	while ((c = stk_stack_getopt(&cfg->common, ":" STK_STACK_SHORTOPTS "t:ukm:M:", longopts, NULL, msg,
+				     sizeof(msg))) != -1) {
 		switch (c) {
 		case STK_OPT_BAD: return usage_error("%s", msg);
 		case 'u': cfg->user_threads = true; break;
@@ -171,13 +156,11 @@ static int parse_args(void *run, int argc, char **argv)
 			cfg->mechanism = optarg;
 			break;
 		case 'h': print_help(); return 1;
-		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s' (see 'stk offcputime --help')", argv[optind - 1]);
 		}
 	}
 	if (check_args(cfg))
 		return -1;
-	if (stk_stack_opts_finish(&cfg->common, argc, argv, optind, msg, sizeof(msg)))
+	if (stk_stack_opts_finish(&cfg->common, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	return 0;
 }
@@ -190,153 +173,46 @@ static const char *const sched_programs[STK_UNWIND_RUNG_COUNT][STK_SCHED_MECH_CO
 			       "stk_offcpu_kprobe_dwarf" },
 	[STK_UNWIND_FP] = { "stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe" },
 };
-/* The maps: frame-pointer stacks serve every rung (a copy with no buffer room falls back to them). */
-static const char *const offcpu_maps[] = {
-	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start", "offcpu_counts",
-	"offcpu_stats", "offcpu_seen", "offcpu_new_process", "offcpu_scratch", "offcpu_samples", "offcpu_sent", NULL,
-};
-static const char *const offcpu_fp_maps[] = {
-	"offcpu_config", "offcpu_pids", "offcpu_tids", "offcpu_stacks", "offcpu_start",
-	"offcpu_counts", "offcpu_stats", "offcpu_seen", "offcpu_new_process", NULL,
-};
+/* Its own maps (the stack maps are the session's). */
+static const char *const offcpu_maps[] = { "offcpu_config", "offcpu_start", NULL };
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
-	struct offcpu_run *run = ctx;
-	const struct stk_stack_maps maps = {
-		.stacks = s->maps.offcpu_stacks, .counts = s->maps.offcpu_counts, .pids = s->maps.offcpu_pids,
-		.tids = s->maps.offcpu_tids, .counts_size = DEFAULT_COUNTS_SIZE,
-		.scratch = s->maps.offcpu_scratch,
-	};
-
-	if (stk_stack_maps_size(&maps, &run->cfg.common) || stk_session_size_event_maps(&run->session, s))
-		return -1;
-	return run->session.unwind.rung == STK_UNWIND_CFI ? stk_session_size_unwind_maps(&run->session, s) : 0;
+	return stk_session_size_maps(&((struct offcpu_run *)ctx)->session, s);
 }
 
-static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e);
-
-static int write_filters(struct stk_bpf *s, void *ctx)
+/* After load (each mechanism tried brings its skeleton): the session's part, then the configuration. */
+static int write_config(struct stk_bpf *s, void *ctx)
 {
-	const struct offcpu_config *cfg = &((struct offcpu_run *)ctx)->cfg;
-	struct stk_offcpu_config bc = {
-		.filter_pids = cfg->common.n_pids > 0,
-		.filter_tids = cfg->common.n_tids > 0,
+	struct offcpu_run *run = ctx;
+	const struct offcpu_config *cfg = &run->cfg;
+	const struct stk_offcpu_config bc = {
+		.stack = stk_session_stack_config(&run->session),
 		.user_threads_only = cfg->user_threads,
 		.kernel_threads_only = cfg->kernel_threads,
-		.kernel_stacks = !cfg->common.user_only,
-		.user_stacks = !cfg->common.kernel_only,
-		.per_thread = cfg->common.n_tids > 0,
 		.state_running = cfg->state.running,
 		.state_include = cfg->state.include,
 		.state_exclude = cfg->state.exclude,
 		.state_idle = cfg->state.idle,
 		.min_ns = cfg->min_us * 1000,
 		.max_ns = cfg->max_us * 1000,
-		.stack_bytes = cfg->common.stack_bytes,
-		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
-		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
-		.events = stk_session_event_flags(&((struct offcpu_run *)ctx)->session),
 	};
-	const struct stk_stack_maps maps = { .pids = s->maps.offcpu_pids, .tids = s->maps.offcpu_tids };
 	uint32_t zero = 0;
 
-	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
-		return -1;
-	/* The sample reader and tables exist before the first event (a retried mechanism brings new ones). */
-	struct stk_session *session = &((struct offcpu_run *)ctx)->session;
-	enum stk_unwind_rung rung = session->unwind.rung;
-	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, s->maps.offcpu_samples, true))
-		return -1;
-	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, s))
-		return -1;
-	const struct stk_event_source events = {
-		.event = "offcpu", .unit = "nanoseconds", .resolve = resolve_event, .ctx = ctx,
-		.per_thread = cfg->common.n_tids > 0, .divisor = 1000,
-	};
-	if (stk_session_events(session, s, &events))
+	if (stk_session_connect(&run->session, s))
 		return -1;
 	return bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
-}
-
-/* The stacks of a block total (or a block still going): chains, a stack copy's hash, or stack ids. */
-static struct stk_stack *stack_for(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
-				   uint64_t content_hash, bool still)
-{
-	struct stk_dwarf_samples *dwarf = run->session.dwarf;
-	struct stk_stack *st;
-
-	/* copies count by content hash, except blocks whose sample had no room in the buffer (frame pointers) */
-	if (dwarf && content_hash) {
-		st = stk_dwarf_samples_add(dwarf, c, content_hash, key->tgid, key->tid, key->comm, key->value);
-	} else {
-		struct stk_stack_source src = stk_session_stack_source(&run->session, bpf_map__fd(run->skel->maps.offcpu_stacks));
-
-		st = stk_stack_list_add_key(c, key, &src);
-	}
-	if (!st)
-		return NULL;
-	stk_trim_tracing(st);
-	return still && stk_stack_mark_leaf(st, STILL_OFF_CPU) ? NULL : st;
-}
-
-static int add_stack(struct offcpu_run *run, struct stk_stack_list *c, const struct stk_counted_key *key,
-		     uint64_t content_hash, bool still)
-{
-	if (key->value == 0)
-		return 0;
-	return stack_for(run, c, key, content_hash, still) ? 0 : -1;
-}
-
-/* An event's stack, as the totals hold the block counted with the same references. */
-static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e)
-{
-	const struct stk_counted_key k = {
-		.tgid = e->tgid, .comm = e->comm, .kernel_stack_id = e->kernel_stack_id,
-		.user_stack_id = e->user_stack_id, .kernel_chain = e->kernel_chain, .user_chain = e->user_chain,
-	};
-
-	return stack_for(ctx, l, &k, e->content_hash, (e->flags & STK_EVENT_STILL) != 0);
-}
-
-struct collect_ctx {
-	struct offcpu_run *run;
-	struct stk_stack_list *list;
-};
-
-static int add_counted(void *ctx, const void *key_bytes, uint64_t ns)
-{
-	const struct collect_ctx *cc = ctx;
-	const struct stk_offcpu_key *key = key_bytes;
-
-	const struct stk_counted_key k = {
-		.tgid = key->tgid, .tid = key->tid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
-		.user_stack_id = key->user_stack_id, .kernel_chain = key->kernel_chain, .user_chain = key->user_chain,
-		.value = ns / 1000,
-	};
-
-	return add_stack(cc->run, cc->list, &k, key->content_hash, false);
-}
-
-static int collect_counts(struct offcpu_run *run, struct stk_stack_list *c)
-{
-	struct collect_ctx cc = { run, c };
-
-	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.offcpu_counts), sizeof(struct stk_offcpu_key),
-				      add_counted, &cc);
 }
 
 /* A block still going at the end, as an event of the recording (its time so far). */
 static void record_still(struct offcpu_run *run, const struct stk_offcpu_start *st, uint64_t ns)
 {
 	struct stk_event e = {
-		.time = st->ts, .weight = ns, .kernel_chain = st->kernel_chain, .user_chain = st->user_chain,
-		.content_hash = st->content_hash, .kernel_stack_id = st->kernel_stack_id,
-		.user_stack_id = st->user_stack_id, .tgid = st->tgid, .tid = st->tid, .cpu = st->cpu,
-		.kind = STK_EVENT_OFFCPU, .flags = STK_EVENT_STILL, .state = (uint8_t)st->state,
+		.ref = st->ref, .time = st->ts, .weight = ns, .cpu = st->cpu, .kind = STK_EVENT_OFFCPU,
+		.state = (uint8_t)st->state,
 	};
 
-	memcpy(e.comm, st->comm, sizeof(e.comm));
+	e.ref.flags |= STK_REF_STILL;
 	stk_session_event_add(&run->session, &e);
 }
 
@@ -358,12 +234,11 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 		/* -M: a block already longer than the maximum can only end longer */
 		if (ns < cfg->min_us * 1000 || ns > cfg->max_us * 1000)
 			continue;
-		const struct stk_counted_key k = {
-			.tgid = st.tgid, .tid = cfg->common.n_tids ? st.tid : 0, .comm = st.comm,
-			.kernel_stack_id = st.kernel_stack_id, .user_stack_id = st.user_stack_id,
-			.kernel_chain = st.kernel_chain, .user_chain = st.user_chain, .value = ns / 1000,
-		};
-		ret = add_stack(run, c, &k, st.content_hash, true);
+		struct stk_stack_ref still = st.ref;
+
+		still.tid = cfg->common.n_tids ? st.ref.tid : 0;
+		still.flags |= STK_REF_STILL;
+		ret = stk_stack_resolve_total(&run->session.resolver, c, &still, ns);
 		record_still(run, &st, ns);
 	}
 	return ret;
@@ -377,9 +252,12 @@ static int print_results(void *arg)
 	struct stk_stack_list c = { 0 };
 	int ret;
 
-	stk_session_begin_results(&run->session);
-	if (collect_counts(run, &c) || collect_still_off_cpu(run, &c, (uint64_t)end_mono)) {
-		stk_error(APPLET, "out of memory while reading the totals");
+	if (stk_session_collect(&run->session, &c, false)) {
+		stk_stack_list_free(&c);
+		return -1;
+	}
+	if (collect_still_off_cpu(run, &c, (uint64_t)end_mono)) {
+		stk_error(APPLET, "out of memory while reading the blocks still going");
 		stk_stack_list_free(&c);
 		return -1;
 	}
@@ -389,7 +267,8 @@ static int print_results(void *arg)
 		.duration_nanos = end_mono - run->session.start_mono,
 		.title = "stk offcputime",
 	};
-	struct stk_output_opts opts = { .show_tid = cfg->common.n_tids > 0 };
+	const struct stk_output_opts opts = { .show_tid = cfg->common.n_tids > 0 };
+
 	ret = stk_session_print(&run->session, &c, &report, &opts);
 	stk_stack_list_free(&c);
 	return ret;
@@ -398,12 +277,11 @@ static int print_results(void *arg)
 static void print_header(void *run)
 {
 	const struct offcpu_config *cfg = &((struct offcpu_run *)run)->cfg;
-	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
-				: cfg->user_threads ? "all user threads" : cfg->kernel_threads ? "all kernel threads"
-				: "all threads";
-	const char *which = cfg->common.user_only ? "user" : cfg->common.kernel_only ? "kernel" : "user + kernel";
+	const char *whose = cfg->common.n_pids || cfg->common.n_tids ? stk_stack_opts_whose(&cfg->common)
+			    : cfg->user_threads ? "all user threads" : cfg->kernel_threads ? "all kernel threads"
+			    : "all threads";
 
-	printf("Tracing off-CPU time (us) of %s by %s stack", who, which);
+	printf("Tracing off-CPU time (us) of %s by %s stack", whose, stk_stack_opts_which(&cfg->common));
 	if (cfg->state_given)
 		printf(" in state %s", cfg->state_text);
 	stk_stack_opts_print_until(&cfg->common);
@@ -418,23 +296,39 @@ static void detach(void *arg)
 	run->end_mono = stk_now_ns(CLOCK_MONOTONIC);
 }
 
+/* The rungs of the sched_switch ladder, for the -v line: the chosen one (and what kprobe probes). */
+static void say_mechanism(const struct offcpu_run *run)
+{
+	enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
+	char what[256];
+
+	snprintf(what, sizeof(what), "mechanism %s%s%s", stk_rung_by_id(STK_ATTACH_SCHED_SWITCH, (int)m)->name,
+		 m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "");
+	stk_session_say_mechanism(&run->session, what, stk_sched_tried(run->attachment));
+}
+
 static int setup(void *arg)
 {
 	struct offcpu_run *run = arg;
 	struct offcpu_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
 	const struct stk_btf_source *btf = &session->btf;
+	static const struct stk_weight_kind microseconds[] = { { .report_type = 0, .divisor = 1000 } };
+	const struct stk_stack_applet offcputime = {
+		.name = APPLET, .counts = true, .unit = "blocks", .hashes = true,
+		.rules = { .trim_tracing = true, .still_leaf = STILL_OFF_CPU, .kinds = microseconds, .n_kinds = 1 },
+		.events = { .event = "offcpu", .unit = "nanoseconds", .per_thread = cfg->common.n_tids > 0, .divisor = 1000 },
+		.header = print_header, .detach = detach, .results = print_results,
+	};
 	char err[1024], no_btf[512];
 
-	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
-		return -1;
-
-	if (stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
+	if (stk_session_open(session, &offcputime, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
+	    stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;
 	enum stk_unwind_rung rung = session->unwind.rung;
 	struct stk_sched_request req = {
 		.free_program = "stk_offcpu_task_free",
-		.maps = rung == STK_UNWIND_FP ? offcpu_fp_maps : offcpu_maps,
+		.maps = offcpu_maps,
 		.extra_maps = stk_session_extra_maps(session),
 		.extra_programs = stk_session_extra_programs(session),
 		.btf_custom_path = stk_session_btf_path(session),
@@ -444,7 +338,7 @@ static int setup(void *arg)
 		.needs_task_state = cfg->state_given,
 		.forced = cfg->mechanism,
 		.before_load = size_maps,
-		.after_load = write_filters,
+		.after_load = write_config,
 		.ctx = run,
 	};
 	for (int m = 0; m < STK_SCHED_MECH_COUNT; m++)
@@ -456,20 +350,13 @@ static int setup(void *arg)
 		return -1;
 	}
 	run->skel = stk_sched_skeleton(run->attachment);
-	if (cfg->common.verbose) {
-		enum stk_sched_mech m = stk_sched_mechanism(run->attachment);
-		const char *tried = stk_sched_tried(run->attachment);
-		fprintf(stderr, "offcputime: mechanism %s%s%s%s%s%s; BTF %s; unwind %s\n",
-			stk_rung_by_id(STK_ATTACH_SCHED_SWITCH, (int)m)->name,
-			m == STK_SCHED_KPROBE ? " " : "", m == STK_SCHED_KPROBE ? stk_sched_target(run->attachment) : "",
-			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "", stk_btf_kind_name(btf->kind),
-			stk_unwind_rung_name(rung));
-	}
-	session->capture = (struct stk_stack_capture){
-		.header = print_header, .detach = detach, .results = print_results,
-		.losses = { .stats = run->skel->maps.offcpu_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "blocks" },
-	};
-	return stk_session_start(session, run->skel->maps.offcpu_new_process, 0);
+	say_mechanism(run);
+	return stk_session_start(session, 0);
+}
+
+static int capture(void *run)
+{
+	return stk_session_capture(&((struct offcpu_run *)run)->session, run);
 }
 
 static void teardown(void *arg)
@@ -480,14 +367,14 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int offcputime_main(int argc, char **argv)
+static int offcputime_main(const struct stk_invocation *inv)
 {
 	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct offcpu_run, session),
+		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
 	};
 	struct offcpu_run run = { 0 };
 
-	return stk_applet_run(&steps, &run, argc, argv);
+	return stk_applet_run(&steps, &run, inv);
 }
 
 STK_APPLET(offcputime, .name = "offcputime", .summary = "where and how long do threads block?", .main = offcputime_main,

@@ -99,7 +99,7 @@ struct pmp_run {
 	double snapshot_ms, unwind_ms;
 };
 
-static int parse_args(void *arg, int argc, char **argv)
+static int parse_args(void *arg, const struct stk_invocation *inv)
 {
 	struct pmp_config *cfg = &((struct pmp_run *)arg)->cfg;
 	static const struct option longopts[] = {
@@ -127,10 +127,10 @@ static int parse_args(void *arg, int argc, char **argv)
 	char msg[512];
 	int c;
 
-	stk_stack_opts_begin(&cfg->common, 't', 0);
+	stk_stack_opts_begin(&cfg->common, APPLET, inv, 't');
 	cfg->common.stack_bytes = DEFAULT_STACK_BYTES;
 	cfg->iterations = 1;
-	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":" STK_STACK_SHORTOPTS "t:n:i:S", longopts, NULL, msg,
+	while ((c = stk_stack_getopt(&cfg->common, ":" STK_STACK_SHORTOPTS "t:n:i:S", longopts, NULL, msg,
 				     sizeof(msg))) != -1) {
 		switch (c) {
 		case STK_OPT_BAD: return usage_error("%s", msg);
@@ -152,19 +152,17 @@ static int parse_args(void *arg, int argc, char **argv)
 			cfg->mechanism = optarg;
 			break;
 		case 'h': print_help(); return 1;
-		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s' (see 'stk pmp --help')", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (optind < inv->argc)
+		return usage_error("unexpected argument '%s'", inv->argv[optind]);
 	if (cfg->common.stack_bytes > STK_PMP_STACK_MAX)
 		return usage_error("--stack-bytes %u: at most %d for pmp", cfg->common.stack_bytes, STK_PMP_STACK_MAX);
 	if (cfg->common.n_pids && cfg->common.n_tids)
 		return usage_error("-p and -t are mutually exclusive%s", "");
 	if (!cfg->common.format_given)
 		cfg->common.format = STK_FORMAT_PMP;
-	if (stk_stack_opts_finish(&cfg->common, argc, argv, optind, msg, sizeof(msg)))
+	if (stk_stack_opts_finish(&cfg->common, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	return 0;
 }
@@ -176,7 +174,9 @@ static int setup(void *arg)
 	struct stk_session *session = &run->session;
 	char err[1024];
 
-	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
+	static const struct stk_stack_applet pmp = { .name = APPLET };
+
+	if (stk_session_open(session, &pmp, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 	const struct stk_snap_request req = {
 		.want = { .pids = cfg->common.pids, .n_pids = cfg->common.n_pids,
@@ -220,7 +220,7 @@ static int setup(void *arg)
 		stk_snap_unwinder_prepare(run->unwinder, cfg->common.pids[i]);
 		stk_symbolizer_open_debug(session->sym, (pid_t)cfg->common.pids[i]);
 	}
-	return stk_session_start(session, NULL, cfg->iterations > 1 ? cfg->interval_ms : 0);
+	return stk_session_start(session, cfg->iterations > 1 ? cfg->interval_ms : 0);
 }
 
 static double ms_between(int64_t from, int64_t to)
@@ -361,14 +361,14 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int pmp_main(int argc, char **argv)
+static int pmp_main(const struct stk_invocation *inv)
 {
 	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
 	};
 	struct pmp_run run = { 0 };
 
-	return stk_applet_run(&steps, &run, argc, argv);
+	return stk_applet_run(&steps, &run, inv);
 }
 
 STK_APPLET(pmp, .name = "pmp", .summary = "what is every thread's stack right now? (pt-pmp without stopping them)",

@@ -20,30 +20,21 @@
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
-#include "bpf/event_types.h"
 #include "bpf/profile_types.h"
 #include "core/attach/attach_perf.h"
-#include "core/bpf/bpf_object.h"
-#include "core/btf/btf_source.h"
-#include "core/bpf/percpu_maps.h"
-#include "core/bpf/unwind_maps.h"
-#include "core/session/applet.h"
-#include "core/session/dwarf_samples.h"
-#include "core/session/event_sink.h"
-#include "core/session/session.h"
-#include "core/session/stack_maps.h"
 #include "core/base/cpus.h"
+#include "core/base/dispatch.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
-#include "core/output/output.h"
-#include "core/options/stack_opts.h"
 #include "core/base/sysfs_read.h"
-#include "core/base/dispatch.h"
+#include "core/bpf/bpf_object.h"
+#include "core/options/stack_opts.h"
+#include "core/output/output.h"
+#include "core/session/applet.h"
+#include "core/session/session.h"
 
 #define APPLET "profile"
 #define DEFAULT_HZ 49
-#define DEFAULT_STACK_STORAGE 16384
-#define DEFAULT_COUNTS_SIZE 40960
 
 struct profile_config {
 	struct stk_stack_opts common; /* -p -L -U -K -d -f -o ... shared with the other stack applets */
@@ -83,7 +74,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_HZ, DEFAULT_STACK_STORAGE);
+	       DEFAULT_HZ, STK_STACK_STORAGE_DEFAULT);
 }
 
 enum profile_long_opt {
@@ -103,7 +94,7 @@ struct profile_run {
 	int cgroup_fd;
 };
 
-static int parse_args(void *run, int argc, char **argv)
+static int parse_args(void *run, const struct stk_invocation *inv)
 {
 	struct profile_config *cfg = &((struct profile_run *)run)->cfg;
 	static const struct option longopts[] = {
@@ -122,11 +113,11 @@ static int parse_args(void *run, int argc, char **argv)
 	int c;
 
 	stk_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
-	stk_stack_opts_begin(&cfg->common, 'L', DEFAULT_STACK_STORAGE);
+	stk_stack_opts_begin(&cfg->common, APPLET, inv, 'L');
 	cfg->sampling.value = DEFAULT_HZ;
 	cfg->cpu = -1;
-	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":" STK_STACK_SHORTOPTS "L:F:c:aIC:", longopts, NULL,
-				     msg, sizeof(msg))) != -1) {
+	while ((c = stk_stack_getopt(&cfg->common, ":" STK_STACK_SHORTOPTS "L:F:c:aIC:", longopts, NULL, msg,
+				     sizeof(msg))) != -1) {
 		switch (c) {
 		case STK_OPT_BAD: return usage_error("%s", msg);
 		case 'F':
@@ -152,13 +143,11 @@ static int parse_args(void *run, int argc, char **argv)
 			break;
 		case OPT_CGROUP: cfg->cgroup_path = optarg; break;
 		case 'h': print_help(); return 1;
-		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s' (see 'stk profile --help')", argv[optind - 1]);
 		}
 	}
 	if (cfg->freq_given && cfg->count_given)
 		return usage_error("-F and -c are mutually exclusive%s", "");
-	if (stk_stack_opts_finish(&cfg->common, argc, argv, optind, msg, sizeof(msg)))
+	if (stk_stack_opts_finish(&cfg->common, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	return 0;
 }
@@ -169,47 +158,22 @@ static const char *const profile_programs[STK_UNWIND_RUNG_COUNT][2] = {
 	[STK_UNWIND_DWARF] = { "stk_profile_sample_dwarf", NULL },
 	[STK_UNWIND_FP] = { "stk_profile_sample", NULL },
 };
-/* Frame pointers serve every rung: a copy with no buffer room falls back to them. */
-static const char *const profile_maps[] = {
-	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_scratch",
-	"profile_samples", "profile_stacks", "profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
-};
-static const char *const profile_fp_maps[] = {
-	"profile_config", "profile_pids", "profile_tids", "profile_cgroup", "profile_stacks",
-	"profile_counts", "profile_stats", "profile_seen", "profile_new_process", NULL,
-};
+/* Its own maps (the stack maps are the session's). */
+static const char *const profile_maps[] = { "profile_config", "profile_cgroup", NULL };
 
-static struct stk_stack_maps stack_maps(const struct stk_bpf *s)
+static int write_config(struct profile_run *run)
 {
-	return (struct stk_stack_maps){ .stacks = s->maps.profile_stacks, .counts = s->maps.profile_counts,
-					.pids = s->maps.profile_pids, .tids = s->maps.profile_tids,
-					.counts_size = DEFAULT_COUNTS_SIZE };
-}
-
-static int write_filters(struct profile_run *run)
-{
-	struct stk_bpf *s = run->skel;
 	const struct profile_config *cfg = &run->cfg;
-	struct stk_profile_config bc = {
-		.filter_pids = cfg->common.n_pids > 0,
-		.filter_tids = cfg->common.n_tids > 0,
+	struct stk_bpf *s = run->skel;
+	const struct stk_profile_config bc = {
+		.stack = stk_session_stack_config(&run->session),
 		.filter_cgroup = cfg->cgroup_path != NULL,
 		.include_idle = cfg->include_idle,
-		.kernel_stacks = !cfg->common.user_only,
-		.user_stacks = !cfg->common.kernel_only,
-		.per_thread = cfg->common.n_tids > 0,
-		.stack_bytes = cfg->common.stack_bytes,
-		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
-		.events = stk_session_event_flags(&run->session),
 	};
 	uint32_t zero = 0;
-	struct stk_stack_maps maps = stack_maps(s);
 
-	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
-		return -1;
 	if (cfg->cgroup_path &&
-	    bpf_map__update_elem(s->maps.profile_cgroup, &zero, sizeof(zero), &run->cgroup_fd,
-				 sizeof(run->cgroup_fd), 0))
+	    bpf_map__update_elem(s->maps.profile_cgroup, &zero, sizeof(zero), &run->cgroup_fd, sizeof(run->cgroup_fd), 0))
 		return -1;
 	return bpf_map__update_elem(s->maps.profile_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
@@ -234,64 +198,12 @@ static int select_cpus(struct profile_run *run)
 	return 0;
 }
 
-struct collect_ctx {
-	struct profile_run *run;
-	struct stk_stack_list *list;
-};
-
-static int add_counted(void *ctx, const void *key_bytes, uint64_t count)
-{
-	const struct collect_ctx *cc = ctx;
-	const struct stk_profile_key *key = key_bytes;
-	const struct stk_counted_key counted = {
-		.tgid = key->tgid, .tid = key->tid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
-		.user_stack_id = key->user_stack_id, .kernel_chain = key->kernel_chain, .user_chain = key->user_chain,
-		.value = count,
-	};
-	struct stk_stack_source src = stk_session_stack_source(&cc->run->session,
-							       bpf_map__fd(cc->run->skel->maps.profile_stacks));
-
-	return stk_stack_list_add_key(cc->list, &counted, &src) ? 0 : -1;
-}
-
-/* An event's stack, as collect() reads the key counted with the same references. */
-static struct stk_stack *resolve_event(void *ctx, struct stk_stack_list *l, const struct stk_event *e)
-{
-	struct profile_run *run = ctx;
-	const struct stk_counted_key counted = {
-		.tgid = e->tgid, .comm = e->comm, .kernel_stack_id = e->kernel_stack_id,
-		.user_stack_id = e->user_stack_id, .kernel_chain = e->kernel_chain, .user_chain = e->user_chain,
-	};
-	struct stk_stack_source src = stk_session_stack_source(&run->session, bpf_map__fd(run->skel->maps.profile_stacks));
-
-	return stk_stack_list_add_key(l, &counted, &src);
-}
-
-static int collect(struct profile_run *run, struct stk_stack_list *c)
-{
-	struct collect_ctx cc = { run, c };
-
-	/* dwarf: the unwound samples, then those counted by frame pointers for want of buffer room */
-	if (run->session.dwarf && stk_dwarf_samples_collect(run->session.dwarf, c))
-		return -1;
-	return stk_percpu_counts_each(bpf_map__fd(run->skel->maps.profile_counts), sizeof(struct stk_profile_key),
-				      add_counted, &cc);
-}
-
 static int print_results(void *arg)
 {
 	struct profile_run *run = arg;
 	const struct profile_config *cfg = &run->cfg;
-	struct stk_stack_list c = { 0 };
 	char title[128];
-	int ret;
 
-	stk_session_begin_results(&run->session);
-	if (collect(run, &c)) {
-		stk_error(APPLET, "out of memory while reading the counts");
-		stk_stack_list_free(&c);
-		return -1;
-	}
 	if (cfg->sampling.by_period)
 		snprintf(title, sizeof(title), "stk profile -c %llu", (unsigned long long)cfg->sampling.value);
 	else
@@ -305,24 +217,20 @@ static int print_results(void *arg)
 						  : (int64_t)(1000000000ULL / cfg->sampling.value),
 		.title = title,
 	};
-	struct stk_output_opts opts = { .annotate = cfg->annotate, .show_tid = cfg->common.n_tids > 0 };
-	ret = stk_session_print(&run->session, &c, &report, &opts);
-	stk_stack_list_free(&c);
-	return ret;
+	const struct stk_output_opts opts = { .annotate = cfg->annotate, .show_tid = cfg->common.n_tids > 0 };
+
+	return stk_session_results(&run->session, &report, &opts);
 }
 
 static void print_header(void *run)
 {
 	const struct profile_config *cfg = &((struct profile_run *)run)->cfg;
-	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
-								    : "all threads";
-	const char *which = cfg->common.user_only ? "user" : cfg->common.kernel_only ? "kernel" : "user + kernel";
 
 	if (cfg->sampling.by_period)
 		printf("Sampling every %llu ns of CPU time", (unsigned long long)cfg->sampling.value);
 	else
 		printf("Sampling at %llu Hertz", (unsigned long long)cfg->sampling.value);
-	printf(" of %s by %s stack", who, which);
+	printf(" of %s by %s stack", stk_stack_opts_whose(&cfg->common), stk_stack_opts_which(&cfg->common));
 	stk_stack_opts_print_until(&cfg->common);
 }
 
@@ -334,38 +242,51 @@ static void detach(void *run)
 	r->attachment = NULL;
 }
 
+/* The time one sample stands for. */
+static int64_t sample_ns(const struct profile_config *cfg)
+{
+	return cfg->sampling.by_period ? (int64_t)cfg->sampling.value : (int64_t)(1000000000ULL / cfg->sampling.value);
+}
+
+static int open_cgroup(struct profile_run *run)
+{
+	const char *path = run->cfg.cgroup_path;
+	struct statfs fs;
+
+	run->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (run->cgroup_fd < 0) {
+		stk_error(APPLET, "--cgroup %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* the BPF filter takes cgroup v2 only (a v1 hierarchy or a plain directory would fail late) */
+	if (fstatfs(run->cgroup_fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		stk_error(APPLET, "--cgroup %s: not a cgroup v2 directory (see /proc/mounts for the cgroup2 mount)", path);
+		return -1;
+	}
+	return 0;
+}
+
 static int setup(void *arg)
 {
 	struct profile_run *run = arg;
 	struct profile_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
-	char err[512];
+	const struct stk_stack_applet profile = {
+		.name = APPLET, .counts = true, .unit = "samples", .counts_itself = true,
+		.events = { .event = "cpu", .unit = "count", .per_thread = cfg->common.n_tids > 0, .divisor = 1,
+			    .sample_ns = sample_ns(cfg) },
+		.header = print_header, .detach = detach, .results = print_results,
+	};
+	char err[512], what[128];
 
-	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
-		return -1;
-	if (select_cpus(run))
-		return -1;
-	if (cfg->cgroup_path) {
-		struct statfs fs;
-
-		run->cgroup_fd = open(cfg->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (run->cgroup_fd < 0) {
-			stk_error(APPLET, "--cgroup %s: %s", cfg->cgroup_path, strerror(errno));
-			return -1;
-		}
-		/* the BPF filter takes cgroup v2 only (a v1 hierarchy or a plain directory would fail late) */
-		if (fstatfs(run->cgroup_fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
-			stk_error(APPLET, "--cgroup %s: not a cgroup v2 directory (see /proc/mounts for the cgroup2 mount)",
-				  cfg->cgroup_path);
-			return -1;
-		}
-	}
-	if (stk_session_plan_unwind(session, &cfg->common, false, STK_UNWIND_CFI))
+	if (stk_session_open(session, &profile, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
+	    select_cpus(run) || (cfg->cgroup_path && open_cgroup(run)) ||
+	    stk_session_plan_unwind(session, &cfg->common, false, STK_UNWIND_CFI))
 		return -1;
 	enum stk_unwind_rung rung = session->unwind.rung;
 	struct stk_bpf_selection sel = {
 		.programs = profile_programs[rung],
-		.maps = rung == STK_UNWIND_FP ? profile_fp_maps : profile_maps,
+		.maps = profile_maps,
 		.extra_maps = stk_session_extra_maps(session),
 		.extra_programs = stk_session_extra_programs(session),
 		.btf_custom_path = stk_session_btf_path(session),
@@ -375,31 +296,16 @@ static int setup(void *arg)
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	struct stk_stack_maps maps = stack_maps(run->skel);
-	int ncpu = libbpf_num_possible_cpus();
-	if (stk_stack_maps_size(&maps, &cfg->common) || ncpu < 1 ||
-	    bpf_map__set_max_entries(run->skel->maps.profile_scratch, (uint32_t)ncpu) ||
-	    (rung == STK_UNWIND_CFI && stk_session_size_unwind_maps(session, run->skel)) ||
-	    stk_session_size_event_maps(session, run->skel) || stk_bpf__load(run->skel)) {
-		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)",
-			  strerror(errno));
+	if (stk_session_size_maps(session, run->skel) || stk_bpf__load(run->skel)) {
+		stk_error(APPLET, "loading the BPF program failed: %s (run with -v for libbpf's log)", strerror(errno));
 		return -1;
 	}
-	if (write_filters(run)) {
+	if (stk_session_connect(session, run->skel))
+		return -1;
+	if (write_config(run)) {
 		stk_error(APPLET, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
-	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, run->skel->maps.profile_samples, false))
-		return -1;
-	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, run->skel))
-		return -1;
-	const struct stk_event_source events = {
-		.event = "cpu", .unit = "count", .resolve = resolve_event, .ctx = run, .per_thread = cfg->common.n_tids > 0,
-		.divisor = 1, .sample_ns = cfg->sampling.by_period ? (int64_t)cfg->sampling.value
-								   : (int64_t)(1000000000ULL / cfg->sampling.value),
-	};
-	if (stk_session_events(session, run->skel, &events))
-		return -1;
 	size_t attached = 0;
 	run->attachment = stk_attach_cpu_sampling(bpf_object__find_program_by_name(run->skel->obj,
 										  profile_programs[rung][0]),
@@ -408,16 +314,15 @@ static int setup(void *arg)
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	if (cfg->common.verbose)
-		fprintf(stderr, "profile: mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs; "
-			"BTF %s; unwind %s\n", cfg->sampling.by_period ? "period" : "Hz",
-			(unsigned long long)cfg->sampling.value, attached, run->n_cpus,
-			stk_btf_kind_name(session->btf.kind), stk_unwind_rung_name(rung));
-	session->capture = (struct stk_stack_capture){
-		.header = print_header, .detach = detach, .results = print_results,
-		.losses = { .stats = run->skel->maps.profile_stats, .counts_size = DEFAULT_COUNTS_SIZE, .unit = "samples" },
-	};
-	return stk_session_start(session, run->skel->maps.profile_new_process, 0);
+	snprintf(what, sizeof(what), "mechanism perf_event (software cpu-clock, %s %llu) on %zu of %zu CPUs",
+		 cfg->sampling.by_period ? "period" : "Hz", (unsigned long long)cfg->sampling.value, attached, run->n_cpus);
+	stk_session_say_mechanism(session, what, NULL);
+	return stk_session_start(session, 0);
+}
+
+static int capture(void *run)
+{
+	return stk_session_capture(&((struct profile_run *)run)->session, run);
 }
 
 static void teardown(void *arg)
@@ -432,14 +337,14 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int profile_main(int argc, char **argv)
+static int profile_main(const struct stk_invocation *inv)
 {
 	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .teardown = teardown, .session_offset = offsetof(struct profile_run, session),
+		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
 	};
 	struct profile_run run = { .cgroup_fd = -1 };
 
-	return stk_applet_run(&steps, &run, argc, argv);
+	return stk_applet_run(&steps, &run, inv);
 }
 
 STK_APPLET(profile, .name = "profile", .summary = "where do threads spend CPU? (timed stack sampling)", .main = profile_main,

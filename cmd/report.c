@@ -126,8 +126,7 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 			break;
 		case 'v': cfg->verbose = true; break;
 		case 'h': print_help(); return 1;
-		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s' (see 'stk report --help')", argv[optind - 1]);
+		default: return usage_error("%s", stk_getopt_problem(c, "report", argv, msg, sizeof(msg)));
 		}
 	}
 	if (optind >= argc)
@@ -219,11 +218,11 @@ static int render_one(const struct report_config *cfg, int fd, const struct stk_
 	return rc == STK_EV_RENDER_BAD_INPUT ? STK_EXIT_USAGE : rc ? 1 : 0;
 }
 
-static int report_main(int argc, char **argv)
+static int report_main(const struct stk_invocation *inv)
 {
 	struct report_config cfg = { .format = STK_FORMAT_TEXT };
 	struct stk_ev_filter flt;
-	int ret = parse_args(&cfg, argc, argv), fd = -1;
+	int ret = parse_args(&cfg, inv->argc, inv->argv), fd = -1;
 
 	if (ret) {
 		ret = ret > 0 ? 0 : STK_EXIT_USAGE;

@@ -25,26 +25,16 @@
 #include "core/base/dispatch.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
-#include "core/base/pidns.h"
 #include "core/base/tracefs.h"
 #include "core/bpf/percpu_maps.h"
-#include "core/bpf/unwind_maps.h"
-#include "core/btf/btf_source.h"
+#include "core/ladder/climb.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
 #include "core/resources/kinds.h"
-#include "core/resources/marks.h"
 #include "core/session/applet.h"
-#include "core/session/dwarf_samples.h"
 #include "core/session/session.h"
-#include "core/session/stack_maps.h"
-#include "core/stack/stack_mark.h"
-#include "core/stack/stack_trim.h"
-#include "core/threads/syscall_table.h"
 
 #define APPLET "resources"
-#define DEFAULT_STACK_STORAGE 16384
-#define DEFAULT_COUNTS_SIZE 40960
 /* A trial of a rung needs its maps to exist, not to hold anything. */
 #define PROBE_MAP_SIZE 1
 
@@ -92,7 +82,7 @@ static void print_help(void)
 	       "      --list-kinds            print the kinds, one a line, and exit\n"
 	       "  -v, --verbose               address and module for every frame; mechanisms and losses\n"
 	       "  -h, --help                  this help\n",
-	       DEFAULT_STACK_STORAGE);
+	       STK_STACK_STORAGE_DEFAULT);
 }
 
 enum res_long_opt {
@@ -111,12 +101,12 @@ struct res_run {
 	size_t n_cpus;
 	/* the report's value types: the kinds asked for that this kernel gives, in kind order */
 	struct stk_value_type types[STK_RES_KIND_COUNT];
-	int type_of[STK_RES_KIND_COUNT]; /* kind -> index in types, -1: not reported */
+	struct stk_weight_kind kinds[STK_RES_KIND_COUNT]; /* kind -> its value type (-1: not reported) and divisor */
 	size_t n_types;
 	char title[512];
 };
 
-static int parse_args(void *run, int argc, char **argv)
+static int parse_args(void *run, const struct stk_invocation *inv)
 {
 	struct res_config *cfg = &((struct res_run *)run)->cfg;
 	static const struct option longopts[] = {
@@ -129,10 +119,10 @@ static int parse_args(void *run, int argc, char **argv)
 	char msg[512];
 	int c;
 
-	stk_stack_opts_begin(&cfg->common, 't', DEFAULT_STACK_STORAGE);
+	stk_stack_opts_begin(&cfg->common, APPLET, inv, 't');
 	stk_res_request_init(&cfg->want);
-	while ((c = stk_stack_getopt(&cfg->common, argc, argv, ":" STK_STACK_SHORTOPTS "t:e:", longopts, NULL, msg,
-				     sizeof(msg))) != -1) {
+	while ((c = stk_stack_getopt(&cfg->common, ":" STK_STACK_SHORTOPTS "t:e:", longopts, NULL, msg, sizeof(msg))) !=
+	       -1) {
 		switch (c) {
 		case STK_OPT_BAD: return usage_error("%s", msg);
 		case 'e':
@@ -148,24 +138,19 @@ static int parse_args(void *run, int argc, char **argv)
 				printf("%s\n", stk_res_kind((enum stk_res_kind)k)->name);
 			return 1;
 		case 'h': print_help(); return 1;
-		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s' (see 'stk resources --help')", argv[optind - 1]);
 		}
 	}
 	if (stk_res_request_check(&cfg->want, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	if (cfg->common.n_pids && cfg->common.n_tids)
 		return usage_error("-p and -t are mutually exclusive%s", "");
-	if (stk_stack_opts_finish(&cfg->common, argc, argv, optind, msg, sizeof(msg)))
+	if (stk_stack_opts_finish(&cfg->common, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	return 0;
 }
 
-/* The maps: frame-pointer stacks serve every rung (a copy with no buffer room falls back to them). */
-static const char *const res_maps[] = {
-	"res_config", "res_pids", "res_tids", "res_stacks", "res_counts", "res_stats", "res_facts", "res_every",
-	"res_seen", "res_new_process", "res_scratch", "res_samples", "res_sent", "res_rss_last", "res_block", NULL,
-};
+/* Its own maps (the stack maps are the session's). */
+static const char *const res_maps[] = { "res_config", "res_facts", "res_every", "res_rss_last", "res_block", NULL };
 
 /* A rung's trial: every map as small as it can be. */
 static int size_for_probe(struct stk_bpf *s)
@@ -187,16 +172,8 @@ static int size_for_probe(struct stk_bpf *s)
 static int size_maps(struct stk_bpf *s, bool probe, void *ctx)
 {
 	struct res_run *run = ctx;
-	const struct stk_stack_maps maps = {
-		.stacks = s->maps.res_stacks, .counts = s->maps.res_counts, .pids = s->maps.res_pids,
-		.tids = s->maps.res_tids, .counts_size = DEFAULT_COUNTS_SIZE, .scratch = s->maps.res_scratch,
-	};
 
-	if (probe)
-		return size_for_probe(s);
-	if (stk_stack_maps_size(&maps, &run->cfg.common))
-		return -1;
-	return run->session.unwind.rung == STK_UNWIND_CFI ? stk_session_size_unwind_maps(&run->session, s) : 0;
+	return probe ? size_for_probe(s) : stk_session_size_maps(&run->session, s);
 }
 
 /* Whether a source's kinds are counted by the one sys_exit program. */
@@ -213,21 +190,12 @@ static int write_config(struct stk_bpf *s, const struct stk_res_attachment *a, v
 	const struct res_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
 	struct stk_res_config bc = {
-		.filter_pids = cfg->common.n_pids > 0,
-		.filter_tids = cfg->common.n_tids > 0,
-		.kernel_stacks = !cfg->common.user_only,
-		.user_stacks = !cfg->common.kernel_only,
-		.per_thread = cfg->common.n_tids > 0,
-		.stack_bytes = cfg->common.stack_bytes,
-		.self_tgid = stk_pidns_is_host() ? (uint32_t)getpid() : 0,
-		.max_depth = stk_unwind_chain_depth(cfg->common.max_depth),
+		.stack = stk_session_stack_config(session),
 		.fd_types = stk_session_has_btf(session),
 		.sockets_by_syscall = a->chosen[STK_RES_SRC_SOCKETS] &&
 				      a->chosen[STK_RES_SRC_SOCKETS]->id == STK_RES_SYS_EXIT,
 		.off = a->offsets,
 	};
-	const struct stk_stack_maps maps = { .pids = s->maps.res_pids, .tids = s->maps.res_tids };
-	enum stk_unwind_rung rung = session->unwind.rung;
 	uint32_t zero = 0;
 
 	for (int k = 0; k < STK_RES_KIND_COUNT; k++) {
@@ -235,115 +203,36 @@ static int write_config(struct stk_bpf *s, const struct stk_res_attachment *a, v
 		if (cfg->want.on[k] && a->chosen[stk_res_kind((enum stk_res_kind)k)->source])
 			bc.enabled |= 1u << k;
 	}
-	if (stk_stack_maps_fill_targets(&maps, &cfg->common))
-		return -1;
-	/* The sample reader and tables exist before the first event. */
-	if (rung != STK_UNWIND_FP && stk_session_dwarf(session, s->maps.res_samples, true))
-		return -1;
-	if (rung == STK_UNWIND_CFI && stk_session_kernel_unwind(session, s))
+	if (stk_session_connect(session, s))
 		return -1;
 	return bpf_map__update_elem(s->maps.res_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
-}
-
-/* The frames that say what the numbers are (core/resources/marks.h). 0, or -1 when out of memory. */
-static int mark(const struct res_run *run, struct stk_stack *st, const struct stk_res_key *key)
-{
-	const struct stk_stack_opts *o = &run->cfg.common;
-	const char *who;
-
-	stk_trim_tracing(st);
-	if (key->kind == STK_RES_BLOCK || key->kind == STK_RES_BLOCK_TIME) {
-		if (stk_stack_mark_leaf(st, key->detail == STK_RES_BLOCK_WRITE ? "[block write]" : "[block read]"))
-			return -1;
-	} else if (key->detail && !o->user_only) {
-		/* a system call's bytes: its name stands for the kernel frames not taken */
-		if (stk_stack_mark_leaf(st, stk_res_syscall_frame(stk_syscall_name((int)key->detail - 1))))
-			return -1;
-	}
-	/* without BTF a kernel thread shows as one without a user stack */
-	uint32_t who_id = key->who;
-	if (who_id == STK_RES_WHO_USER && key->user_stack_id == -EFAULT && !key->user_chain && !key->content_hash)
-		who_id = STK_RES_WHO_KTHREAD;
-	who = stk_res_who_label(st, who_id);
-	return who ? stk_stack_mark_root(st, who) : 0;
-}
-
-struct collect_ctx {
-	struct res_run *run;
-	struct stk_stack_list *list;
-};
-
-/* One count key with its stacks: chains, a stack copy's hash, or stack ids. */
-static int add_counted(void *ctx, const void *key_bytes, uint64_t total)
-{
-	struct res_run *run = ((struct collect_ctx *)ctx)->run;
-	struct stk_stack_list *list = ((struct collect_ctx *)ctx)->list;
-	const struct stk_res_key *key = key_bytes;
-	struct stk_dwarf_samples *dwarf = run->session.dwarf;
-	uint64_t value = key->kind == STK_RES_BLOCK_TIME ? total / 1000 : total; /* ns: microseconds */
-	struct stk_stack *st;
-
-	if (key->kind >= STK_RES_KIND_COUNT || run->type_of[key->kind] < 0 || value == 0)
-		return 0;
-	if (dwarf && key->content_hash) {
-		st = stk_dwarf_samples_add(dwarf, list, key->content_hash, key->tgid, key->tid, key->comm, value);
-	} else {
-		const struct stk_counted_key k = {
-			.tgid = key->tgid, .tid = key->tid, .comm = key->comm, .kernel_stack_id = key->kernel_stack_id,
-			.user_stack_id = key->user_stack_id, .kernel_chain = key->kernel_chain,
-			.user_chain = key->user_chain, .value = value,
-		};
-		struct stk_stack_source src = stk_session_stack_source(&run->session,
-								       bpf_map__fd(run->attach.skel->maps.res_stacks));
-
-		st = stk_stack_list_add_key(list, &k, &src);
-	}
-	if (!st)
-		return -1;
-	st->type = (uint32_t)run->type_of[key->kind];
-	return mark(run, st, key);
 }
 
 static int print_results(void *arg)
 {
 	struct res_run *run = arg;
 	const struct res_config *cfg = &run->cfg;
-	struct stk_stack_list list = { 0 };
-	struct collect_ctx cc = { run, &list };
-	int ret;
-
-	stk_session_begin_results(&run->session);
-	if (stk_percpu_counts_each(bpf_map__fd(run->attach.skel->maps.res_counts), sizeof(struct stk_res_key),
-				   add_counted, &cc)) {
-		stk_error(APPLET, "out of memory while reading the totals");
-		stk_stack_list_free(&list);
-		return -1;
-	}
-	struct stk_report report = {
+	const struct stk_report report = {
 		.value_type = run->types[0].type,
 		.value_unit = run->types[0].unit,
 		.types = run->types,
 		.n_types = run->n_types,
 		.title = run->title,
 	};
-	struct stk_output_opts opts = { .show_tid = cfg->common.n_tids > 0 };
-	ret = stk_session_print(&run->session, &list, &report, &opts);
-	stk_stack_list_free(&list);
-	return ret;
+	const struct stk_output_opts opts = { .show_tid = cfg->common.n_tids > 0 };
+
+	return stk_session_results(&run->session, &report, &opts);
 }
 
 static void print_header(void *arg)
 {
 	const struct res_run *run = arg;
 	const struct res_config *cfg = &run->cfg;
-	const char *who = cfg->common.n_pids ? "the given processes" : cfg->common.n_tids ? "the given threads"
-			  : "all threads";
-	const char *which = cfg->common.user_only ? "user" : cfg->common.kernel_only ? "kernel" : "user + kernel";
 
 	printf("Tracing ");
 	for (size_t i = 0; i < run->n_types; i++)
 		printf("%s%s (%s)", i ? ", " : "", run->types[i].type, run->types[i].unit);
-	printf(" of %s by %s stack", who, which);
+	printf(" of %s by %s stack", stk_stack_opts_whose(&cfg->common), stk_stack_opts_which(&cfg->common));
 	stk_stack_opts_print_until(&cfg->common);
 }
 
@@ -382,10 +271,11 @@ static void choose_types(struct res_run *run)
 	for (int k = 0; k < STK_RES_KIND_COUNT; k++) {
 		const struct stk_res_kind_info *i = stk_res_kind((enum stk_res_kind)k);
 
-		run->type_of[k] = -1;
+		/* block-time is counted in nanoseconds and reported in microseconds */
+		run->kinds[k] = (struct stk_weight_kind){ -1, k == STK_RES_BLOCK_TIME ? 1000 : 1 };
 		if (!run->cfg.want.on[k] || !run->attach.chosen[i->source])
 			continue;
-		run->type_of[k] = (int)run->n_types;
+		run->kinds[k].report_type = (int)run->n_types;
 		run->types[run->n_types++] = (struct stk_value_type){ i->type, i->unit };
 	}
 	size_t used = (size_t)snprintf(run->title, sizeof(run->title), "stk resources:");
@@ -399,7 +289,7 @@ static void say_sources(const struct res_run *run)
 {
 	const struct res_config *cfg = &run->cfg;
 	const struct stk_res_attachment *a = &run->attach;
-	char kinds[64];
+	char kinds[64], passed[1024];
 
 	for (int s = 0; s < STK_RES_SRC_COUNT; s++) {
 		if (!stk_res_request_wants(&cfg->want, (enum stk_res_source)s))
@@ -408,8 +298,8 @@ static void say_sources(const struct res_run *run)
 		if (!a->chosen[s])
 			fprintf(stderr, "%s: %s unavailable on this kernel (%s)\n", APPLET, kinds, a->tried[s]);
 		else if (cfg->common.verbose)
-			fprintf(stderr, "%s: %s: mechanism %s%s%s%s\n", APPLET, kinds, a->chosen[s]->name,
-				a->tried[s][0] ? " (passed over: " : "", a->tried[s], a->tried[s][0] ? ")" : "");
+			fprintf(stderr, "%s: %s: mechanism %s%s\n", APPLET, kinds, a->chosen[s]->name,
+				stk_climb_passed_over(a->tried[s], passed, sizeof(passed)));
 	}
 	if (by_sys_exit(a, STK_RES_SRC_FILES) && !stk_session_has_btf(&run->session))
 		fprintf(stderr, "%s: read and write include sockets' bytes: without BTF the file behind a descriptor "
@@ -427,10 +317,16 @@ static int setup(void *arg)
 	struct res_run *run = arg;
 	struct res_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
+	/* each kind's stack shows what moved (block direction, system call) and who moved it */
+	const struct stk_stack_applet resources = {
+		.name = APPLET, .counts = true, .unit = "events", .hashes = true,
+		.rules = { .trim_tracing = true, .resource_marks = true, .kinds = run->kinds, .n_kinds = STK_RES_KIND_COUNT },
+		.header = print_header, .detach = detach, .results = print_results,
+	};
 	char err[2048], release[256] = "", tracefs_err[256];
 	const char *how;
 
-	if (stk_session_open(session, APPLET, &cfg->common, cfg->common.pids, cfg->common.n_pids))
+	if (stk_session_open(session, &resources, &cfg->common, cfg->common.pids, cfg->common.n_pids))
 		return -1;
 	if (stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;
@@ -444,8 +340,8 @@ static int setup(void *arg)
 		.want = &cfg->want,
 		.program_suffix = suffix[rung],
 		.maps = res_maps,
-		.extra_maps = rung == STK_UNWIND_CFI ? stk_unwind_map_names : NULL,
-		.extra_programs = rung == STK_UNWIND_CFI ? stk_unwind_program_names : NULL,
+		.extra_maps = stk_session_extra_maps(session),
+		.extra_programs = stk_session_extra_programs(session),
 		.btf_custom_path = stk_session_btf_path(session),
 		.env = {
 			.kernel_btf = session->btf.kernel_btf,
@@ -467,12 +363,12 @@ static int setup(void *arg)
 		return -1;
 	}
 	choose_types(run);
-	session->capture = (struct stk_stack_capture){
-		.header = print_header, .detach = detach, .results = print_results,
-		.losses = { .stats = run->attach.skel->maps.res_stats, .counts_size = DEFAULT_COUNTS_SIZE,
-			    .unit = "events" },
-	};
-	return stk_session_start(session, run->attach.skel->maps.res_new_process, 0);
+	return stk_session_start(session, 0);
+}
+
+static int capture(void *run)
+{
+	return stk_session_capture(&((struct res_run *)run)->session, run);
 }
 
 static void teardown(void *arg)
@@ -485,14 +381,13 @@ static void teardown(void *arg)
 	free(run->cpus);
 }
 
-static int resources_main(int argc, char **argv)
+static int resources_main(const struct stk_invocation *inv)
 {
 	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .teardown = teardown,
-		.session_offset = offsetof(struct res_run, session),
+		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
 	};
 	/* on the heap: large (the attachment's reasons) */
-	return stk_applet_run_new(&steps, sizeof(struct res_run), APPLET, argc, argv);
+	return stk_applet_run_new(&steps, sizeof(struct res_run), APPLET, inv);
 }
 
 STK_APPLET(resources, .name = "resources", .summary = "which code paths grow memory and do disk and network I/O, and how much?",

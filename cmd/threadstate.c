@@ -160,8 +160,10 @@ struct ts_run {
 	int64_t source_ns, select_ns, pass_count; /* -v: cost of the passes */
 };
 
-static int parse_args(void *run, int argc, char **argv)
+static int parse_args(void *run, const struct stk_invocation *inv)
 {
+	int argc = inv->argc;
+	char **argv = inv->argv;
 	struct ts_config *cfg = &((struct ts_run *)run)->cfg;
 	static const struct option longopts[] = {
 		{ "frequency", required_argument, NULL, 'F' },
@@ -189,13 +191,14 @@ static int parse_args(void *run, int argc, char **argv)
 	};
 	struct stk_group_spec added = { 0 };
 	bool hz_given = false, group_given = false;
+	char msg[512];
 	enum stk_tsource src;
 	char *end;
 	int c;
 
 	cfg->interval_ms = 5000;
 	cfg->top = DEFAULT_TOP;
-	stk_stack_opts_init(&cfg->stack, 't', 0, 127);
+	stk_stack_opts_init(&cfg->stack, 't', 127);
 	cfg->source = -1;
 	opterr = 0;
 	optind = 1;
@@ -263,8 +266,7 @@ static int parse_args(void *run, int argc, char **argv)
 		}
 		case 'v': cfg->verbose = true; cfg->stack.verbose = true; break;
 		case 'h': print_help(); return 1;
-		case ':': return usage_error("option %s needs an argument", argv[optind - 1]);
-		default: return usage_error("unknown option '%s' (see 'stk threadstate --help')", argv[optind - 1]);
+		default: return usage_error("%s", stk_getopt_problem(c, APPLET, argv, msg, sizeof(msg)));
 		}
 	}
 	if (optind < argc)
@@ -656,14 +658,14 @@ static int run_capture(void *arg)
 	return ret;
 }
 
-static int threadstate_main(int argc, char **argv)
+static int threadstate_main(const struct stk_invocation *inv)
 {
 	static const struct stk_applet_steps steps = {
 		.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
 	};
 	struct ts_run run = { 0 };
 
-	return stk_applet_run(&steps, &run, argc, argv);
+	return stk_applet_run(&steps, &run, inv);
 }
 
 STK_APPLET(threadstate, .name = "threadstate", .summary = "what is every thread doing, sampled over time?", .main = threadstate_main,

@@ -166,7 +166,8 @@ static int load_and_attach(struct stk_res_attachment *a, const struct stk_res_at
 {
 	const struct stk_bpf_selection sel = {
 		.programs = programs, .maps = r->maps, .btf_custom_path = r->btf_custom_path,
-		.extra_maps = probe ? NULL : r->extra_maps, .extra_programs = probe ? NULL : r->extra_programs,
+		/* a trial's programs count through the shared maps too (tiny: before_load sizes them) */
+		.extra_maps = r->extra_maps, .extra_programs = probe ? NULL : r->extra_programs,
 	};
 	char err[256];
 	int ret;

@@ -26,7 +26,7 @@ struct stk_res_attach_request {
 	const struct stk_res_request *want; /* the kinds, every Nth, forced rungs */
 	const char *program_suffix;         /* "_cfi", "_dwarf", or NULL (frame pointers) */
 	const char *const *maps;            /* the applet's maps, NULL-terminated */
-	const char *const *extra_maps, *const *extra_programs; /* NULL, or the kernel unwinder's */
+	const char *const *extra_maps, *const *extra_programs; /* the session's shared maps and programs */
 	const char *btf_custom_path;
 	struct stk_precondition_env env;    /* what the rungs' preconditions look at */
 	const int *cpus;                    /* perf_event: the CPUs to open page-fault events on */

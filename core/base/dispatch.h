@@ -5,10 +5,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* What an applet runs with. */
+struct stk_invocation {
+	int argc;
+	char **argv;         /* its arguments as if run through its link: argv[0] its name */
+	const char *command; /* the whole command line as typed, joined by spaces (what a recording says of itself) */
+};
+
 struct stk_applet {
 	const char *name;
 	const char *summary;
-	int (*main)(int argc, char **argv); /* NULL: not implemented yet */
+	int (*main)(const struct stk_invocation *inv); /* NULL: not implemented yet */
 	bool bare_link;                     /* --install also creates the unprefixed name */
 	int rank;                           /* place in `stk --list` and the usage, lowest first */
 };

@@ -1,5 +1,7 @@
 #include "core/base/options.h"
 
+#include <getopt.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -108,4 +110,13 @@ int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, 
 		}
 	}
 	return 0;
+}
+
+const char *stk_getopt_problem(int c, const char *applet, char **argv, char *msg, size_t len)
+{
+	if (c == ':')
+		snprintf(msg, len, "option %s needs an argument", argv[optind - 1]);
+	else
+		snprintf(msg, len, "unknown option '%s' (see 'stk %s --help')", argv[optind - 1], applet);
+	return msg;
 }

@@ -25,4 +25,11 @@ int stk_check_tid_exists(uint32_t tid);
  */
 int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, const uint32_t *tids,
 		      size_t n_tids, const char *tid_opt, char *msg, size_t len);
+/*
+ * getopt_long's own complaints as one line into msg: ':' an option without
+ * its argument, anything else an unknown option (see 'stk APPLET --help').
+ * argv and optind as getopt_long left them. Returns msg.
+ */
+const char *stk_getopt_problem(int c, const char *applet, char **argv, char *msg, size_t len);
+
 #endif

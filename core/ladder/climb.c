@@ -52,3 +52,12 @@ int stk_climb_all(struct stk_climb *c, const char *none_msg, char *err, size_t e
 
 	return stk_climb(c, order, n, none_msg, err, errlen);
 }
+
+const char *stk_climb_passed_over(const char *tried, char *buf, size_t len)
+{
+	if (tried && tried[0])
+		snprintf(buf, len, " (passed over: %s)", tried);
+	else if (len)
+		buf[0] = '\0';
+	return buf;
+}

@@ -32,5 +32,7 @@ int stk_climb(struct stk_climb *c, const struct stk_rung *const *order, size_t n
 	      size_t errlen);
 /* stk_climb over the class's own order (stk_ladder_order with no target count). */
 int stk_climb_all(struct stk_climb *c, const char *none_msg, char *err, size_t errlen);
+/* For -v lines: " (passed over: TRIED)" into buf, or "" when nothing was passed over. Returns buf. */
+const char *stk_climb_passed_over(const char *tried, char *buf, size_t len);
 
 #endif

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/dispatch.h"
 #include "core/base/options.h"
 #include "core/base/sysfs_read.h"
 
-void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
-			 uint64_t max_depth_limit)
+void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t max_depth_limit)
 {
 	memset(o, 0, sizeof(*o));
 	o->tid_opt = tid_opt;
-	o->stack_storage_size = stack_storage_size;
+	o->stack_storage_size = STK_STACK_STORAGE_DEFAULT;
 	o->max_depth_limit = max_depth_limit;
 	o->max_depth = max_depth_limit;
 	o->format = STK_FORMAT_TEXT;
@@ -161,9 +161,11 @@ static bool shows_spans(const struct stk_stack_opts *o)
 	return false;
 }
 
-int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len)
+int stk_stack_opts_finish(struct stk_stack_opts *o, int optind, char *msg, size_t len)
 {
 	char pid_opt[] = "-p", tid_opt[] = { '-', o->tid_opt, '\0' };
+	int argc = o->argc;
+	char **argv = o->argv;
 
 	if (optind < argc) {
 		if (stk_parse_seconds(argv[optind], &o->duration_ms)) {
@@ -198,22 +200,30 @@ void stk_stack_opts_free(struct stk_stack_opts *o)
 	o->n_pids = o->n_tids = 0;
 }
 
-void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size)
+void stk_stack_opts_begin(struct stk_stack_opts *o, const char *applet, const struct stk_invocation *inv, char tid_opt)
 {
 	long max_stack = 127;
 
 	stk_read_long("/proc/sys/kernel/perf_event_max_stack", &max_stack);
-	stk_stack_opts_init(o, tid_opt, stack_storage_size, (uint64_t)max_stack);
+	stk_stack_opts_init(o, tid_opt, (uint64_t)max_stack);
+	o->applet = applet;
+	o->command = inv->command;
+	o->argc = inv->argc;
+	o->argv = inv->argv;
 	opterr = 0;
 	optind = 1;
 }
 
-int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
-		     const struct option *longopts, const char *own, char *msg, size_t len)
+int stk_stack_getopt(struct stk_stack_opts *o, const char *shortopts, const struct option *longopts, const char *own,
+		     char *msg, size_t len)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = getopt_long(o->argc, o->argv, shortopts, longopts, NULL)) != -1) {
+		if (c == ':' || c == '?') {
+			stk_getopt_problem(c, o->applet, o->argv, msg, len);
+			return STK_OPT_BAD;
+		}
 		int taken = c > 0 && c < 256 && own && strchr(own, c) ? 0 : stk_stack_opt(o, c, optarg, msg, len);
 		if (taken < 0)
 			return STK_OPT_BAD;
@@ -221,6 +231,16 @@ int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char
 			return c;
 	}
 	return -1;
+}
+
+const char *stk_stack_opts_whose(const struct stk_stack_opts *o)
+{
+	return o->n_pids ? "the given processes" : o->n_tids ? "the given threads" : "all threads";
+}
+
+const char *stk_stack_opts_which(const struct stk_stack_opts *o)
+{
+	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
 }
 
 void stk_stack_opts_print_until(const struct stk_stack_opts *o)

@@ -97,6 +97,8 @@ enum stk_stack_long_opt {
 /* The shared short options for the getopt string (without the thread option). */
 #define STK_STACK_SHORTOPTS "p:UKdfo:vh"
 
+/* --stack-storage-size's default: stacks the frame-pointer stack map holds. */
+#define STK_STACK_STORAGE_DEFAULT 16384
 /* --stack-bytes: bounds and default (perf record --call-graph dwarf copies 8 KiB too). */
 #define STK_STACK_BYTES_MIN 1024
 #define STK_STACK_BYTES_MAX 32768
@@ -109,6 +111,10 @@ enum stk_stack_long_opt {
 #define STK_EVENT_BUFFER_MAX 1024u
 
 struct stk_stack_opts {
+	const char *applet;      /* its name, for messages */
+	const char *command;     /* the command line as typed (the invocation's; what recordings say of themselves) */
+	int argc;                /* the applet's arguments (the invocation's) */
+	char **argv;
 	char tid_opt;            /* the thread option's letter: 'L' (profile) or 't' */
 	uint32_t *pids, *tids;   /* owned; stk_stack_opts_free() */
 	size_t n_pids, n_tids;
@@ -132,9 +138,8 @@ struct stk_stack_opts {
 	uint32_t event_buffer_mb; /* --event-buffer */
 };
 
-/* Defaults: text format, all frames the kernel allows (max_depth_limit), the given stack map size. */
-void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size,
-			 uint64_t max_depth_limit);
+/* Defaults: text format, all frames the kernel allows (max_depth_limit). */
+void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t max_depth_limit);
 /*
  * One getopt_long result. 1: a shared option, taken; 0: not a shared option
  * (the applet handles it); -1: a bad value, msg says which and why.
@@ -146,24 +151,30 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
  * with -K, the format of every -o, and the -p / thread targets. 0, or -1
  * with msg.
  */
-int stk_stack_opts_finish(struct stk_stack_opts *o, int argc, char **argv, int optind, char *msg, size_t len);
+int stk_stack_opts_finish(struct stk_stack_opts *o, int optind, char *msg, size_t len);
 void stk_stack_opts_free(struct stk_stack_opts *o);
 
 /* stk_stack_getopt()'s result for a bad value of a shared option (msg says which). */
 #define STK_OPT_BAD (-2)
 /*
  * Before the getopt loop: stk_stack_opts_init with this kernel's
- * perf_event_max_stack, and getopt reset to argv[1] with its own errors off.
+ * perf_event_max_stack for applet run as inv, and getopt reset to argv[1]
+ * with its own errors off.
  */
-void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack_storage_size);
+struct stk_invocation;
+void stk_stack_opts_begin(struct stk_stack_opts *o, const char *applet, const struct stk_invocation *inv, char tid_opt);
 /*
- * getopt_long that takes the shared options itself and returns the next one
- * that is the applet's own ('h', ':' and unknown ones included), -1 at the
- * end, or STK_OPT_BAD with msg. Letters in own are the applet's even where a
- * shared option has them (stackcount's -d).
+ * getopt_long over the invocation's arguments (shortopts starting with ':')
+ * that takes the shared options itself and returns the next one that is the
+ * applet's own ('h' included), -1 at the end, or STK_OPT_BAD with msg (a bad
+ * value, a missing argument, an unknown option). Letters in own are the
+ * applet's even where a shared option has them (stackcount's -d).
  */
-int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
-		     const struct option *longopts, const char *own, char *msg, size_t len);
+int stk_stack_getopt(struct stk_stack_opts *o, const char *shortopts, const struct option *longopts, const char *own,
+		     char *msg, size_t len);
+/* For a stack applet's header line: whose stacks ("the given processes", "all threads") and which ("user + kernel"). */
+const char *stk_stack_opts_whose(const struct stk_stack_opts *o);
+const char *stk_stack_opts_which(const struct stk_stack_opts *o);
 /* The end of a stack applet's header line: " for N secs." or "... Hit Ctrl-C to end.", flushed. */
 void stk_stack_opts_print_until(const struct stk_stack_opts *o);
 

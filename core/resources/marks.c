@@ -1,10 +1,13 @@
 /* Frames that say what a resources stack's numbers are: see marks.h. */
 #include "core/resources/marks.h"
 
+#include <errno.h>
 #include <linux/types.h>
 #include <string.h>
 
 #include "bpf/resources_types.h"
+#include "core/stack/stack_mark.h"
+#include "core/threads/syscall_table.h"
 
 static const char *const syscall_frames[][2] = {
 	{ "read", "[sys_read]" },         { "pread64", "[sys_pread64]" },   { "readv", "[sys_readv]" },
@@ -36,9 +39,29 @@ static bool is_writeback(const struct stk_stack *st)
 
 const char *stk_res_who_label(const struct stk_stack *st, uint32_t who)
 {
-	if (who == STK_RES_WHO_IO_WORKER)
+	if (who == STK_WHO_IO_WORKER)
 		return "[io_uring worker]";
-	if (who != STK_RES_WHO_KTHREAD)
+	if (who != STK_WHO_KTHREAD)
 		return NULL;
 	return is_writeback(st) ? "[kernel thread: writeback]" : "[kernel thread]";
+}
+
+int stk_res_mark(struct stk_stack *st, const struct stk_stack_ref *ref, bool user_only)
+{
+	const char *who;
+
+	if (ref->type == STK_RES_BLOCK || ref->type == STK_RES_BLOCK_TIME) {
+		if (stk_stack_mark_leaf(st, ref->detail == STK_RES_BLOCK_WRITE ? "[block write]" : "[block read]"))
+			return -1;
+	} else if (ref->detail && !user_only) {
+		/* a system call's bytes: its name stands for the kernel frames not taken */
+		if (stk_stack_mark_leaf(st, stk_res_syscall_frame(stk_syscall_name((int)ref->detail - 1))))
+			return -1;
+	}
+	/* without BTF a kernel thread shows as one without a user stack */
+	uint32_t who_id = ref->who;
+	if (who_id == STK_WHO_USER && ref->user_stack_id == -EFAULT && !ref->user_chain && !ref->copy)
+		who_id = STK_WHO_KTHREAD;
+	who = stk_res_who_label(st, who_id);
+	return who ? stk_stack_mark_root(st, who) : 0;
 }

@@ -3,11 +3,10 @@
 #include <stdlib.h>
 
 #include "core/base/log.h"
-#include "core/session/session.h"
 
-int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char **argv)
+int stk_applet_run(const struct stk_applet_steps *a, void *run, const struct stk_invocation *inv)
 {
-	int ret = a->parse(run, argc, argv);
+	int ret = a->parse(run, inv);
 
 	if (ret) {
 		a->teardown(run);
@@ -17,17 +16,12 @@ int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char *
 		a->teardown(run);
 		return STK_EXIT_USAGE;
 	}
-	if (a->capture) {
-		ret = a->capture(run);
-	} else {
-		struct stk_session *s = (struct stk_session *)((char *)run + a->session_offset);
-		ret = stk_session_capture(s, &s->capture, run);
-	}
+	ret = a->capture(run);
 	a->teardown(run);
 	return ret;
 }
 
-int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char *applet, int argc, char **argv)
+int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char *applet, const struct stk_invocation *inv)
 {
 	void *run = calloc(1, size);
 	int ret;
@@ -36,7 +30,7 @@ int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char
 		stk_error(applet, "out of memory");
 		return 1;
 	}
-	ret = stk_applet_run(a, run, argc, argv);
+	ret = stk_applet_run(a, run, inv);
 	free(run);
 	return ret;
 }

@@ -9,25 +9,21 @@
 
 #include <stddef.h>
 
+#include "core/base/dispatch.h"
+
 struct stk_applet_steps {
 	/* 0: go on; 1: done (--help printed); -1: a usage error was printed */
-	int (*parse)(void *run, int argc, char **argv);
+	int (*parse)(void *run, const struct stk_invocation *inv);
 	/* privileges, BPF load and attach: 0, or -1 after printing why */
 	int (*setup)(void *run);
-	/*
-	 * The capture and its results: 0, or 1 when results could not be
-	 * written. NULL for the stack applets: their session's capture
-	 * (stk_session_capture with the description setup left in the session
-	 * at session_offset of the run struct).
-	 */
+	/* the capture and its results (stack applets: stk_session_capture): 0, or 1 when results could not be written */
 	int (*capture)(void *run);
 	/* releases whatever parse and setup made, however far they got */
 	void (*teardown)(void *run);
-	size_t session_offset; /* offsetof(RUN, session), with capture NULL */
 };
 
-int stk_applet_run(const struct stk_applet_steps *a, void *run, int argc, char **argv);
+int stk_applet_run(const struct stk_applet_steps *a, void *run, const struct stk_invocation *inv);
 /* The same over a zeroed run struct of size bytes on the heap (for run structs too large for the stack). */
-int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char *applet, int argc, char **argv);
+int stk_applet_run_new(const struct stk_applet_steps *a, size_t size, const char *applet, const struct stk_invocation *inv);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "bpf/stack_sample.h"
 #include "core/base/grow.h"
+#include "core/base/key_index.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
@@ -48,19 +49,17 @@ struct pending_sample {
 	unsigned char data[];
 };
 
-/* by_hash: content hash -> entry of the table (open addressing, linear probing). */
-struct hash_slot {
-	uint64_t hash;
-	size_t entry_plus1; /* 0: empty */
+/* A copy's id (by_hash: the content hash the kernel counted it under) and the table entry it unwound to. */
+struct copy_ref {
+	uint64_t id;
+	uint64_t entry;
 };
 
 struct stk_dwarf_samples {
 	struct stk_dwarf_opts opts;
-	size_t unwound; /* copies unwound and findable by their content hash */
-	uint64_t *unwound_hashes; /* their hashes, in the order they were unwound */
-	size_t cap_unwound;
-	struct hash_slot *slots;
-	size_t n_slots, n_used;
+	struct copy_ref *unwound; /* by_hash: the copies unwound, in that order, findable by id through by_id */
+	size_t n_unwound, cap_unwound;
+	struct stk_key_index by_id;
 	uint64_t missing; /* by_hash: counted hashes whose sample never arrived */
 	struct perf_buffer *buf;
 	struct stk_symbolizer *sym;
@@ -78,42 +77,22 @@ struct stk_dwarf_samples {
 	struct pending_sample *spare; /* unwound copies' buffers, for the next ones */
 	size_t n_spare;
 	int pending_fd; /* eventfd, readable while samples wait: the run loop comes back for them */
-	void (*on_sample)(void *ctx, const struct stk_stack_sample *s, size_t entry);
+	void (*on_sample)(void *ctx, const struct stk_stack_sample *s, uint64_t copy);
 	void *on_sample_ctx;
 	uint64_t ips[MAX_FRAMES];
 	uint8_t how[MAX_FRAMES];
 };
 
-static struct hash_slot *slot_of(const struct stk_dwarf_samples *d, uint64_t hash)
+/* by_hash: the copy sent with id unwound to entry (a copy sent again: its id finds the newer). 0, or -1. */
+static int remember_copy(struct stk_dwarf_samples *d, uint64_t id, size_t entry)
 {
-	size_t i = (size_t)(hash ^ (hash >> 32)) & (d->n_slots - 1);
-
-	while (d->slots[i].entry_plus1 && d->slots[i].hash != hash)
-		i = (i + 1) & (d->n_slots - 1);
-	return &d->slots[i];
-}
-
-static int remember_hash(struct stk_dwarf_samples *d, uint64_t hash, size_t entry)
-{
-	if ((d->n_used + 1) * 2 > d->n_slots) {
-		size_t old_n = d->n_slots, n = old_n ? old_n * 2 : 1024;
-		struct hash_slot *old = d->slots;
-
-		if (!(d->slots = calloc(n, sizeof(*d->slots)))) {
-			d->slots = old;
-			return -1;
-		}
-		d->n_slots = n;
-		for (size_t i = 0; i < old_n; i++)
-			if (old[i].entry_plus1)
-				*slot_of(d, old[i].hash) = old[i];
-		free(old);
+	if (stk_grow((void **)&d->unwound, &d->cap_unwound, d->n_unwound + 1, sizeof(*d->unwound)))
+		return -1;
+	d->unwound[d->n_unwound++] = (struct copy_ref){ id, entry };
+	if (stk_key_index_add(&d->by_id, d->unwound, d->n_unwound)) {
+		d->n_unwound--;
+		return -1;
 	}
-	struct hash_slot *sl = slot_of(d, hash);
-	if (!sl->entry_plus1)
-		d->n_used++;
-	sl->hash = hash;
-	sl->entry_plus1 = entry + 1;
 	return 0;
 }
 
@@ -205,18 +184,15 @@ static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size
 
 		raw.tid = 0;
 		raw.value = 0;
-		if (stk_grow((void **)&d->unwound_hashes, &d->cap_unwound, d->unwound + 1, sizeof(uint64_t)) ||
-		    stk_stack_table_add_at(d->table, &raw, &at) || remember_hash(d, s->content_hash, at))
+		if (stk_stack_table_add_at(d->table, &raw, &at) || remember_copy(d, s->content_hash, at))
 			d->lost++;
-		else
-			d->unwound_hashes[d->unwound++] = s->content_hash;
 		return;
 	}
 	size_t at;
 	if (stk_stack_table_add_at(d->table, &raw, &at))
 		d->lost++;
 	else if (d->on_sample)
-		d->on_sample(d->on_sample_ctx, s, at);
+		d->on_sample(d->on_sample_ctx, s, (uint64_t)at + 1);
 }
 
 /* The perf buffer's callback: a copy joins the queue (the data is only valid until it returns). */
@@ -329,6 +305,7 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 	}
 	d->opts = *o;
 	d->sym = sym;
+	d->by_id = (struct stk_key_index){ .key_size = sizeof(uint64_t), .stride = sizeof(struct copy_ref) };
 	d->pending_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->pending_fd < 0) {
 		stk_error(applet, "creating the sample queue's eventfd failed: %s", strerror(errno));
@@ -409,12 +386,13 @@ static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *i
 	return f;
 }
 
-/* by_hash: the raw stack of the sample sent with content_hash, or NULL when none arrived. */
-static const struct stk_raw_stack *raw_of(const struct stk_dwarf_samples *d, uint64_t content_hash)
+/* The raw stack of the copy id names, or NULL when none arrived. */
+static const struct stk_raw_stack *raw_of(const struct stk_dwarf_samples *d, uint64_t id)
 {
-	const struct hash_slot *sl = d->n_slots ? slot_of(d, content_hash) : NULL;
-
-	return sl && sl->entry_plus1 ? stk_stack_table_at(d->table, sl->entry_plus1 - 1) : NULL;
+	if (!d->opts.by_hash)
+		return id && id <= stk_stack_table_size(d->table) ? stk_stack_table_at(d->table, id - 1) : NULL;
+	int64_t at = stk_key_index_find(&d->by_id, d->unwound, &id);
+	return at >= 0 ? stk_stack_table_at(d->table, d->unwound[at].entry) : NULL;
 }
 
 /* st's frames, named, and how its user chain ended, from raw. */
@@ -428,7 +406,8 @@ static void take_frames(struct stk_dwarf_samples *d, struct stk_stack *st, const
 	st->unwind_stop = raw->stop;
 }
 
-struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry)
+/* Entry i of the table as it was counted: its task, value and frames. */
+static struct stk_stack *add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry)
 {
 	const struct stk_raw_stack *raw = stk_stack_table_at(d->table, entry);
 	struct stk_stack *st = stk_stack_list_add(l);
@@ -445,13 +424,13 @@ int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list
 	size_t n = stk_stack_table_size(d->table);
 
 	for (size_t i = 0; i < n; i++)
-		if (!stk_dwarf_samples_add_entry(d, l, i))
+		if (!add_entry(d, l, i))
 			return -1;
 	return 0;
 }
 
 void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
-				 void (*fn)(void *ctx, const struct stk_stack_sample *s, size_t entry), void *ctx)
+				 void (*fn)(void *ctx, const struct stk_stack_sample *s, uint64_t copy), void *ctx)
 {
 	if (!d)
 		return;
@@ -461,23 +440,23 @@ void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
 
 size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d)
 {
-	return d ? d->unwound : 0;
+	return d ? d->n_unwound : 0;
 }
 
-uint64_t stk_dwarf_samples_unwound_hash(const struct stk_dwarf_samples *d, size_t i)
+uint64_t stk_dwarf_samples_unwound_id(const struct stk_dwarf_samples *d, size_t i)
 {
-	return d && i < d->unwound ? d->unwound_hashes[i] : 0;
+	return d && i < d->n_unwound ? d->unwound[i].id : 0;
 }
 
-bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash)
+bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t copy)
 {
-	return d && raw_of(d, content_hash) != NULL;
+	return d && raw_of(d, copy) != NULL;
 }
 
-struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
+struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t copy,
 					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value)
 {
-	const struct stk_raw_stack *raw = raw_of(d, content_hash);
+	const struct stk_raw_stack *raw = raw_of(d, copy);
 	struct stk_stack *st = stk_stack_list_add(l);
 
 	if (!st)
@@ -497,10 +476,10 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 	return st;
 }
 
-int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
+int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t copy, const uint64_t **ips,
 				  size_t *n)
 {
-	const struct stk_raw_stack *raw = raw_of(d, content_hash);
+	const struct stk_raw_stack *raw = raw_of(d, copy);
 
 	if (!raw)
 		return -1;
@@ -552,7 +531,7 @@ void stk_dwarf_samples_free(struct stk_dwarf_samples *d)
 		close(d->pending_fd);
 	stk_unwinder_free(d->unwinder);
 	stk_stack_table_free(d->table);
-	free(d->slots);
-	free(d->unwound_hashes);
+	stk_key_index_free(&d->by_id);
+	free(d->unwound);
 	free(d);
 }

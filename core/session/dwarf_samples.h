@@ -52,36 +52,37 @@ void stk_dwarf_samples_set_deadline(struct stk_dwarf_samples *d, int64_t deadlin
 void stk_dwarf_samples_drain(struct stk_dwarf_samples *d);
 /* Samples recorded without unwinding (see above), and the last reason. */
 uint64_t stk_dwarf_samples_not_unwound(const struct stk_dwarf_samples *d, const char **why);
-/* Symbolized stacks into l. 0, or -1 when out of memory. */
+/* Not by_hash: every copy counted, symbolized, into l. 0, or -1 when out of memory. */
 int stk_dwarf_samples_collect(struct stk_dwarf_samples *d, struct stk_stack_list *l);
 /*
- * by_hash: appends to l the stack of the sample sent with content_hash, symbolized, as
- * task (tgid, tid, comm) with value. A hash whose sample never arrived gives a stack
- * marked missing (and counts as lost). NULL when out of memory.
+ * A copy's id, as a stack reference carries it (bpf/stack_types.h): by_hash,
+ * the content hash the kernel counted the copy under; otherwise the number
+ * the table gave the copy as it was recorded (1, 2, ...: see on_sample).
+ *
+ * Appends to l the stack of copy, symbolized, as task (tgid, tid, comm) with
+ * value. A copy that never arrived gives a stack marked missing (and counts
+ * as lost). NULL when out of memory.
  */
-struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t content_hash,
+struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_stack_list *l, uint64_t copy,
 					uint32_t tgid, uint32_t tid, const char *comm, uint64_t value);
 /*
- * Not by_hash: fn(ctx, sample, entry) for each sample as it is recorded, with
- * the index of its stack's entry (for stk_dwarf_samples_add_entry): the event
- * log's copy of each sample. NULL: none.
+ * Not by_hash: fn(ctx, sample, copy) for each sample as it is recorded, with
+ * its copy's id: the event log's copy of each sample. NULL: none.
  */
 struct stk_stack_sample;
 void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
-				 void (*fn)(void *ctx, const struct stk_stack_sample *s, size_t entry), void *ctx);
-/* Appends entry's stack (task, value so far and frames, as stk_dwarf_samples_collect gives it) to l. NULL when out of memory. */
-struct stk_stack *stk_dwarf_samples_add_entry(struct stk_dwarf_samples *d, struct stk_stack_list *l, size_t entry);
-/* by_hash: whether the sample sent with content_hash has been unwound (its stack can be added). */
-bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t content_hash);
-/* How many copies kept by content hash have been unwound so far (only grows; 0 for NULL). */
+				 void (*fn)(void *ctx, const struct stk_stack_sample *s, uint64_t copy), void *ctx);
+/* Whether copy has been unwound (its stack can be added). */
+bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t copy);
+/* by_hash: how many copies have been unwound so far (only grows; 0 for NULL). */
 size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d);
-/* by_hash: the content hash of the i-th copy unwound (i < stk_dwarf_samples_unwound), else 0. */
-uint64_t stk_dwarf_samples_unwound_hash(const struct stk_dwarf_samples *d, size_t i);
-/* by_hash: the unwound user addresses (leaf first) of the sample sent with content_hash. 0, or -1: none arrived. */
-int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t content_hash, const uint64_t **ips,
+/* by_hash: the id of the i-th copy unwound (i < stk_dwarf_samples_unwound), else 0. */
+uint64_t stk_dwarf_samples_unwound_id(const struct stk_dwarf_samples *d, size_t i);
+/* The unwound user addresses (leaf first) of copy. 0, or -1: none arrived. */
+int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t copy, const uint64_t **ips,
 				  size_t *n);
 bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d);
-/* by_hash: counted hashes whose sample never arrived (after stk_dwarf_samples_add). */
+/* Copies counted whose sample never arrived (after stk_dwarf_samples_add). */
 uint64_t stk_dwarf_samples_missing(const struct stk_dwarf_samples *d);
 /* Samples user space could not keep (out of memory, malformed). */
 uint64_t stk_dwarf_samples_lost(const struct stk_dwarf_samples *d);

@@ -27,6 +27,7 @@
 #include "core/output/output.h"
 #include "core/session/dwarf_samples.h"
 #include "core/session/stack_list.h"
+#include "core/session/stack_resolver.h"
 
 /* How often the ring buffer is read when no quarter of it filled (events wake no one). */
 #define READ_EVERY_NS 100000000L
@@ -46,18 +47,6 @@
 #define KEPT_BLOCK_BYTES (1u << 20)
 /* Events waiting for their stack copy to be unwound; past this they are written without it. */
 #define PENDING_MAX 65536
-/* User-space events only: content_hash is an entry of the dwarf table (profile's copies). */
-#define EVENT_COPY_ENTRY 0x80
-
-/* What tells stacks apart: the references the applet counts under (padding zeroed). */
-struct stack_key {
-	uint64_t kernel_chain, user_chain, content_hash;
-	int32_t kernel_stack_id, user_stack_id;
-	uint32_t tgid;
-	uint32_t tid; /* blocks still going only */
-	uint8_t flags; /* STK_EVENT_STILL, EVENT_COPY_ENTRY */
-	uint8_t pad[7];
-};
 
 struct stack_entry {
 	struct stk_ev_stack_ref ref; /* id: the entry's index + 1 */
@@ -65,7 +54,7 @@ struct stack_entry {
 
 /* The capture's description for the footer, copied. */
 struct description {
-	char *applet, *title, *value_type, *value_unit, *period_type, *period_unit;
+	char *applet, *command, *title, *value_type, *value_unit, *period_type, *period_unit;
 	int64_t period, start, duration;
 	char opts[8];
 };
@@ -79,10 +68,11 @@ struct stk_event_sink {
 	const struct bpf_map *stats;
 	uint64_t lost_before; /* counted by skeletons replaced since */
 	struct stk_event_source src;
+	const struct stk_stack_resolver *resolver; /* the session's */
 	struct stk_dwarf_samples *dwarf;
 	int timer_fd;
 	int64_t wall_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct stack_key *keys;
+	struct stk_stack_ref *keys; /* what tells stacks apart: the ref without comm, and tid only when still */
 	struct stack_entry *entries;
 	size_t n_stacks, cap_keys, cap_entries;
 	struct stk_key_index index;
@@ -124,7 +114,7 @@ struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const 
 	stk_waitlist_init(&k->pending, sizeof(struct stk_event));
 	if (!(k->folded = stk_folded_scratch_new()))
 		goto oom;
-	k->index = (struct stk_key_index){ .key_size = sizeof(struct stack_key), .stride = sizeof(struct stack_key) };
+	k->index = (struct stk_key_index){ .key_size = sizeof(struct stk_stack_ref), .stride = sizeof(struct stk_stack_ref) };
 	k->wall_offset = stk_now_ns(CLOCK_REALTIME) - stk_now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < n_spans; i++, k->n_labels++)
 		if (!(k->labels[i] = strdup(spans[i].label)))
@@ -151,37 +141,14 @@ static const char *span_label(const struct stk_event_sink *k, const struct stk_e
 	return buf;
 }
 
-static void key_of(const struct stk_event *e, struct stack_key *key)
+/* What tells e's stack apart: a stack does not depend on the command or (but for a block still going) the thread. */
+static void key_of(const struct stk_event *e, struct stk_stack_ref *key)
 {
-	memset(key, 0, sizeof(*key));
-	key->kernel_chain = e->kernel_chain;
-	key->user_chain = e->user_chain;
-	key->content_hash = e->content_hash;
-	key->kernel_stack_id = e->kernel_stack_id;
-	key->user_stack_id = e->user_stack_id;
-	key->tgid = e->tgid;
-	key->flags = e->flags & (STK_EVENT_STILL | EVENT_COPY_ENTRY);
+	*key = e->ref;
+	memset(key->comm, 0, sizeof(key->comm));
 	/* a block still going is its own entry in the capture's totals, whichever thread */
-	if (e->flags & STK_EVENT_STILL)
-		key->tid = e->tid;
-}
-
-/* The event a key was made from, as far as resolving its stack goes (a stack does not depend on comm). */
-static void event_of(const struct stack_key *key, struct stk_event *e)
-{
-	*e = (struct stk_event){
-		.kernel_chain = key->kernel_chain, .user_chain = key->user_chain, .content_hash = key->content_hash,
-		.kernel_stack_id = key->kernel_stack_id, .user_stack_id = key->user_stack_id, .tgid = key->tgid,
-		.tid = key->tid, .flags = key->flags,
-	};
-}
-
-/* e's stack in the list through the applet's resolver (or the dwarf table's entry). */
-static const struct stk_stack *resolve(struct stk_event_sink *k, struct stk_stack_list *l, const struct stk_event *e)
-{
-	if (e->flags & EVENT_COPY_ENTRY)
-		return stk_dwarf_samples_add_entry(k->dwarf, l, (size_t)e->content_hash);
-	return k->src.resolve(k->src.ctx, l, e);
+	if (!(key->flags & STK_REF_STILL))
+		key->tid = 0;
 }
 
 /* Drops the text and frames of every entry (the writers have each in their row group). */
@@ -194,15 +161,15 @@ static void drop_strings(struct stk_event_sink *k)
 }
 
 /*
- * The text (as -f prints it) and frames of e's stack into ref, kept
+ * The text (as -f prints it) and frames of key's stack into ref, kept
  * together (text, NUL, frames) while they fit KEPT_BYTES. 0, or -1 when out
  * of memory.
  */
-static int render(struct stk_event_sink *k, const struct stk_event *e, struct stk_ev_stack_ref *ref)
+static int render(struct stk_event_sink *k, const struct stk_stack_ref *key, struct stk_ev_stack_ref *ref)
 {
 	struct stk_output_opts plain = { 0 };
 	struct stk_stack_list list = { 0 };
-	const struct stk_stack *st = resolve(k, &list, e);
+	const struct stk_stack *st = stk_stack_resolve(k->resolver, &list, key, 0);
 	const char *text = NULL;
 	size_t text_len = 0;
 	char *both = NULL;
@@ -234,7 +201,7 @@ static int render(struct stk_event_sink *k, const struct stk_event *e, struct st
 }
 
 /* A new entry for key, its stack not rendered yet. Its index, or -1 when out of memory. */
-static int64_t add_entry(struct stk_event_sink *k, const struct stack_key *key)
+static int64_t add_entry(struct stk_event_sink *k, const struct stk_stack_ref *key)
 {
 	if (stk_grow((void **)&k->keys, &k->cap_keys, k->n_stacks + 1, sizeof(*k->keys)) ||
 	    stk_grow((void **)&k->entries, &k->cap_entries, k->n_stacks + 1, sizeof(*k->entries)))
@@ -262,8 +229,7 @@ static bool strings_needed(const struct stk_event_sink *k, int64_t id)
  */
 static const struct stk_ev_stack_ref *stack_of(struct stk_event_sink *k, const struct stk_event *e)
 {
-	struct stack_key key;
-	struct stk_event again;
+	struct stk_stack_ref key;
 	int64_t at;
 
 	key_of(e, &key);
@@ -272,8 +238,7 @@ static const struct stk_ev_stack_ref *stack_of(struct stk_event_sink *k, const s
 	struct stk_ev_stack_ref *ref = &k->entries[at].ref;
 	if (ref->text || !strings_needed(k, ref->id))
 		return ref;
-	event_of(&key, &again);
-	return render(k, &again, ref) ? NULL : ref;
+	return render(k, &k->keys[at], ref) ? NULL : ref;
 }
 
 static void write_row(struct stk_event_sink *k, const struct stk_event *e)
@@ -281,8 +246,8 @@ static void write_row(struct stk_event_sink *k, const struct stk_event *e)
 	char label[600];
 	bool span = e->kind == STK_EVENT_SPAN;
 	struct stk_ev_row row = {
-		.time = (int64_t)e->time + k->wall_offset, .pid = e->tgid, .tid = e->tid, .cpu = e->cpu,
-		.comm = e->comm, .event = span ? "span" : k->src.event, .weight = (int64_t)e->weight,
+		.time = (int64_t)e->time + k->wall_offset, .pid = e->ref.tgid, .tid = e->ref.tid, .cpu = e->cpu,
+		.comm = e->ref.comm, .event = span ? "span" : k->src.event, .weight = (int64_t)e->weight,
 		.unit = span ? "nanoseconds" : k->src.unit, .span = span_label(k, e, label, sizeof(label)),
 		.state = (char)e->state,
 	};
@@ -299,8 +264,7 @@ static void write_row(struct stk_event_sink *k, const struct stk_event *e)
 /* Whether e's stack can be resolved now: a stack copy must have been unwound first. */
 static bool ready(const struct stk_event_sink *k, const struct stk_event *e)
 {
-	return !e->content_hash || (e->flags & EVENT_COPY_ENTRY) || !k->dwarf ||
-	       stk_dwarf_samples_known(k->dwarf, e->content_hash);
+	return !e->ref.copy || !k->dwarf || stk_dwarf_samples_known(k->dwarf, e->ref.copy);
 }
 
 static void take(struct stk_event_sink *k, const struct stk_event *e)
@@ -308,7 +272,7 @@ static void take(struct stk_event_sink *k, const struct stk_event *e)
 	if (k->closed || k->err[0])
 		return;
 	if (e->kind != STK_EVENT_SPAN && !k->final && !ready(k, e) && k->pending.n_waiting < PENDING_MAX &&
-	    stk_waitlist_add(&k->pending, e->content_hash, e) == 0)
+	    stk_waitlist_add(&k->pending, e->ref.copy, e) == 0)
 		return;
 	write_row(k, e);
 }
@@ -324,7 +288,7 @@ static void retry_pending(struct stk_event_sink *k, bool final)
 	size_t unwound = stk_dwarf_samples_unwound(k->dwarf);
 
 	for (; k->unwound_seen < unwound; k->unwound_seen++)
-		stk_waitlist_release(&k->pending, stk_dwarf_samples_unwound_hash(k->dwarf, k->unwound_seen),
+		stk_waitlist_release(&k->pending, stk_dwarf_samples_unwound_id(k->dwarf, k->unwound_seen),
 				    write_waiting, k);
 	if (final)
 		stk_waitlist_release_all(&k->pending, write_waiting, k);
@@ -339,7 +303,6 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct stk_event_sink *k = ctx;
 
 	memcpy(&e, data, sizeof(e));
-	e.flags &= (uint8_t)~EVENT_COPY_ENTRY; /* never the kernel's to set */
 	take(k, &e);
 	/* handled, and consumed: a negative return only ends this read */
 	if (++k->turn_records % 64 == 0 && stk_now_ns(CLOCK_MONOTONIC) > k->turn_end) {
@@ -349,28 +312,31 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* profile's copies: each sample recorded in the dwarf table is an event. */
-static void on_copy(void *ctx, const struct stk_stack_sample *s, size_t entry)
+/* profile's copies: each sample recorded in the copy table is an event. */
+static void on_copy(void *ctx, const struct stk_stack_sample *s, uint64_t copy)
 {
 	struct stk_event e = {
-		.time = s->time, .weight = s->value, .content_hash = entry, .tgid = s->tgid, .tid = s->tid,
-		.cpu = s->cpu, .kind = STK_EVENT_CPU, .flags = EVENT_COPY_ENTRY | (s->span_flags & STK_EVENT_SPAN_VALUE),
-		.kernel_stack_id = -1, .user_stack_id = -1, .span_label = s->span_label, .span_value = s->span_value,
+		.ref = { .copy = copy, .kernel_stack_id = -1, .user_stack_id = -1, .tgid = s->tgid, .tid = s->tid },
+		.time = s->time, .weight = s->value, .cpu = s->cpu, .kind = STK_EVENT_CPU,
+		.flags = s->span_flags & STK_EVENT_SPAN_VALUE, .span_label = s->span_label, .span_value = s->span_value,
 	};
 
-	memcpy(e.comm, s->comm, sizeof(e.comm));
+	memcpy(e.ref.comm, s->comm, sizeof(e.ref.comm));
 	take(ctx, &e);
 }
 
 int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const struct stk_event_source *src,
-			   struct stk_dwarf_samples *dwarf, char *err, size_t err_len)
+			   const struct stk_stack_resolver *resolver, char *err, size_t err_len)
 {
+	struct stk_dwarf_samples *dwarf = resolver->copies;
+
 	if (k->rb) {
 		ring_buffer__free(k->rb);
 		k->rb = NULL;
 		k->lost_before += stk_percpu_sum(k->stats, STK_EVSTAT_LOST);
 	}
 	k->src = *src;
+	k->resolver = resolver;
 	if (dwarf != k->dwarf)
 		k->unwound_seen = 0; /* a new skeleton's copies are numbered from 0 */
 	k->dwarf = dwarf;
@@ -460,6 +426,7 @@ static char *copy_or_null(const char *s)
 static void free_description(struct description *d)
 {
 	free(d->applet);
+	free(d->command);
 	free(d->title);
 	free(d->value_type);
 	free(d->value_unit);
@@ -468,14 +435,15 @@ static void free_description(struct description *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const struct stk_report *r,
-			     const struct stk_output_opts *o)
+void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const char *command,
+			     const struct stk_report *r, const struct stk_output_opts *o)
 {
 	struct description *d = &k->d;
 	size_t n = 0;
 
 	free_description(d);
 	d->applet = copy_or_null(applet);
+	d->command = copy_or_null(command);
 	d->title = copy_or_null(r->title);
 	d->value_type = copy_or_null(r->value_type);
 	d->value_unit = copy_or_null(r->value_unit);
@@ -511,22 +479,6 @@ void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *by
 	*renders = k ? k->renders : 0;
 }
 
-/* The command line, as /proc/self/cmdline has it, arguments joined by spaces. */
-static void read_command(char *buf, size_t len)
-{
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		n = 0;
-	buf[n] = '\0';
-	for (ssize_t i = 0; i + 1 < n; i++)
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-}
-
 static void put_meta(struct stk_ev_writer *w, const char *key, const char *value)
 {
 	if (value)
@@ -541,11 +493,11 @@ static void put_meta_i64(struct stk_ev_writer *w, const char *key, int64_t value
 	stk_ev_writer_meta(w, key, num);
 }
 
-static void describe_file(const struct stk_event_sink *k, struct stk_ev_writer *w, const char *command)
+static void describe_file(const struct stk_event_sink *k, struct stk_ev_writer *w)
 {
 	const struct description *d = &k->d;
 
-	put_meta(w, STK_EV_META_COMMAND, command);
+	put_meta(w, STK_EV_META_COMMAND, d->command ? d->command : "");
 	put_meta(w, STK_EV_META_APPLET, d->applet ? d->applet : "stk");
 	put_meta(w, STK_EV_META_EVENT, k->src.event ? k->src.event : "event");
 	put_meta_i64(w, STK_EV_META_LOST, (int64_t)stk_event_sink_lost(k));
@@ -565,17 +517,16 @@ static void describe_file(const struct stk_event_sink *k, struct stk_ev_writer *
 
 int stk_event_sink_close(struct stk_event_sink *k, char *err, size_t err_len)
 {
-	char command[4096], why[256];
+	char why[256];
 	int ret = 0;
 
 	if (k->closed) {
 		snprintf(err, err_len, "the event log was closed already");
 		return -1;
 	}
-	read_command(command, sizeof(command));
 	k->rows = stk_event_sink_rows(k);
 	for (size_t i = 0; i < k->n_writers; i++) {
-		describe_file(k, k->writers[i], command);
+		describe_file(k, k->writers[i]);
 		if (stk_ev_writer_close(k->writers[i], why, sizeof(why)) && !ret) {
 			snprintf(err, err_len, "%s", why);
 			ret = -1;

@@ -2,8 +2,8 @@
  * The event path of a capture, user side: events (bpf/event_types.h) read
  * from the BPF ring buffer stk_events while the capture runs (on a 100 ms
  * timer, and when a quarter of the ring fills), each distinct stack
- * reference resolved once through the applet's own resolver (so its stack
- * is exactly the one the capture's totals print), rendered to text and
+ * reference resolved once by the session's resolver (the one its totals
+ * go through, so the stack is exactly the one they print), rendered to text and
  * frames, and written as a row to every event log stream
  * (core/eventlog/event_writer.h). Samples unwound in user space (profile
  * --unwind dwarf) become events through core/session/dwarf_samples.c;
@@ -27,6 +27,7 @@ struct stk_run_loop;
 struct stk_stack;
 struct stk_stack_list;
 struct stk_dwarf_samples;
+struct stk_stack_resolver;
 struct stk_report;
 struct stk_output_opts;
 
@@ -34,13 +35,6 @@ struct stk_output_opts;
 struct stk_event_source {
 	const char *event; /* the Parquet `event` of its events: "cpu", "offcpu", the probe */
 	const char *unit;  /* "count" or "nanoseconds" */
-	/*
-	 * Appends e's stack to l exactly as the applet's results hold the
-	 * stack counted with the same references (its kernel frames trimmed,
-	 * still-off-CPU marked). NULL when out of memory.
-	 */
-	struct stk_stack *(*resolve)(void *ctx, struct stk_stack_list *l, const struct stk_event *e);
-	void *ctx;
 	bool per_thread;   /* its totals keep threads apart */
 	uint64_t divisor;  /* its totals print weight sums divided by this (offcputime: 1000) */
 	int64_t sample_ns; /* profile: the time one sample stands for */
@@ -56,20 +50,21 @@ struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const 
 					  size_t n_spans, char *err, size_t err_len);
 /*
  * After load: reads skel's ring buffer from here on (replacing one read
- * before: a retried mechanism brings a new skeleton), resolving stacks
- * through src; dwarf (may be NULL) has the applet's stack copies. 0, or -1 with err.
+ * before: a retried mechanism brings a new skeleton), src's events, their
+ * stacks by resolver (its copies, if any, are the applet's: events wait
+ * for theirs to be unwound). resolver must outlive the sink. 0, or -1 with err.
  */
 int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const struct stk_event_source *src,
-			   struct stk_dwarf_samples *dwarf, char *err, size_t err_len);
+			   const struct stk_stack_resolver *resolver, char *err, size_t err_len);
 /* Reads while the capture runs. 0, or -1 with err. */
 int stk_event_sink_watch(struct stk_event_sink *k, struct stk_run_loop *loop, char *err, size_t err_len);
 /* Reads what the ring buffer holds; final: events still waiting for a stack copy are written without it. */
 void stk_event_sink_drain(struct stk_event_sink *k, bool final);
 /* An event user space made (offcputime: a block still going at the end). */
 void stk_event_sink_add(struct stk_event_sink *k, const struct stk_event *e);
-/* The report the capture printed and its options, for the footer (copied). */
-void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const struct stk_report *r,
-			     const struct stk_output_opts *o);
+/* The command line, the report the capture printed and its options, for the footer (copied). */
+void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const char *command,
+			     const struct stk_report *r, const struct stk_output_opts *o);
 /* Rows written so far, and events the kernel found no room for. */
 uint64_t stk_event_sink_rows(const struct stk_event_sink *k);
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k);

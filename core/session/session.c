@@ -5,12 +5,14 @@
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/stack_stats.h"
 #include "core/base/caps.h"
 #include "core/base/clock.h"
 #include "core/base/log.h"
+#include "core/base/pidns.h"
 #include "core/base/safe_output.h"
 #include "core/base/tracefs.h"
 #include "core/bpf/bpf_object.h"
@@ -20,6 +22,7 @@
 #include "core/bpf/process_watch.h"
 #include "core/bpf/unwind_facts.h"
 #include "core/bpf/unwind_maps.h"
+#include "core/ladder/climb.h"
 #include "core/session/dwarf_samples.h"
 #include "core/session/event_outputs.h"
 #include "core/session/event_sink.h"
@@ -72,10 +75,13 @@ static int open_outputs(struct stk_session *s)
 	return 0;
 }
 
-int stk_session_open(struct stk_session *s, const char *applet, const struct stk_stack_opts *opts,
+int stk_session_open(struct stk_session *s, const struct stk_stack_applet *app, const struct stk_stack_opts *opts,
 		     const uint32_t *pids, size_t n_pids)
 {
+	const char *applet = app->name;
+
 	s->opts = opts;
+	s->app = *app;
 	if (stk_session_open_bpf(s, applet, opts->verbose, opts->btf_file) || open_outputs(s))
 		return -1;
 
@@ -89,6 +95,10 @@ int stk_session_open(struct stk_session *s, const char *applet, const struct stk
 		stk_error(applet, "cannot set up the symbolizer");
 		return -1;
 	}
+	s->resolver = (struct stk_stack_resolver){
+		.stack_map_fd = -1, .sym = s->sym, .max_depth = (uint32_t)opts->max_depth,
+		.user_only = opts->user_only, .kernel_only = opts->kernel_only, .rules = app->rules,
+	};
 	for (size_t i = 0; i < n_pids; i++)
 		stk_symbolizer_add_process(s->sym, (pid_t)pids[i]);
 	s->events_possible = stk_events_possible_here(stk_session_has_btf(s));
@@ -114,6 +124,11 @@ static void append_names(const char **list, size_t cap, size_t *n, const char *c
 }
 
 static const char *const event_map_names[] = { "stk_events", "stk_spans", "stk_span_config", "stk_event_stats", NULL };
+/* The stack maps (bpf/stack_maps.h) every rung counts through; the copies' for dwarf and cfi; hashed copies' once-sent set. */
+static const char *const stack_map_names[] = { "stk_pids", "stk_tids", "stk_stacks", "stk_counts", "stk_stats", "stk_seen",
+					       "stk_new_process", NULL };
+static const char *const copy_map_names[] = { "stk_scratch", "stk_samples", NULL };
+static const char *const hashed_map_names[] = { "stk_sent", NULL };
 static const char *const usdt_map_names[] = { "__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL };
 
 const char *const *stk_session_extra_maps(struct stk_session *s)
@@ -121,6 +136,13 @@ const char *const *stk_session_extra_maps(struct stk_session *s)
 	size_t n = 0, cap = sizeof(s->extra_maps) / sizeof(s->extra_maps[0]);
 
 	s->extra_maps[0] = NULL;
+	if (s->app.counts) {
+		append_names(s->extra_maps, cap, &n, stack_map_names);
+		if (s->unwind.rung != STK_UNWIND_FP)
+			append_names(s->extra_maps, cap, &n, copy_map_names);
+		if (s->unwind.rung != STK_UNWIND_FP && s->app.hashes)
+			append_names(s->extra_maps, cap, &n, hashed_map_names);
+	}
 	if (s->unwind.rung == STK_UNWIND_CFI)
 		append_names(s->extra_maps, cap, &n, stk_unwind_map_names);
 	if (s->events_possible)
@@ -141,7 +163,8 @@ const char *const *stk_session_extra_programs(struct stk_session *s)
 	return n ? s->extra_programs : NULL;
 }
 
-int stk_session_size_event_maps(struct stk_session *s, struct stk_bpf *skel)
+/* The event log's maps: one page when no event is recorded. */
+static int size_event_maps(struct stk_session *s, struct stk_bpf *skel)
 {
 	uint32_t page = (uint32_t)sysconf(_SC_PAGESIZE);
 
@@ -153,25 +176,133 @@ int stk_session_size_event_maps(struct stk_session *s, struct stk_bpf *skel)
 	return bpf_map__set_max_entries(skel->maps.stk_spans, s->opts->n_spans ? 16384 : 1);
 }
 
-uint32_t stk_session_event_flags(const struct stk_session *s)
+/* A filter map holds one entry per target; at least one so that it can be created. */
+static uint32_t filter_size(size_t n)
+{
+	return n ? (uint32_t)n : 1;
+}
+
+/* The stack maps: frames per stack and stacks from the options, a scratch copy per CPU. */
+static int size_stack_maps(struct stk_session *s, struct stk_bpf *skel)
+{
+	const struct stk_stack_opts *o = s->opts;
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (!s->app.counts)
+		return 0;
+	if (bpf_map__set_max_entries(skel->maps.stk_stacks, (uint32_t)o->stack_storage_size) ||
+	    bpf_map__set_value_size(skel->maps.stk_stacks, (uint32_t)(o->max_depth * sizeof(uint64_t))) ||
+	    bpf_map__set_max_entries(skel->maps.stk_counts, STK_COUNTS_SIZE) ||
+	    bpf_map__set_max_entries(skel->maps.stk_pids, filter_size(o->n_pids)) ||
+	    bpf_map__set_max_entries(skel->maps.stk_tids, filter_size(o->n_tids)))
+		return -1;
+	return ncpu < 1 || bpf_map__set_max_entries(skel->maps.stk_scratch, (uint32_t)ncpu) ? -1 : 0;
+}
+
+int stk_session_size_maps(struct stk_session *s, struct stk_bpf *skel)
+{
+	struct stk_unwind_sizes sizes;
+
+	if (size_stack_maps(s, skel) || size_event_maps(s, skel))
+		return -1;
+	if (s->unwind.rung != STK_UNWIND_CFI)
+		return 0;
+	stk_unwind_sizes_default(&sizes);
+	sizes.tables.rows = s->opts->cfi_rows;
+	sizes.chains = s->opts->cfi_chains;
+	return stk_kernel_unwind_prepare(skel, &sizes);
+}
+
+/* The events field of the applet's BPF configuration (STK_EVENTS_*): 0 when nothing is recorded. */
+static uint32_t event_flags(const struct stk_session *s)
 {
 	if (!s->events)
 		return 0;
 	return STK_EVENTS_ON | (s->opts->n_spans ? STK_EVENTS_SPANS : 0);
 }
 
-int stk_session_events(struct stk_session *s, struct stk_bpf *skel, const struct stk_event_source *src)
+struct stk_stack_config stk_session_stack_config(const struct stk_session *s)
 {
+	const struct stk_stack_opts *o = s->opts;
+
+	return (struct stk_stack_config){
+		.filter_pids = o->n_pids > 0,
+		.filter_tids = o->n_tids > 0,
+		.kernel_stacks = !o->user_only,
+		.user_stacks = !o->kernel_only,
+		.per_thread = o->n_tids > 0,
+		.stack_bytes = o->stack_bytes,
+		/* 0 where stk's own pid is not the one the kernel sees (another PID namespace) */
+		.self_tgid = !s->app.counts_itself && stk_pidns_is_host() ? (uint32_t)getpid() : 0,
+		.max_depth = stk_unwind_chain_depth(o->max_depth),
+		.events = event_flags(s),
+	};
+}
+
+static int fill(struct bpf_map *map, const uint32_t *ids, size_t n)
+{
+	uint8_t one = 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (bpf_map__update_elem(map, &ids[i], sizeof(uint32_t), &one, sizeof(one), 0))
+			return -1;
+	return 0;
+}
+
+/* --unwind dwarf, and cfi's processes without tables: the copies' reader (a new one for a new skeleton). */
+static int read_copies(struct stk_session *s, struct stk_bpf *skel)
+{
+	const struct stk_stack_opts *o = s->opts;
+	const struct stk_dwarf_opts dopts = {
+		.max_depth = (uint32_t)o->max_depth, .per_thread = o->n_tids > 0, .verbose = o->verbose,
+		.user_only = o->user_only, .kernel_only = o->kernel_only, .by_hash = s->app.hashes,
+	};
+
+	stk_dwarf_samples_free(s->dwarf);
+	s->dwarf = stk_dwarf_samples_start(s->applet, skel->maps.stk_samples, s->sym, s->loop, &dopts);
+	return s->dwarf ? 0 : -1;
+}
+
+int stk_session_connect(struct stk_session *s, struct stk_bpf *skel)
+{
+	const struct stk_stack_opts *o = s->opts;
 	char err[1024];
 
+	s->skel = skel;
+	if (fill(skel->maps.stk_pids, o->pids, o->n_pids) || fill(skel->maps.stk_tids, o->tids, o->n_tids)) {
+		stk_error(s->applet, "writing filters into BPF maps failed: %s", strerror(errno));
+		return -1;
+	}
+	if (s->unwind.rung != STK_UNWIND_FP && read_copies(s, skel))
+		return -1;
+	if (s->unwind.rung == STK_UNWIND_CFI) {
+		stk_kernel_unwind_free(s->kunwind);
+		s->kunwind = stk_kernel_unwind_start(s->applet, skel, s->sym, o->pids, o->n_pids, o->verbose);
+		if (!s->kunwind)
+			return -1;
+	}
+	s->resolver.stack_map_fd = bpf_map__fd(skel->maps.stk_stacks);
+	s->resolver.copies = s->dwarf;
+	s->resolver.chains = s->kunwind;
 	if (!s->events)
 		return 0;
-	if (stk_event_sink_connect(stk_event_outputs_sink(s->events), skel, src, s->dwarf, err, sizeof(err)) ||
+	if (stk_event_sink_connect(stk_event_outputs_sink(s->events), skel, &s->app.events, &s->resolver, err,
+				   sizeof(err)) ||
 	    stk_event_outputs_attach(s->events, skel, err, sizeof(err))) {
 		stk_error(s->applet, "%s", err);
 		return -1;
 	}
 	return 0;
+}
+
+void stk_session_say_mechanism(const struct stk_session *s, const char *what, const char *tried)
+{
+	char passed[1024];
+
+	if (s->opts->verbose)
+		fprintf(stderr, "%s: %s%s; BTF %s; unwind %s\n", s->applet, what,
+			stk_climb_passed_over(tried, passed, sizeof(passed)), stk_btf_kind_name(s->btf.kind),
+			stk_unwind_rung_name(s->unwind.rung));
 }
 
 void stk_session_event_add(struct stk_session *s, const struct stk_event *e)
@@ -197,36 +328,9 @@ int stk_session_plan_unwind(struct stk_session *s, const struct stk_stack_opts *
 	return 0;
 }
 
-int stk_session_kernel_unwind(struct stk_session *s, struct stk_bpf *skel)
-{
-	stk_kernel_unwind_free(s->kunwind);
-	s->kunwind = stk_kernel_unwind_start(s->applet, skel, s->sym, s->opts->pids, s->opts->n_pids,
-					     s->opts->verbose);
-	return s->kunwind ? 0 : -1;
-}
-
-int stk_session_size_unwind_maps(struct stk_session *s, struct stk_bpf *skel)
-{
-	struct stk_unwind_sizes sizes;
-
-	stk_unwind_sizes_default(&sizes);
-	sizes.tables.rows = s->opts->cfi_rows;
-	sizes.chains = s->opts->cfi_chains;
-	return stk_kernel_unwind_prepare(skel, &sizes);
-}
-
 uint32_t stk_unwind_chain_depth(uint64_t max_depth)
 {
 	return max_depth < STK_CHAIN_MAX ? (uint32_t)max_depth : STK_CHAIN_MAX;
-}
-
-struct stk_stack_source stk_session_stack_source(const struct stk_session *s, int stack_map_fd)
-{
-	return (struct stk_stack_source){
-		.stack_map_fd = stack_map_fd, .chains = s->kunwind, .sym = s->sym,
-		.max_depth = (uint32_t)s->opts->max_depth, .user_only = s->opts->user_only,
-		.kernel_only = s->opts->kernel_only,
-	};
 }
 
 /* An announced process: its mappings learned again (an exec makes the old ones stale), its tables loaded. */
@@ -254,21 +358,6 @@ const char *stk_session_btf_path(struct stk_session *s)
 	return s->empty_btf_fd >= 0 ? s->empty_btf_path : NULL;
 }
 
-int stk_session_dwarf(struct stk_session *s, const struct bpf_map *samples, bool by_hash)
-{
-	const struct stk_stack_opts *o = s->opts;
-
-	stk_dwarf_samples_free(s->dwarf);
-	s->dwarf = stk_dwarf_samples_start(s->applet, samples, s->sym, s->loop,
-					   &(struct stk_dwarf_opts){ .max_depth = (uint32_t)o->max_depth,
-								     .per_thread = o->n_tids > 0,
-								     .verbose = o->verbose,
-								     .user_only = o->user_only,
-								     .kernel_only = o->kernel_only,
-								     .by_hash = by_hash });
-	return s->dwarf ? 0 : -1;
-}
-
 /* Once a second: processes that exited keep only what their stacks need (a host's churn costs little). */
 static void sweep(void *ctx)
 {
@@ -292,7 +381,7 @@ static int watch_exits(struct stk_session *s)
 	return 0;
 }
 
-int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, long interval_ms)
+int stk_session_start(struct stk_session *s, long interval_ms)
 {
 	char err[256];
 
@@ -301,8 +390,8 @@ int stk_session_start(struct stk_session *s, const struct bpf_map *new_process, 
 		stk_error(s->applet, "%s", err);
 		return -1;
 	}
-	if (new_process) {
-		s->processes = stk_process_watch_start(s->applet, new_process, on_process, s, s->loop);
+	if (s->skel) {
+		s->processes = stk_process_watch_start(s->applet, s->skel->maps.stk_new_process, on_process, s, s->loop);
 		if (!s->processes)
 			return -1;
 	}
@@ -349,7 +438,8 @@ static void warn_lost(uint64_t n, const char *what, const char *fix, uint64_t no
 			(unsigned long long)now);
 }
 
-void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const struct stk_loss_sizes *l)
+/* After the BPF side stopped: drain, the wait's error if any, losses, -v stats. */
+static void stopped(struct stk_session *s, enum stk_run_event ev)
 {
 	uint64_t stat[STK_STAT_COUNT];
 
@@ -376,7 +466,7 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 	if (ev == STK_RUN_ERROR)
 		stk_error(s->applet, "waiting failed: %s; printing what was collected", strerror(errno));
 	for (uint32_t i = 0; i < STK_STAT_COUNT; i++)
-		stat[i] = stk_percpu_sum(l->stats, i);
+		stat[i] = s->skel ? stk_percpu_sum(s->skel->maps.stk_stats, i) : 0;
 	warn_lost(stat[STK_STAT_KSTACK_COLLISION] + stat[STK_STAT_USTACK_COLLISION],
 		  "stack traces lost to stack map hash collisions", "raise --stack-storage-size",
 		  s->opts->stack_storage_size);
@@ -385,10 +475,10 @@ void stk_session_stopped(struct stk_session *s, enum stk_run_event ev, const str
 		  s->opts->stack_storage_size);
 	if (stat[STK_STAT_COUNTS_FULL])
 		fprintf(stderr, "WARNING: %llu %s lost because the count map (%u unique stacks) was full\n",
-			(unsigned long long)stat[STK_STAT_COUNTS_FULL], l->unit, l->counts_size);
+			(unsigned long long)stat[STK_STAT_COUNTS_FULL], s->app.unit, STK_COUNTS_SIZE);
 	if (stat[STK_STAT_START_FULL])
 		fprintf(stderr, "WARNING: %llu %s not measured because too many threads were off CPU at "
-			"once (start map full)\n", (unsigned long long)stat[STK_STAT_START_FULL], l->unit);
+			"once (start map full)\n", (unsigned long long)stat[STK_STAT_START_FULL], s->app.unit);
 	if (s->dwarf && stk_dwarf_samples_lost(s->dwarf))
 		fprintf(stderr, "WARNING: %llu samples lost in user space (out of memory)\n",
 			(unsigned long long)stk_dwarf_samples_lost(s->dwarf));
@@ -443,34 +533,71 @@ void stk_session_begin_results(struct stk_session *s)
 		fprintf(stderr, "WARNING: kernel frames are [unknown]: %s\n", why);
 }
 
-int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, struct stk_report *report,
-		      struct stk_output_opts *opts)
+/* Each key of stk_counts with its total, resolved into the list. */
+struct collect_ctx {
+	const struct stk_stack_resolver *resolver;
+	struct stk_stack_list *list;
+};
+
+static int add_total(void *ctx, const void *key, uint64_t total)
+{
+	const struct collect_ctx *c = ctx;
+
+	return stk_stack_resolve_total(c->resolver, c->list, key, total);
+}
+
+int stk_session_collect(struct stk_session *s, struct stk_stack_list *l, bool reset)
+{
+	struct collect_ctx c = { &s->resolver, l };
+	int fd = bpf_map__fd(s->skel->maps.stk_counts);
+	struct stk_stack_ref next;
+	int ret = 0;
+
+	stk_session_begin_results(s);
+	/* copies user space counted (profile), then what the kernel counted (frame pointers where a copy had no room) */
+	if (s->dwarf && !stk_dwarf_samples_by_hash(s->dwarf))
+		ret = stk_dwarf_samples_collect(s->dwarf, l);
+	if (!ret)
+		ret = stk_percpu_counts_each(fd, sizeof(struct stk_stack_ref), add_total, &c);
+	/* -i: each interval counts from zero, as bcc's does */
+	if (reset)
+		while (bpf_map_get_next_key(fd, NULL, &next) == 0 && bpf_map_delete_elem(fd, &next) == 0)
+			;
+	if (ret)
+		stk_error(s->applet, "out of memory while reading the totals");
+	return ret ? -1 : 0;
+}
+
+int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, const struct stk_report *in,
+		      const struct stk_output_opts *in_opts)
 {
 	const struct stk_stack_opts *o = s->opts;
 	size_t n = o->n_outputs;
 	int64_t now_mono = stk_now_ns(CLOCK_MONOTONIC);
+	struct stk_report report = *in;
+	struct stk_output_opts opts = *in_opts;
 	int ret = 0;
 
-	report->stacks = list->stacks;
-	report->n_stacks = list->n;
-	if (!report->time_nanos)
-		report->time_nanos = s->start_wall;
-	if (!report->duration_nanos)
-		report->duration_nanos = now_mono - s->start_mono;
-	opts->delimiter = o->delimiter;
-	opts->verbose = o->verbose;
-	opts->lines = o->lines;
+	report.stacks = list->stacks;
+	report.n_stacks = list->n;
+	if (!report.time_nanos)
+		report.time_nanos = s->start_wall;
+	if (!report.duration_nanos)
+		report.duration_nanos = now_mono - s->start_mono;
+	opts.delimiter = o->delimiter;
+	opts.verbose = o->verbose;
+	opts.lines = o->lines;
 	if (s->events)
-		stk_event_sink_describe(stk_event_outputs_sink(s->events), s->applet, report, opts);
+		stk_event_sink_describe(stk_event_outputs_sink(s->events), s->applet, o->command, &report, &opts);
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		FILE *out = n ? stk_safe_output_stream(s->outs[i]) : stdout;
 
 		char err[PATH_MAX + 128];
 
-		opts->format = n ? o->output_formats[i] : o->format;
-		if (s->events && stk_output_from_events(o, opts->format))
+		opts.format = n ? o->output_formats[i] : o->format;
+		if (s->events && stk_output_from_events(o, opts.format))
 			continue; /* made from the recording when the capture ends */
-		if (stk_output_write(out, report, opts) || fflush(out)) {
+		if (stk_output_write(out, &report, &opts) || fflush(out)) {
 			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
 				  strerror(errno));
 			ret = -1;
@@ -492,8 +619,20 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 	return ret;
 }
 
-int stk_session_capture(struct stk_session *s, const struct stk_stack_capture *c, void *run)
+int stk_session_results(struct stk_session *s, const struct stk_report *report, const struct stk_output_opts *opts)
 {
+	struct stk_stack_list list = { 0 };
+	int ret = stk_session_collect(s, &list, false);
+
+	if (!ret)
+		ret = stk_session_print(s, &list, report, opts);
+	stk_stack_list_free(&list);
+	return ret;
+}
+
+int stk_session_capture(struct stk_session *s, void *run)
+{
+	const struct stk_stack_applet *c = &s->app;
 	enum stk_run_event ev;
 	int ret = 0;
 
@@ -506,7 +645,7 @@ int stk_session_capture(struct stk_session *s, const struct stk_stack_capture *c
 	}
 	/* Stop counting before reading, so the results are one snapshot. */
 	c->detach(run);
-	stk_session_stopped(s, ev, &c->losses);
+	stopped(s, ev);
 	if (c->results(run))
 		ret = 1;
 	if (s->events && stk_event_outputs_finish(s->events, s->applet, s->opts, s->outs))

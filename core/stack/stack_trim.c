@@ -47,9 +47,23 @@ size_t stk_tracing_prefix(const struct stk_frame *frames, size_t n)
 
 void stk_trim_tracing(struct stk_stack *st)
 {
+	stk_trim_to_target(st, NULL);
+}
+
+/* How far down a kernel-function stack its traced function may sit (below trampoline frames). */
+#define TARGET_FRAME_DEPTH 4
+
+void stk_trim_to_target(struct stk_stack *st, const struct stk_name_list *targets)
+{
 	struct stk_frame *f = (struct stk_frame *)st->kernel;
 	size_t skip = f ? stk_tracing_prefix(f, st->n_kernel) : 0;
 
+	for (size_t i = 0; f && targets && i < st->n_kernel && i < TARGET_FRAME_DEPTH; i++) {
+		if (f[i].symbol && stk_name_list_contains(targets, f[i].symbol)) {
+			skip = i;
+			break;
+		}
+	}
 	if (skip) {
 		memmove(f, f + skip, (st->n_kernel - skip) * sizeof(*f));
 		st->n_kernel -= skip;

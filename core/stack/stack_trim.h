@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/base/name_list.h"
 #include "core/stack/stack.h"
 
 /* True for a frame name that belongs to the tracing machinery. */
@@ -24,5 +25,13 @@ bool stk_is_tracing_frame(const char *symbol);
 size_t stk_tracing_prefix(const struct stk_frame *frames, size_t n);
 /* Drops st's leading tracing frames (stk_tracing_prefix): its kernel frames start at the traced code. */
 void stk_trim_tracing(struct stk_stack *st);
+
+/*
+ * Drops st's leading tracing frames, and when targets is given (kernel
+ * functions probed) every frame above the first of its few leaf frames
+ * named in targets: a probed function's own frame is the first (fentry
+ * stacks begin in a trampoline that kallsyms may not name).
+ */
+void stk_trim_to_target(struct stk_stack *st, const struct stk_name_list *targets);
 
 #endif

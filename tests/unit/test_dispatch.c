@@ -1,10 +1,9 @@
 #include "harness.h"
 #include "core/base/dispatch.h"
 
-static int fake_main(int argc, char **argv)
+static int fake_main(const struct stk_invocation *inv)
 {
-	(void)argc;
-	(void)argv;
+	(void)inv;
 	return 0;
 }
 

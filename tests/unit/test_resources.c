@@ -115,9 +115,9 @@ static void marks_frames(struct test_ctx *t)
 	k[1] = (struct stk_frame){ .symbol = "worker_thread", .kernel = true };
 	CHECK_STR(t, stk_res_syscall_frame("pwrite64"), "[sys_pwrite64]");
 	CHECK_STR(t, stk_res_syscall_frame("ioctl"), "[system call]");
-	CHECK(t, stk_res_who_label(&st, STK_RES_WHO_USER) == NULL);
-	CHECK_STR(t, stk_res_who_label(&st, STK_RES_WHO_KTHREAD), "[kernel thread: writeback]");
-	CHECK_STR(t, stk_res_who_label(&st, STK_RES_WHO_IO_WORKER), "[io_uring worker]");
+	CHECK(t, stk_res_who_label(&st, STK_WHO_USER) == NULL);
+	CHECK_STR(t, stk_res_who_label(&st, STK_WHO_KTHREAD), "[kernel thread: writeback]");
+	CHECK_STR(t, stk_res_who_label(&st, STK_WHO_IO_WORKER), "[io_uring worker]");
 	CHECK(t, stk_stack_mark_leaf(&st, "[block write]") == 0 && stk_stack_mark_root(&st, "[kernel thread]") == 0);
 	CHECK(t, st.n_kernel == 4);
 	if (st.n_kernel == 4) {

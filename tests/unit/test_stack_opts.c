@@ -15,7 +15,7 @@ static void takes_shared_options_and_leaves_the_rest(struct test_ctx *t)
 	struct stk_stack_opts o;
 	char msg[256] = "";
 
-	stk_stack_opts_init(&o, 't', 16384, 127);
+	stk_stack_opts_init(&o, 't', 127);
 	CHECK(t, o.format == STK_FORMAT_TEXT && o.max_depth == 127 && o.stack_storage_size == 16384);
 	CHECK(t, feed(&o, 'p', "12,34", msg, sizeof(msg)) == 1 && o.n_pids == 2 && o.pids[1] == 34);
 	CHECK(t, feed(&o, 'p', "7", msg, sizeof(msg)) == 1 && o.n_pids == 1 && o.pids[0] == 7);
@@ -39,7 +39,7 @@ static void names_the_bad_value(struct test_ctx *t)
 	struct stk_stack_opts o;
 	char msg[256] = "";
 
-	stk_stack_opts_init(&o, 'L', 16384, 127);
+	stk_stack_opts_init(&o, 'L', 127);
 	CHECK(t, feed(&o, 'p', "0", msg, sizeof(msg)) == -1 && strcmp(msg, "-p 0: expected PID[,PID...] of positive numbers") == 0);
 	CHECK(t, feed(&o, 'L', "x", msg, sizeof(msg)) == -1 && strcmp(msg, "-L x: expected TID[,TID...] of positive numbers") == 0);
 	CHECK(t, feed(&o, STK_OPT_MAX_DEPTH, "128", msg, sizeof(msg)) == -1 &&
@@ -49,6 +49,14 @@ static void names_the_bad_value(struct test_ctx *t)
 	stk_stack_opts_free(&o);
 }
 
+/* stk_stack_opts_finish over argv (argc of it), the trailing operand at 1. */
+static int finish(struct stk_stack_opts *o, int argc, char **argv, char *msg, size_t len)
+{
+	o->argc = argc;
+	o->argv = argv;
+	return stk_stack_opts_finish(o, 1, msg, len);
+}
+
 static void finishes_with_duration_and_exclusions(struct test_ctx *t)
 {
 	struct stk_stack_opts o;
@@ -56,18 +64,18 @@ static void finishes_with_duration_and_exclusions(struct test_ctx *t)
 	char prog[] = "stk", two[] = "2", half[] = "0.5", bad[] = "x", extra[] = "3";
 	char *argv1[] = { prog, two, NULL }, *argv2[] = { prog, bad, NULL }, *argv3[] = { prog, half, extra, NULL };
 
-	stk_stack_opts_init(&o, 't', 16384, 127);
-	CHECK(t, stk_stack_opts_finish(&o, 2, argv1, 1, msg, sizeof(msg)) == 0 && o.duration_ms == 2000);
-	CHECK(t, stk_stack_opts_finish(&o, 2, argv2, 1, msg, sizeof(msg)) == -1 && strstr(msg, "duration x"));
-	CHECK(t, stk_stack_opts_finish(&o, 3, argv3, 1, msg, sizeof(msg)) == -1 &&
+	stk_stack_opts_init(&o, 't', 127);
+	CHECK(t, finish(&o, 2, argv1, msg, sizeof(msg)) == 0 && o.duration_ms == 2000);
+	CHECK(t, finish(&o, 2, argv2, msg, sizeof(msg)) == -1 && strstr(msg, "duration x"));
+	CHECK(t, finish(&o, 3, argv3, msg, sizeof(msg)) == -1 &&
 		 strcmp(msg, "unexpected argument '3'") == 0);
 	feed(&o, 'U', NULL, msg, sizeof(msg));
 	feed(&o, 'K', NULL, msg, sizeof(msg));
-	CHECK(t, stk_stack_opts_finish(&o, 1, argv1, 1, msg, sizeof(msg)) == -1 &&
+	CHECK(t, finish(&o, 1, argv1, msg, sizeof(msg)) == -1 &&
 		 strcmp(msg, "-U and -K are mutually exclusive") == 0);
 	o.kernel_only = false;
 	feed(&o, 'o', "out.unknown", msg, sizeof(msg));
-	CHECK(t, stk_stack_opts_finish(&o, 1, argv1, 1, msg, sizeof(msg)) == -1 && strstr(msg, "out.unknown"));
+	CHECK(t, finish(&o, 1, argv1, msg, sizeof(msg)) == -1 && strstr(msg, "out.unknown"));
 	stk_stack_opts_free(&o);
 }
 
