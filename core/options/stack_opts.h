@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/ladder/ladder.h"
 #include "core/output/output.h"
@@ -164,6 +165,13 @@ void stk_stack_opts_begin(struct stk_stack_opts *o, char tid_opt, uint64_t stack
  */
 int stk_stack_getopt(struct stk_stack_opts *o, int argc, char **argv, const char *shortopts,
 		     const struct option *longopts, const char *own, char *msg, size_t len);
+/*
+ * The -o and --format lines of an applet's help, made from the format table:
+ * the offered formats' suffixes and names. deflt, the applet's default
+ * format, is listed first as "NAME (default)" unless it is text (every
+ * other applet's, said nowhere).
+ */
+void stk_output_help(FILE *out, enum stk_format_offer offer, enum stk_format deflt);
 /* The end of a stack applet's header line: " for N secs." or "... Hit Ctrl-C to end.", flushed. */
 void stk_stack_opts_print_until(const struct stk_stack_opts *o);
 
