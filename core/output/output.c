@@ -34,6 +34,7 @@ static const struct stk_format_desc table[] = {
 };
 
 _Static_assert(sizeof(table) / sizeof(table[0]) == STK_FORMAT_COUNT, "a format without its row");
+_Static_assert(STK_FORMAT_COUNT <= 8 * sizeof(stk_format_set), "a format beyond stk_format_set's bits");
 
 const struct stk_format_desc *stk_format_desc(enum stk_format format)
 {

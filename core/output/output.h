@@ -54,7 +54,7 @@ struct stk_format_desc {
 	stk_format_writer write; /* NULL for the recording */
 };
 
-/* The row of format (a static table). */
+/* The row of format (static), or NULL for a value outside the enum. */
 const struct stk_format_desc *stk_format_desc(enum stk_format format);
 /* "text", "folded", ... -> format. 0, or -1 if unknown. */
 int stk_format_from_name(const char *name, enum stk_format *format);
