@@ -65,18 +65,16 @@ static void print_help(void)
 	       "                              (comma separated) or bcc's number (0 = runnable, else a mask)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       STK_UNWIND_HELP
-	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
-	       "                              .pmp .pb.gz .svg .parquet .speedscope.json .trace.json); repeatable\n"
-	       "      --format FMT            " STK_FORMAT_NAMES "\n"
-	       "      --no-args               C++ names without parameter lists\n"
+	       STK_UNWIND_HELP,
+	       STK_STACK_STORAGE_DEFAULT);
+	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
+	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP
 	       "      --mechanism M           tp_btf, raw_tp, tracepoint or kprobe instead of the first that works\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
-	       "  -h, --help                  this help\n",
-	       STK_STACK_STORAGE_DEFAULT);
+	       "  -h, --help                  this help\n");
 }
 
 enum offcpu_long_opt {

@@ -62,11 +62,9 @@ static void print_help(void)
 	       "  -U, --user-stacks-only      only user frames (what pt-pmp shows)\n"
 	       "  -K, --kernel-stacks-only    only kernel frames\n"
 	       "  -d, --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"
-	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
-	       "  -o, --output FILE           write there; format from --format or the extension\n"
-	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
-	       "      --format FMT            pmp (default), text, folded, pprof or svg\n"
-	       "      --no-args               C++ names without parameter lists\n"
+	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n");
+	stk_output_help(stdout, STK_OFFER_TOTALS, STK_FORMAT_PMP);
+	printf("      --no-args               C++ names without parameter lists\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
 	       "      --stack-bytes N         user stack copied per thread (default %d, at most %d); a\n"
 	       "                              deeper chain reads on from the memory of a thread still blocked\n"

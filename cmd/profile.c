@@ -64,17 +64,15 @@ static void print_help(void)
 	       "      --cgroup PATH           only tasks in this cgroup v2 directory (and below)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       STK_UNWIND_HELP
-	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
-	       "                              .pmp .pb.gz .svg .parquet .speedscope.json .trace.json); repeatable\n"
-	       "      --format FMT            " STK_FORMAT_NAMES "\n"
-	       "      --no-args               C++ names without parameter lists\n"
+	       STK_UNWIND_HELP,
+	       DEFAULT_HZ, STK_STACK_STORAGE_DEFAULT);
+	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
+	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP
 	       "      --btf FILE              kernel BTF to use\n"
 	       "  -v, --verbose               address and module for every frame; mechanism and losses\n"
-	       "  -h, --help                  this help\n",
-	       DEFAULT_HZ, STK_STACK_STORAGE_DEFAULT);
+	       "  -h, --help                  this help\n");
 }
 
 enum profile_long_opt {

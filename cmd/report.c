@@ -41,11 +41,9 @@ static void print_help(void)
 	       "  -t, --tid TID[,TID...]      only these threads\n"
 	       "      --span LABEL            only events in spans labelled LABEL (FUNC: every FUNC=VALUE)\n"
 	       "      --event NAME            only these events (cpu, offcpu, span, a probe) instead of the capture's\n"
-	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
-	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
-	       "                              .pmp .pb.gz .svg .speedscope.json .trace.json); repeatable\n"
-	       "      --format FMT            text, folded, pmp, pprof, svg, speedscope or trace\n"
-	       "  -v, --verbose               what the file says about the capture, on stderr\n"
+	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n");
+	stk_output_help(stdout, STK_OFFER_RENDERED, STK_FORMAT_TEXT);
+	printf("  -v, --verbose               what the file says about the capture, on stderr\n"
 	       "  -h, --help                  this help\n");
 }
 
@@ -114,9 +112,11 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 			cfg->format_given = true;
 			break;
 		case OPT_FORMAT:
-			if (stk_format_from_name(optarg, &cfg->format) || cfg->format == STK_FORMAT_PARQUET)
-				return usage_error("--format %s: expected text, folded, pmp, pprof, svg, speedscope or trace",
-						   optarg);
+			if (stk_format_from_name(optarg, &cfg->format) ||
+			    !stk_format_offered(cfg->format, STK_OFFER_RENDERED))
+				return usage_error("--format %s: expected %s", optarg,
+						   stk_format_join(msg, sizeof(msg), stk_formats_offered(STK_OFFER_RENDERED),
+								   false, ", ", " or "));
 			cfg->format_given = true;
 			break;
 		case 'o':
@@ -138,7 +138,7 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 				       sizeof(msg)))
 		return usage_error("%s", msg);
 	for (size_t i = 0; i < cfg->n_outputs; i++)
-		if (cfg->formats[i] == STK_FORMAT_PARQUET)
+		if (!stk_format_offered(cfg->formats[i], STK_OFFER_RENDERED))
 			return usage_error("-o %s: a recording is Parquet already; choose another format", cfg->outputs[i]);
 	return 0;
 }

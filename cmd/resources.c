@@ -68,11 +68,10 @@ static void print_help(void)
 	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
 	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       STK_UNWIND_HELP
-	       "  -o, --output FILE           write there; format from --format or the extension\n"
-	       "                              (.txt .folded .pmp .pb.gz .svg); may be repeated\n"
-	       "      --format FMT            text, folded, pmp, pprof or svg\n"
-	       "      --no-args               C++ names without parameter lists\n"
+	       STK_UNWIND_HELP,
+	       STK_STACK_STORAGE_DEFAULT);
+	stk_output_help(stdout, STK_OFFER_TOTALS, STK_FORMAT_TEXT);
+	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       "      --mechanism KIND=M,...  the mechanism of a kind's events instead of the first that works\n"
 	       "                              (rss: tp_btf, raw_tp, tracepoint; faults: perf_event, tracepoint;\n"
@@ -81,8 +80,7 @@ static void print_help(void)
 	       "      --btf FILE              kernel BTF to use\n"
 	       "      --list-kinds            print the kinds, one a line, and exit\n"
 	       "  -v, --verbose               address and module for every frame; mechanisms and losses\n"
-	       "  -h, --help                  this help\n",
-	       STK_STACK_STORAGE_DEFAULT);
+	       "  -h, --help                  this help\n");
 }
 
 enum res_long_opt {

@@ -86,19 +86,17 @@ static void print_help(void)
 	       STK_UNWIND_HELP
 	       "      --max-probes N          refuse patterns matching more than N probes (default %d)\n"
 	       "      --fentry-max N          kernel functions up to which fentry is tried before kprobe.multi\n"
-	       "                              (default %d)\n"
-	       "  -o, --output FILE           write there; format from --format or the extension (.txt .folded\n"
-	       "                              .pmp .pb.gz .svg .parquet .speedscope.json .trace.json); repeatable\n"
-	       "      --format FMT            " STK_FORMAT_NAMES "\n"
-	       "      --no-args               C++ names without parameter lists\n"
+	       "                              (default %d)\n",
+	       STK_STACK_STORAGE_DEFAULT, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
+	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
+	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP
 	       "      --mechanism M           kernel functions: fentry, kprobe.multi, kprobe or kprobe_legacy;\n"
 	       "                              tracepoints: raw_tp or tracepoint;\n"
 	       "                              user functions: uprobe or uprobe.multi (also $" MECHANISM_ENV ")\n"
 	       "      --btf FILE              kernel BTF to use\n"
-	       "  -h, --help                  this help\n",
-	       STK_STACK_STORAGE_DEFAULT, DEFAULT_MAX_PROBES, STK_KFUNC_FENTRY_MAX_DEFAULT);
+	       "  -h, --help                  this help\n");
 }
 
 enum long_only {

@@ -162,7 +162,8 @@ static void run_probe(const struct stk_feature_env *env, const struct probe_plan
 		stk_bpf__destroy(skel);
 		return;
 	}
-	trigger();
+	if (trigger)
+		trigger();
 	uint64_t hits = read_hits(skel, plan->slot);
 	bpf_link__destroy(link);
 	if (hits)
@@ -302,7 +303,6 @@ static struct bpf_link *attach_task_iter(struct bpf_program *p, char *why, size_
 static void trigger_cpu(void) { burn_cpu_ms(30); }
 static void trigger_uprobe(void) { stk_feature_uprobe_target(1); }
 static void trigger_usdt(void) { stk_feature_usdt_site(); }
-static void trigger_none(void) {}
 
 /* A program using a .bss-style map value (BPF_PSEUDO_MAP_VALUE), which 5.2 added. */
 static void probe_global_data(struct stk_feature_result *r)
@@ -357,112 +357,71 @@ static void probe_bpf_loop(struct stk_feature_result *r)
 			   ret < 0 ? strerror(-ret) : "");
 }
 
+static const char *const usdt_maps[] = { "__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL };
+static const char *const stack_maps[] = { "feature_stack_buf", NULL };
+
+/*
+ * How each feature is probed: a program of bpf/feature_probes.bpf.c loaded,
+ * attached and triggered until it counts in its slot, or (direct) a check
+ * that needs no program of its own. A new feature is one row.
+ */
+static const struct feature_probe {
+	struct probe_plan plan;
+	attach_fn attach;
+	trigger_fn trigger;         /* NULL: attaching runs it (an iterator) */
+	const char *fentry_target;  /* the kernel function a tracing program attaches to */
+	void (*direct)(struct stk_feature_result *r);
+} probes[STK_FEATURE_COUNT] = {
+	[STK_FEATURE_PERF_EVENT] = { { "stk_feat_perf_event", NULL, STK_FEAT_SLOT_PERF_EVENT,
+				       "software cpu-clock sampling" }, attach_perf_event_self, trigger_cpu },
+	[STK_FEATURE_GET_STACK] = { { "stk_feat_get_stack", stack_maps, STK_FEAT_SLOT_GET_STACK,
+				      "cpu-clock sampling with bpf_get_stack" }, attach_perf_event_self, trigger_cpu },
+	[STK_FEATURE_KPROBE_PMU] = { { "stk_feat_kprobe", NULL, STK_FEAT_SLOT_KPROBE,
+				       "kprobe " PROBE_KERNEL_FUNC " via perf PMU" }, attach_kprobe_pmu,
+				     trigger_kernel_read },
+	[STK_FEATURE_KPROBE_LEGACY] = { { "stk_feat_kprobe", NULL, STK_FEAT_SLOT_KPROBE,
+					  "kprobe " PROBE_KERNEL_FUNC " via tracefs kprobe_events" },
+					attach_kprobe_legacy, trigger_kernel_read },
+	[STK_FEATURE_KPROBE_MULTI] = { { "stk_feat_kprobe_multi", NULL, STK_FEAT_SLOT_KPROBE_MULTI,
+					 "kprobe.multi " PROBE_KERNEL_FUNC }, attach_kprobe_multi, trigger_kernel_read },
+	[STK_FEATURE_FENTRY] = { { "stk_feat_fentry", NULL, STK_FEAT_SLOT_FENTRY, "fentry " PROBE_KERNEL_FUNC },
+				 attach_trace, trigger_kernel_read, PROBE_KERNEL_FUNC },
+	[STK_FEATURE_TP_BTF] = { { "stk_feat_tp_btf", NULL, STK_FEAT_SLOT_TP_BTF, "tp_btf sched_switch" },
+				 attach_trace, trigger_context_switches },
+	[STK_FEATURE_RAW_TP] = { { "stk_feat_raw_tp", NULL, STK_FEAT_SLOT_RAW_TP, "raw_tp sched_switch" },
+				 attach_raw_tp, trigger_context_switches },
+	[STK_FEATURE_TRACEPOINT] = { { "stk_feat_tracepoint", NULL, STK_FEAT_SLOT_TRACEPOINT,
+				       "tracepoint sched:sched_switch" }, attach_tracepoint, trigger_context_switches },
+	[STK_FEATURE_UPROBE] = { { "stk_feat_uprobe", NULL, STK_FEAT_SLOT_UPROBE, "uprobe on stk itself" },
+				 attach_uprobe_self, trigger_uprobe },
+	[STK_FEATURE_UPROBE_MULTI] = { { "stk_feat_uprobe_multi", NULL, STK_FEAT_SLOT_UPROBE_MULTI,
+					 "uprobe.multi on stk itself" }, attach_uprobe_multi_self, trigger_uprobe },
+	[STK_FEATURE_USDT] = { { "stk_feat_usdt", usdt_maps, STK_FEAT_SLOT_USDT,
+				 "USDT stk:feature_probe in stk itself" }, attach_usdt_self, trigger_usdt },
+	[STK_FEATURE_TASK_ITER] = { { "stk_feat_task_iter", NULL, STK_FEAT_SLOT_TASK_ITER,
+				      "task iterator over all tasks" }, attach_task_iter },
+	[STK_FEATURE_TASK_ITER_COPY] = { { "stk_feat_task_iter_copy", NULL, STK_FEAT_SLOT_TASK_ITER_COPY,
+					   "sleepable task iterator copying stk's own stack (bpf_copy_from_user_task)" },
+					 attach_task_iter },
+	[STK_FEATURE_RINGBUF] = { .direct = probe_ringbuf },
+	[STK_FEATURE_GLOBAL_DATA] = { .direct = probe_global_data },
+	[STK_FEATURE_BPF_LOOP] = { .direct = probe_bpf_loop },
+};
+
 void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 		       struct stk_feature_result *r)
 {
-	static const char *const usdt_maps[] = { "__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id",
-						 "stk_bpf.kconfig", NULL };
-	static const char *const stack_maps[] = { "feature_stack_buf", NULL };
-	struct probe_plan plan = { 0 };
-	attach_fn attach = NULL;
-	trigger_fn trigger = trigger_none;
-	const char *fentry_target = NULL;
+	const struct feature_probe *p = (unsigned)f < STK_FEATURE_COUNT ? &probes[f] : NULL;
 
 	memset(r, 0, sizeof(*r));
-	switch (f) {
-	case STK_FEATURE_PERF_EVENT:
-		plan = (struct probe_plan){ "stk_feat_perf_event", NULL, STK_FEAT_SLOT_PERF_EVENT,
-					    "software cpu-clock sampling" };
-		attach = attach_perf_event_self;
-		trigger = trigger_cpu;
-		break;
-	case STK_FEATURE_GET_STACK:
-		plan = (struct probe_plan){ "stk_feat_get_stack", stack_maps, STK_FEAT_SLOT_GET_STACK,
-					    "cpu-clock sampling with bpf_get_stack" };
-		attach = attach_perf_event_self;
-		trigger = trigger_cpu;
-		break;
-	case STK_FEATURE_KPROBE_PMU:
-		plan = (struct probe_plan){ "stk_feat_kprobe", NULL, STK_FEAT_SLOT_KPROBE,
-					    "kprobe " PROBE_KERNEL_FUNC " via perf PMU" };
-		attach = attach_kprobe_pmu;
-		trigger = trigger_kernel_read;
-		break;
-	case STK_FEATURE_KPROBE_LEGACY:
-		plan = (struct probe_plan){ "stk_feat_kprobe", NULL, STK_FEAT_SLOT_KPROBE,
-					    "kprobe " PROBE_KERNEL_FUNC " via tracefs kprobe_events" };
-		attach = attach_kprobe_legacy;
-		trigger = trigger_kernel_read;
-		break;
-	case STK_FEATURE_KPROBE_MULTI:
-		plan = (struct probe_plan){ "stk_feat_kprobe_multi", NULL, STK_FEAT_SLOT_KPROBE_MULTI,
-					    "kprobe.multi " PROBE_KERNEL_FUNC };
-		attach = attach_kprobe_multi;
-		trigger = trigger_kernel_read;
-		break;
-	case STK_FEATURE_FENTRY:
-		plan = (struct probe_plan){ "stk_feat_fentry", NULL, STK_FEAT_SLOT_FENTRY,
-					    "fentry " PROBE_KERNEL_FUNC };
-		fentry_target = PROBE_KERNEL_FUNC;
-		attach = attach_trace;
-		trigger = trigger_kernel_read;
-		break;
-	case STK_FEATURE_TP_BTF:
-		plan = (struct probe_plan){ "stk_feat_tp_btf", NULL, STK_FEAT_SLOT_TP_BTF,
-					    "tp_btf sched_switch" };
-		attach = attach_trace;
-		trigger = trigger_context_switches;
-		break;
-	case STK_FEATURE_RAW_TP:
-		plan = (struct probe_plan){ "stk_feat_raw_tp", NULL, STK_FEAT_SLOT_RAW_TP,
-					    "raw_tp sched_switch" };
-		attach = attach_raw_tp;
-		trigger = trigger_context_switches;
-		break;
-	case STK_FEATURE_TRACEPOINT:
-		plan = (struct probe_plan){ "stk_feat_tracepoint", NULL, STK_FEAT_SLOT_TRACEPOINT,
-					    "tracepoint sched:sched_switch" };
-		attach = attach_tracepoint;
-		trigger = trigger_context_switches;
-		break;
-	case STK_FEATURE_UPROBE:
-		plan = (struct probe_plan){ "stk_feat_uprobe", NULL, STK_FEAT_SLOT_UPROBE,
-					    "uprobe on stk itself" };
-		attach = attach_uprobe_self;
-		trigger = trigger_uprobe;
-		break;
-	case STK_FEATURE_UPROBE_MULTI:
-		plan = (struct probe_plan){ "stk_feat_uprobe_multi", NULL, STK_FEAT_SLOT_UPROBE_MULTI,
-					    "uprobe.multi on stk itself" };
-		attach = attach_uprobe_multi_self;
-		trigger = trigger_uprobe;
-		break;
-	case STK_FEATURE_USDT:
-		plan = (struct probe_plan){ "stk_feat_usdt", usdt_maps, STK_FEAT_SLOT_USDT,
-					    "USDT stk:feature_probe in stk itself" };
-		attach = attach_usdt_self;
-		trigger = trigger_usdt;
-		break;
-	case STK_FEATURE_TASK_ITER:
-		plan = (struct probe_plan){ "stk_feat_task_iter", NULL, STK_FEAT_SLOT_TASK_ITER,
-					    "task iterator over all tasks" };
-		attach = attach_task_iter;
-		break;
-	case STK_FEATURE_TASK_ITER_COPY:
-		plan = (struct probe_plan){ "stk_feat_task_iter_copy", NULL, STK_FEAT_SLOT_TASK_ITER_COPY,
-					    "sleepable task iterator copying stk's own stack (bpf_copy_from_user_task)" };
-		attach = attach_task_iter;
-		break;
-	case STK_FEATURE_RINGBUF:
-		probe_ringbuf(r);
+	if (!p)
 		return;
-	case STK_FEATURE_GLOBAL_DATA:
-		probe_global_data(r);
+	if (!p->direct && !p->attach) { /* a feature without its row: said, not skipped in silence */
+		set_result(r, false, "stk has no probe for it");
 		return;
-	case STK_FEATURE_BPF_LOOP:
-		probe_bpf_loop(r);
-		return;
-	case STK_FEATURE_COUNT:
+	}
+	if (p->direct) {
+		p->direct(r);
 		return;
 	}
 	const struct stk_precondition_env pre_env = {
@@ -474,5 +433,5 @@ void stk_feature_probe(const struct stk_feature_env *env, enum stk_feature f,
 		set_result(r, false, "%s", pre);
 		return;
 	}
-	run_probe(env, &plan, fentry_target, attach, trigger, r);
+	run_probe(env, &p->plan, p->fentry_target, p->attach, p->trigger, r);
 }

@@ -36,6 +36,7 @@ static int write_report(FILE *out, const struct stk_report *report, const struct
 int stk_ev_render(int fd, const struct stk_ev_filter *flt, enum stk_format format, FILE *out, char *err,
 		  size_t err_len)
 {
+	const struct stk_format_desc *desc = stk_format_desc(format);
 	struct stk_ev_file *f = stk_ev_open(fd, err, err_len);
 	struct stk_report report;
 	int ret = STK_EV_RENDER_BAD_INPUT;
@@ -44,7 +45,7 @@ int stk_ev_render(int fd, const struct stk_ev_filter *flt, enum stk_format forma
 		return STK_EV_RENDER_BAD_INPUT;
 	report = stk_ev_meta(f)->report;
 	narrow(&report, flt);
-	if (format == STK_FORMAT_SPEEDSCOPE || format == STK_FORMAT_TRACE) {
+	if (desc && desc->source == STK_FROM_TIMELINE) {
 		struct stk_ev_filter with_spans = *flt;
 		struct stk_ev_timeline tl;
 
@@ -54,11 +55,11 @@ int stk_ev_render(int fd, const struct stk_ev_filter *flt, enum stk_format forma
 			ret = write_report(out, &report, stk_ev_meta(f), format, err, err_len);
 		}
 		stk_ev_timeline_free(&tl);
-	} else if (format != STK_FORMAT_PARQUET) {
+	} else if (desc && desc->source == STK_FROM_TOTALS) {
 		struct stk_ev_totals t;
 
-		/* pprof carries each span as a sample label; the others print stacks without them */
-		if (stk_ev_totals_read(f, flt, format == STK_FORMAT_PPROF, &t, err, err_len) == 0) {
+		/* pprof carries each span as a sample label (span_labels); the others print stacks without them */
+		if (stk_ev_totals_read(f, flt, desc->span_labels, &t, err, err_len) == 0) {
 			report.stacks = t.stacks;
 			report.n_stacks = t.n;
 			ret = write_report(out, &report, stk_ev_meta(f), format, err, err_len);

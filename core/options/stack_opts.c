@@ -63,7 +63,7 @@ static int parse_ids(const char *arg, char opt, const char *what, uint32_t **ids
 
 int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)
 {
-	char names[64];
+	char names[128];
 
 	if (c == 'p')
 		return parse_ids(arg, 'p', "PID", &o->pids, &o->n_pids, msg, len);
@@ -101,7 +101,8 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 			o->format_given = true;
 			return 1;
 		}
-		snprintf(msg, len, "--format %s: expected " STK_FORMAT_NAMES, arg);
+		stk_format_join(names, sizeof(names), stk_formats_offered(STK_OFFER_ALL), false, ", ", " or ");
+		snprintf(msg, len, "--format %s: expected %s", arg, names);
 		return -1;
 	case STK_OPT_NO_ARGS: o->no_args = true; return 1;
 	case STK_OPT_BTF: o->btf_file = arg; return 1;
@@ -150,13 +151,13 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	}
 }
 
-/* Whether an output shows span labels: the event log, pprof's labels, the timelines. */
+/* Whether an output shows span labels. */
 static bool shows_spans(const struct stk_stack_opts *o)
 {
 	const enum stk_format *f = o->n_outputs ? o->output_formats : &o->format;
 
 	for (size_t i = 0; i < (o->n_outputs ? o->n_outputs : 1); i++)
-		if (f[i] == STK_FORMAT_PPROF || stk_format_needs_events(f[i]))
+		if (stk_format_shows_spans(f[i]))
 			return true;
 	return false;
 }
@@ -185,8 +186,13 @@ int stk_stack_opts_finish(struct stk_stack_opts *o, int optind, char *msg, size_
 				       o->format, msg, len))
 		return -1;
 	if (o->n_spans && !shows_spans(o)) {
-		snprintf(msg, len, "--span labels events: add an output that shows them (-o FILE.parquet, "
-			 ".pb.gz, .speedscope.json or .trace.json)");
+		stk_format_set logs = stk_formats_from(STK_FROM_RECORDING);
+		char first[64], rest[128];
+
+		/* the event log first: it is what spans are for */
+		stk_format_join(first, sizeof(first), logs, true, ", ", " or ");
+		stk_format_join(rest, sizeof(rest), stk_formats_showing_spans() & ~logs, true, ", ", " or ");
+		snprintf(msg, len, "--span labels events: add an output that shows them (-o FILE%s, %s)", first, rest);
 		return -1;
 	}
 	return stk_check_targets(o->pids, o->n_pids, pid_opt, o->tids, o->n_tids, tid_opt, msg, len);
@@ -241,6 +247,59 @@ const char *stk_stack_opts_whose(const struct stk_stack_opts *o)
 const char *stk_stack_opts_which(const struct stk_stack_opts *o)
 {
 	return o->user_only ? "user" : o->kernel_only ? "kernel" : "user + kernel";
+}
+
+/* Greedy word wrap: lead, then text's words up to width columns, each next line at lead's indent. */
+static void print_wrapped(FILE *out, const char *lead, const char *text, size_t width)
+{
+	size_t indent = strlen(lead), col = indent;
+
+	fputs(lead, out);
+	for (const char *w = text; *w;) {
+		size_t n = strcspn(w, " ");
+
+		if (col > indent && col + 1 + n > width) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(w, 1, n, out);
+		col += n;
+		w += n;
+		w += strspn(w, " ");
+	}
+	fputc('\n', out);
+}
+
+/* Each offer's lines as its applets' help has always read: how wide, and how -o says it repeats. */
+static const struct {
+	size_t width;
+	const char *repeats;
+} output_help_style[] = {
+	[STK_OFFER_ALL] = { 98, "repeatable" },
+	[STK_OFFER_TOTALS] = { 80, "may be repeated" },
+	[STK_OFFER_RENDERED] = { 98, "repeatable" },
+};
+
+void stk_output_help(FILE *out, enum stk_format_offer offer, enum stk_format deflt)
+{
+	stk_format_set set = stk_formats_offered(offer);
+	size_t width = output_help_style[offer].width;
+	char list[256], text[512];
+
+	stk_format_join(list, sizeof(list), set, true, " ", " ");
+	snprintf(text, sizeof(text), "write there; format from --format or the extension (%s); %s", list,
+		 output_help_style[offer].repeats);
+	print_wrapped(out, "  -o, --output FILE           ", text, width);
+	if (deflt == STK_FORMAT_TEXT) {
+		stk_format_join(text, sizeof(text), set, false, ", ", " or ");
+	} else {
+		stk_format_join(list, sizeof(list), set & ~STK_FORMAT_BIT(deflt), false, ", ", " or ");
+		snprintf(text, sizeof(text), "%s (default), %s", stk_format_name(deflt), list);
+	}
+	print_wrapped(out, "      --format FMT            ", text, width);
 }
 
 void stk_stack_opts_print_until(const struct stk_stack_opts *o)

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/ladder/ladder.h"
 #include "core/output/output.h"
@@ -175,6 +176,13 @@ int stk_stack_getopt(struct stk_stack_opts *o, const char *shortopts, const stru
 /* For a stack applet's header line: whose stacks ("the given processes", "all threads") and which ("user + kernel"). */
 const char *stk_stack_opts_whose(const struct stk_stack_opts *o);
 const char *stk_stack_opts_which(const struct stk_stack_opts *o);
+/*
+ * The -o and --format lines of an applet's help, made from the format table:
+ * the offered formats' suffixes and names. deflt, the applet's default
+ * format, is listed first as "NAME (default)" unless it is text (every
+ * other applet's, said nowhere).
+ */
+void stk_output_help(FILE *out, enum stk_format_offer offer, enum stk_format deflt);
 /* The end of a stack applet's header line: " for N secs." or "... Hit Ctrl-C to end.", flushed. */
 void stk_stack_opts_print_until(const struct stk_stack_opts *o);
 

@@ -1,15 +1,9 @@
 /*
- * Rendering a stk_report in every format the stack applets offer:
- *   text    bcc's multi-line shape, most frequent last
- *   folded  "comm;root;...;leaf value" for flamegraph.pl (user frames, then kernel)
- *   pmp     pt-pmp style "value frame,frame,..." leaf first, no C++ argument lists,
- *           most frequent first
- *   pprof   gzipped profile.proto
- *   svg     self-contained interactive flame graph
- * and, from the events of a recording (stk_report.timeline):
- *   speedscope  speedscope's JSON file format, a profile per thread
- *   trace       the Chrome Trace Event Format (Perfetto, chrome://tracing)
- * parquet is the event log itself (core/eventlog/): no writer here.
+ * Rendering a stk_report in the output formats. Each format is one row of
+ * the table in output.c: its name, its -o suffixes, where its content comes
+ * from (the totals, a recording's timeline, or the recording itself) and its
+ * writer (output_formats.h). The options, every applet's help, the session's
+ * choice of what to record and stk report all read that table.
  */
 #ifndef STK_OUTPUT_H
 #define STK_OUTPUT_H
@@ -28,6 +22,7 @@ enum stk_format {
 	STK_FORMAT_PARQUET,
 	STK_FORMAT_SPEEDSCOPE,
 	STK_FORMAT_TRACE,
+	STK_FORMAT_COUNT,
 };
 
 struct stk_output_opts {
@@ -41,15 +36,59 @@ struct stk_output_opts {
 	bool lines;          /* --lines: " at file:line" after each frame (text) */
 };
 
-/* "text", "folded", "pmp", "pprof", "svg", "parquet", "speedscope", "trace" -> format. 0, or -1 if unknown. */
+/* Where a format's content comes from. */
+enum stk_format_source {
+	STK_FROM_TOTALS,    /* stacks and their counts, what every applet has */
+	STK_FROM_TIMELINE,  /* a recording's events per thread in time order (stk_report.timeline) */
+	STK_FROM_RECORDING, /* the recording itself: the event log (core/eventlog/), no writer here */
+};
+
+typedef int (*stk_format_writer)(FILE *out, const struct stk_report *r, const struct stk_output_opts *o);
+
+/* One output format: everything outside its writer knows of it. */
+struct stk_format_desc {
+	const char *name;        /* --format NAME */
+	const char *suffixes[3]; /* -o FILE's extensions (any case), NULL-terminated; help names the first */
+	enum stk_format_source source;
+	bool span_labels;        /* made from totals, yet shows --span labels: then made from the recording */
+	stk_format_writer write; /* NULL for the recording */
+};
+
+/* The row of format (static), or NULL for a value outside the enum. */
+const struct stk_format_desc *stk_format_desc(enum stk_format format);
+/* "text", "folded", ... -> format. 0, or -1 if unknown. */
 int stk_format_from_name(const char *name, enum stk_format *format);
-/* By extension: .txt .folded .pmp .pb.gz/.pprof .svg .parquet .speedscope.json .trace.json. 0, or -1 if unknown. */
+/* By the path's extension (a suffix of the table, any case; ".svg" alone is no extension). 0, or -1 if unknown. */
 int stk_format_from_path(const char *path, enum stk_format *format);
 const char *stk_format_name(enum stk_format format);
-/* The names, for usage messages: "text, folded, ... or trace". */
-#define STK_FORMAT_NAMES "text, folded, pmp, pprof, svg, parquet, speedscope or trace"
-/* Whether the format is made from a recording's events (parquet, speedscope, trace), not from totals. */
+/* Whether the format is made from a recording's events (its timeline, or the recording itself), not from totals. */
 bool stk_format_needs_events(enum stk_format format);
+/* Whether an output in the format shows --span labels (the recording, the timelines, pprof's labels). */
+bool stk_format_shows_spans(enum stk_format format);
+
+/* Sets of formats: bit 1 << f for each format f. */
+typedef unsigned stk_format_set;
+#define STK_FORMAT_BIT(f) (1u << (f))
+
+/* The formats made from source. */
+stk_format_set stk_formats_from(enum stk_format_source source);
+/* The formats an applet offers (what its help and messages list). */
+enum stk_format_offer {
+	STK_OFFER_ALL,      /* a capture that can record its events: every format */
+	STK_OFFER_TOTALS,   /* a capture that does not record: the formats made from totals */
+	STK_OFFER_RENDERED, /* stk report: what a recording renders into, all but the recording itself */
+};
+stk_format_set stk_formats_offered(enum stk_format_offer offer);
+bool stk_format_offered(enum stk_format format, enum stk_format_offer offer);
+/* The formats that show --span labels. */
+stk_format_set stk_formats_showing_spans(void);
+/*
+ * The formats of set in table order, each as its name or (suffix) its first
+ * -o suffix, joined by sep, the last by last (", " and " or ": "text,
+ * folded or svg"), into buf (cut short if len is too small). Returns buf.
+ */
+const char *stk_format_join(char *buf, size_t len, stk_format_set set, bool suffix, const char *sep,
+			    const char *last);
 
 /*
  * A stack's frames root first joined by ';', as folded output prints them

@@ -28,7 +28,7 @@ struct stk_event_outputs {
 
 bool stk_output_from_events(const struct stk_stack_opts *o, enum stk_format f)
 {
-	return stk_format_needs_events(f) || (f == STK_FORMAT_PPROF && o->n_spans > 0);
+	return stk_format_needs_events(f) || (stk_format_shows_spans(f) && o->n_spans > 0);
 }
 
 bool stk_wants_events(const struct stk_stack_opts *o)

@@ -1,6 +1,7 @@
 # bash completion for stk and its stk-APPLET links.
-# Options are read from the applet's own --help at completion time, so this
-# file never goes stale when an applet gains an option.
+# Options (and --format's values) are read from the applet's own --help at
+# completion time, so this file never goes stale when an applet gains an
+# option or stk a format.
 
 # _stk_help_options CMD...: prints "OPT" or "OPT=" (takes an argument) for
 # every option in CMD's --help: lines "  -p, --pid PID[,PID...]   text".
@@ -15,6 +16,17 @@ _stk_help_options()
                 echo "$o$arg"
             done
         done
+}
+
+# _stk_help_formats CMD...: the format names CMD's --help lists on its
+# "--format FMT" line and the lines continuing it ("pmp (default), text, ... or svg").
+_stk_help_formats()
+{
+    "$@" --help 2>/dev/null |
+        awk '/^ +--format / { on = 1; sub(/^ +--format +[^ ]+ +/, ""); print; next }
+             on && /^ +[^ -]/ { print; next }
+             { on = 0 }' |
+        tr ',' ' ' | sed -E 's/\(default\)//g; s/(^| )or( |$)/ /g'
 }
 
 _stk()
@@ -56,7 +68,7 @@ _stk()
         COMPREPLY=($(compgen -d -- "$cur"))
         return ;;
     --format)
-        COMPREPLY=($(compgen -W "text folded pmp pprof svg" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_stk_help_formats "${run[@]}")" -- "$cur"))
         return ;;
     -p | --pid)
         COMPREPLY=($(compgen -W "$(cd /proc && printf '%s\n' [0-9]*)" -- "$cur"))

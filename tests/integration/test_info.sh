@@ -12,6 +12,8 @@ if [ $RC -ne 0 ]; then
 fi
 pass info_runs
 INFO=$OUT
+# every feature has its row in core/bpf/features.c's probe table
+expect_eq every_feature_has_a_probe "$(printf '%s\n' "$INFO" | grep -c 'stk has no probe for it')" 0
 
 field() { printf '%s\n' "$INFO" | sed -n "s/^$1: \([a-z_.]*\).*/\1/p" | head -1; }
 line() { printf '%s\n' "$INFO" | sed -n "s/^$1: //p" | head -1; }

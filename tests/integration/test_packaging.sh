@@ -122,7 +122,11 @@ complete_words() { # WORD... : prints COMPREPLY for the last word
 }
 expect_eq completion_link_options "$(complete_words stk-profile --freq)" "--frequency"
 expect_eq completion_applets "$(complete_words stk "")" "$(echo $applets) --list --help --version --install"
-expect_eq completion_format_values "$(complete_words stk profile --format p)" "pmp pprof"
+# --format's values come from the applet's --help (the format table): each applet its own
+expect_eq completion_format_values "$(complete_words stk profile --format p)" "pmp pprof parquet"
+expect_eq completion_format_values_pmp "$(complete_words stk pmp --format p)" "pmp pprof"
+expect_eq completion_format_values_report "$(complete_words stk-report --format "")" \
+    "text folded pmp pprof svg speedscope trace"
 # resources' comma-separated kinds: the one after the last comma, from --list-kinds
 expect_eq completion_resources_kinds "$(complete_words stk resources -e rss,b)" "rss,block rss,block-time"
 # bash-completion loads the file for a name only if the file registers it
@@ -239,5 +243,30 @@ for a in $applets; do
         fi
     else
         expect_contains "man_${a}_marked_pending" "$section" "Not implemented yet"
+    fi
+done
+
+# Every format an applet's --help offers is named in its section, and each
+# -o suffix it lists in OUTPUT FORMATS: a new row of the format table fails
+# here until the page says what it is.
+formats_section=$(plain | awk '$0 == ".SH OUTPUT FORMATS" { on = 1; next } /^\.SH/ { on = 0 } on')
+for a in $applets; do
+    help=$("$STK" "$a" --help 2>/dev/null) || continue
+    # the --format line and the lines continuing it: "pmp (default), text, ... or svg"
+    names=$(printf '%s\n' "$help" | awk '/^ +--format / { on = 1; sub(/^ +--format +[^ ]+ +/, ""); print; next }
+                                         on && /^ +[^ -]/ { print; next } { on = 0 }' |
+        tr ',' ' ' | sed -E 's/\(default\)//g; s/(^| )or( |$)/ /g')
+    [ -z "$names" ] && continue
+    # the -o lines' "(.txt .folded ...)"
+    suffixes=$(printf '%s\n' "$help" | awk '/^ +-o, --output FILE/ { on = 1; print; next }
+                                            on && /^ +[^ -]/ { print; next } { on = 0 }' |
+        tr '\n' ' ' | sed -E 's/.*\(([^)]*)\).*/\1/')
+    undocumented=""
+    for f in $names; do documents "$(man_section "$a")" "$f" || undocumented="$undocumented $f"; done
+    for x in $suffixes; do documents "$formats_section" "${x//./\\.}" || undocumented="$undocumented $x"; done
+    if [ "$(echo $names | wc -w)" -lt 5 ] || [ "$(echo $suffixes | wc -w)" -lt 5 ]; then
+        fail "man_documents_${a}_formats" "parsed formats '$(echo $names)' and suffixes '$(echo $suffixes)' from '$a --help'"
+    else
+        expect_eq "man_documents_${a}_formats" "$undocumented" ""
     fi
 done
