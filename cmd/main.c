@@ -49,7 +49,7 @@ static void print_usage(FILE *out, const struct stk_applet *applets, size_t n_ap
 		"applets:\n");
 	for (size_t i = 0; i < n_applets; i++)
 		fprintf(out, "  %-12s %s%s\n", applets[i].name, applets[i].summary,
-			applets[i].main ? "" : " [not implemented yet]");
+			applets[i].main || applets[i].steps ? "" : " [not implemented yet]");
 	fprintf(out, "\n'stk APPLET --help' describes an applet's options.\n");
 }
 
@@ -112,12 +112,12 @@ static int run_applet(const struct stk_applet *a, int argc, char **argv, int fir
 	char command[4096];
 	struct stk_invocation inv = { .argc = argc - first, .argv = argv + first, .command = command };
 
-	if (!a->main) {
+	if (!a->main && !a->steps) {
 		stk_error(a->name, "not implemented yet (%s); see 'stk --list'", a->summary);
 		return STK_EXIT_USAGE;
 	}
 	join_command(argc, argv, command, sizeof(command));
-	return a->main(&inv);
+	return stk_applet_run(a, &inv);
 }
 
 int main(int argc, char **argv)

@@ -28,7 +28,6 @@
 #include "core/base/options.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
-#include "core/session/applet.h"
 #include "core/session/session.h"
 #include "core/threads/sched_state.h"
 
@@ -146,11 +145,8 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 			cfg->state_text = optarg;
 			break;
 		case OPT_MECHANISM:
-			if (!stk_rung_by_name(STK_ATTACH_SCHED_SWITCH, optarg)) {
-				char names[128];
-				stk_ladder_names(STK_ATTACH_SCHED_SWITCH, names, sizeof(names));
-				return usage_error("--mechanism %s: expected %s", optarg, names);
-			}
+			if (stk_rung_check(STK_ATTACH_SCHED_SWITCH, "--mechanism", optarg, msg, sizeof(msg)))
+				return usage_error("%s", msg);
 			cfg->mechanism = optarg;
 			break;
 		case 'h': print_help(); return 1;
@@ -365,15 +361,9 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int offcputime_main(const struct stk_invocation *inv)
-{
-	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
-	};
-	struct offcpu_run run = { 0 };
+static const struct stk_applet_steps steps = {
+	.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
+};
 
-	return stk_applet_run(&steps, &run, inv);
-}
-
-STK_APPLET(offcputime, .name = "offcputime", .summary = "where and how long do threads block?", .main = offcputime_main,
-	   .bare_link = true, .rank = 30);
+STK_APPLET(offcputime, .name = "offcputime", .summary = "where and how long do threads block?", .steps = &steps,
+	   .run_size = sizeof(struct offcpu_run), .bare_link = true, .rank = 30);

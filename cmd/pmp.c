@@ -23,9 +23,9 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/btf/btf_source.h"
+#include "core/ladder/climb.h"
 #include "core/ladder/ladder.h"
 #include "core/options/stack_opts.h"
-#include "core/session/applet.h"
 #include "core/session/session.h"
 #include "core/snapshot/bpf/snapshot_source.h"
 #include "core/snapshot/snap_count.h"
@@ -142,11 +142,8 @@ static int parse_args(void *arg, const struct stk_invocation *inv)
 			break;
 		case 'S': cfg->state_frame = true; break;
 		case OPT_MECHANISM:
-			if (!stk_rung_by_name(STK_ATTACH_THREAD_SNAPSHOT, optarg)) {
-				char names[128];
-				stk_ladder_names(STK_ATTACH_THREAD_SNAPSHOT, names, sizeof(names));
-				return usage_error("--mechanism %s: expected %s", optarg, names);
-			}
+			if (stk_rung_check(STK_ATTACH_THREAD_SNAPSHOT, "--mechanism", optarg, msg, sizeof(msg)))
+				return usage_error("%s", msg);
 			cfg->mechanism = optarg;
 			break;
 		case 'h': print_help(); return 1;
@@ -193,9 +190,11 @@ static int setup(void *arg)
 		return -1;
 	}
 	const char *tried = stk_snapper_tried(run->snapper);
+	char passed[1024];
+
 	if (cfg->common.verbose)
-		fprintf(stderr, "pmp: mechanism %s%s%s%s\n", stk_snapper_mech_name(run->snapper),
-			tried[0] ? " (passed over: " : "", tried, tried[0] ? ")" : "");
+		fprintf(stderr, "pmp: mechanism %s%s\n", stk_snapper_mech_name(run->snapper),
+			stk_climb_passed_over(tried, passed, sizeof(passed)));
 	if (stk_snapper_mech(run->snapper) == STK_SNAP_PTRACE)
 		fprintf(stderr, "pmp: WARNING: mechanism ptrace stops each thread while its registers and stack are "
 			"read (this kernel offers nothing else%s%s)\n", tried[0] ? ": " : "", tried);
@@ -359,15 +358,9 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int pmp_main(const struct stk_invocation *inv)
-{
-	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
-	};
-	struct pmp_run run = { 0 };
-
-	return stk_applet_run(&steps, &run, inv);
-}
+static const struct stk_applet_steps steps = {
+	.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
+};
 
 STK_APPLET(pmp, .name = "pmp", .summary = "what is every thread's stack right now? (pt-pmp without stopping them)",
-	   .main = pmp_main, .bare_link = true, .rank = 45);
+	   .steps = &steps, .run_size = sizeof(struct pmp_run), .bare_link = true, .rank = 45);

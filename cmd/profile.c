@@ -30,7 +30,6 @@
 #include "core/bpf/bpf_object.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
-#include "core/session/applet.h"
 #include "core/session/session.h"
 
 #define APPLET "profile"
@@ -110,6 +109,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	uint64_t v;
 	int c;
 
+	((struct profile_run *)run)->cgroup_fd = -1; /* none yet, whatever else fails */
 	stk_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
 	stk_stack_opts_begin(&cfg->common, APPLET, inv, 'L');
 	cfg->sampling.value = DEFAULT_HZ;
@@ -335,15 +335,9 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int profile_main(const struct stk_invocation *inv)
-{
-	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
-	};
-	struct profile_run run = { .cgroup_fd = -1 };
+static const struct stk_applet_steps steps = {
+	.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
+};
 
-	return stk_applet_run(&steps, &run, inv);
-}
-
-STK_APPLET(profile, .name = "profile", .summary = "where do threads spend CPU? (timed stack sampling)", .main = profile_main,
-	   .bare_link = true, .rank = 10);
+STK_APPLET(profile, .name = "profile", .summary = "where do threads spend CPU? (timed stack sampling)",
+	   .steps = &steps, .run_size = sizeof(struct profile_run), .bare_link = true, .rank = 10);

@@ -31,7 +31,6 @@
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
 #include "core/resources/kinds.h"
-#include "core/session/applet.h"
 #include "core/session/session.h"
 
 #define APPLET "resources"
@@ -379,14 +378,9 @@ static void teardown(void *arg)
 	free(run->cpus);
 }
 
-static int resources_main(const struct stk_invocation *inv)
-{
-	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
-	};
-	/* on the heap: large (the attachment's reasons) */
-	return stk_applet_run_new(&steps, sizeof(struct res_run), APPLET, inv);
-}
+static const struct stk_applet_steps steps = {
+	.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
+};
 
 STK_APPLET(resources, .name = "resources", .summary = "which code paths grow memory and do disk and network I/O, and how much?",
-	   .main = resources_main, .bare_link = true, .rank = 35);
+	   .steps = &steps, .run_size = sizeof(struct res_run), .bare_link = true, .rank = 35);

@@ -37,7 +37,6 @@
 #include "core/probe/probe_pattern.h"
 #include "core/probe/usdt_notes.h"
 #include "core/probe/user_probe.h"
-#include "core/session/applet.h"
 #include "core/session/session.h"
 
 #define APPLET "stackcount"
@@ -549,23 +548,10 @@ static int check_args(struct sc_config *cfg)
 static int parse_args(void *run, const struct stk_invocation *inv)
 {
 	struct sc_config *cfg = &((struct sc_run *)run)->cfg;
-	/* The shared table minus "tid" (no thread option) and "delimited" (here -d is the plan). */
+	/* The shared table minus "tid" (no thread option) and "delimited" (here -d is the plan, --delimited its own). */
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
-		{ "user-stacks-only", no_argument, NULL, 'U' },
-		{ "kernel-stacks-only", no_argument, NULL, 'K' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "stack-storage-size", required_argument, NULL, STK_OPT_STACK_STORAGE },
-		{ "perf-max-stack-depth", required_argument, NULL, STK_OPT_MAX_DEPTH },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, STK_OPT_FORMAT },
-		{ "no-args", no_argument, NULL, STK_OPT_NO_ARGS },
-		{ "btf", required_argument, NULL, STK_OPT_BTF },
-		STK_UNWIND_LONGOPTS,
-		STK_SYMBOL_LONGOPTS,
-		STK_EVENT_LONGOPTS,
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
+		STK_STACK_COMMON_LONGOPTS,
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "timestamp", no_argument, NULL, 'T' },
@@ -651,14 +637,9 @@ static void teardown(void *arg)
 	stk_stack_opts_free(&run->cfg.common);
 }
 
-static int stackcount_main(const struct stk_invocation *inv)
-{
-	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
-	};
-	/* on the heap: large (the matchers and target lists) */
-	return stk_applet_run_new(&steps, sizeof(struct sc_run), APPLET, inv);
-}
+static const struct stk_applet_steps steps = {
+	.parse = parse_args, .setup = setup, .capture = capture, .teardown = teardown,
+};
 
-STK_APPLET(stackcount, .name = "stackcount", .summary = "which code paths reach this function, tracepoint or USDT probe?", .main = stackcount_main,
-	   .bare_link = true, .rank = 20);
+STK_APPLET(stackcount, .name = "stackcount", .summary = "which code paths reach this function, tracepoint or USDT probe?",
+	   .steps = &steps, .run_size = sizeof(struct sc_run), .bare_link = true, .rank = 20);

@@ -20,10 +20,10 @@
 #include "bpf/stack_stats.h"
 #include "core/btf/btf_source.h"
 #include "core/base/clock.h"
-#include "core/session/applet.h"
 #include "core/session/session.h"
 #include "core/base/caps.h"
 #include "core/base/log.h"
+#include "core/ladder/climb.h"
 #include "core/base/options.h"
 #include "core/base/run_loop.h"
 #include "core/options/stack_opts.h"
@@ -536,10 +536,11 @@ static int open_source(struct ts_run *run)
 	if (start_dwarf(run))
 		return -1;
 	if (cfg->verbose) {
-		const char *tried = stk_tsource_tried(run->source);
-		fprintf(stderr, "threadstate: source %s%s%s%s; BTF %s%s%s%s\n",
-			stk_tsource_name(stk_tsource_kind(run->source)), tried[0] ? " (passed over: " : "", tried,
-			tried[0] ? ")" : "", stk_btf_kind_name(btf->kind), can_bpf ? "" : "; no BPF privileges",
+		char passed[1024];
+
+		fprintf(stderr, "threadstate: source %s%s; BTF %s%s%s%s\n", stk_tsource_name(stk_tsource_kind(run->source)),
+			stk_climb_passed_over(stk_tsource_tried(run->source), passed, sizeof(passed)),
+			stk_btf_kind_name(btf->kind), can_bpf ? "" : "; no BPF privileges",
 			cfg->user_stacks ? "; unwind " : "",
 			cfg->user_stacks ? stk_unwind_rung_name(session->unwind.rung) : "");
 	}
@@ -658,15 +659,9 @@ static int run_capture(void *arg)
 	return ret;
 }
 
-static int threadstate_main(const struct stk_invocation *inv)
-{
-	static const struct stk_applet_steps steps = {
-		.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
-	};
-	struct ts_run run = { 0 };
+static const struct stk_applet_steps steps = {
+	.parse = parse_args, .setup = setup, .capture = run_capture, .teardown = teardown,
+};
 
-	return stk_applet_run(&steps, &run, inv);
-}
-
-STK_APPLET(threadstate, .name = "threadstate", .summary = "what is every thread doing, sampled over time?", .main = threadstate_main,
-	   .bare_link = true, .rank = 40);
+STK_APPLET(threadstate, .name = "threadstate", .summary = "what is every thread doing, sampled over time?",
+	   .steps = &steps, .run_size = sizeof(struct ts_run), .bare_link = true, .rank = 40);

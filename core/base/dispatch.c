@@ -1,6 +1,33 @@
 #include "core/base/dispatch.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/base/log.h"
+
+int stk_applet_run(const struct stk_applet *a, const struct stk_invocation *inv)
+{
+	const struct stk_applet_steps *st = a->steps;
+	void *run;
+	int ret;
+
+	if (!st)
+		return a->main(inv);
+	if (!(run = calloc(1, a->run_size))) {
+		stk_error(a->name, "out of memory");
+		return 1;
+	}
+	ret = st->parse(run, inv);
+	if (ret)
+		ret = ret > 0 ? 0 : STK_EXIT_USAGE;
+	else if (st->setup(run))
+		ret = STK_EXIT_USAGE;
+	else
+		ret = st->capture(run);
+	st->teardown(run);
+	free(run);
+	return ret;
+}
 
 const struct stk_applet *stk_applet_find(const struct stk_applet *table, size_t n, const char *name)
 {

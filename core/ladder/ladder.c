@@ -171,3 +171,14 @@ const struct stk_rung *stk_ladder_choose(enum stk_attach_class c, const bool ava
 {
 	return stk_ladder_choose_usable(c, available, NULL, NULL);
 }
+
+int stk_rung_check(enum stk_attach_class c, const char *opt, const char *name, char *msg, size_t len)
+{
+	char names[128];
+
+	if (stk_rung_by_name(c, name))
+		return 0;
+	stk_ladder_names(c, names, sizeof(names));
+	snprintf(msg, len, "%s %s: expected %s", opt, name, names);
+	return -1;
+}

@@ -107,6 +107,8 @@ const struct stk_rung *stk_rung_by_name(enum stk_attach_class c, const char *nam
 const struct stk_rung *stk_rung_by_id(enum stk_attach_class c, int id);
 /* "a, b or c": the rung names, for an error about an unknown --mechanism. */
 void stk_ladder_names(enum stk_attach_class c, char *buf, size_t len);
+/* Whether name is a rung of c (an option's value): 0, or -1 with "OPT NAME: expected a, b or c" in msg. */
+int stk_rung_check(enum stk_attach_class c, const char *opt, const char *name, char *msg, size_t len);
 
 /*
  * The order to try for one run. Kernel functions are the one class whose

@@ -76,13 +76,10 @@ enum stk_stack_long_opt {
 	"                              u:LIB:PROVIDER:START,END for a USDT pair; repeatable (event outputs)\n" \
 	"      --event-buffer MB       the ring buffer events pass through (default 8)\n"
 
-/* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
-#define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
-	{ "pid", required_argument, NULL, 'p' },                                       \
-	{ "tid", required_argument, NULL, TID_LETTER },                                \
+/* The shared getopt_long entries but -p, the thread option and -d (stackcount has no thread option, and -d is its own). */
+#define STK_STACK_COMMON_LONGOPTS                                                      \
 	{ "user-stacks-only", no_argument, NULL, 'U' },                                \
 	{ "kernel-stacks-only", no_argument, NULL, 'K' },                              \
-	{ "delimited", no_argument, NULL, 'd' },                                       \
 	{ "folded", no_argument, NULL, 'f' },                                          \
 	{ "stack-storage-size", required_argument, NULL, STK_OPT_STACK_STORAGE },      \
 	{ "perf-max-stack-depth", required_argument, NULL, STK_OPT_MAX_DEPTH },        \
@@ -95,6 +92,12 @@ enum stk_stack_long_opt {
 	STK_EVENT_LONGOPTS,                                                            \
 	{ "verbose", no_argument, NULL, 'v' },                                         \
 	{ "help", no_argument, NULL, 'h' }
+/* The shared getopt_long entries; TID_LETTER is the applet's thread option. */
+#define STK_STACK_LONGOPTS(TID_LETTER)                                                 \
+	{ "pid", required_argument, NULL, 'p' },                                       \
+	{ "tid", required_argument, NULL, TID_LETTER },                                \
+	{ "delimited", no_argument, NULL, 'd' },                                       \
+	STK_STACK_COMMON_LONGOPTS
 /* The shared short options for the getopt string (without the thread option). */
 #define STK_STACK_SHORTOPTS "p:UKdfo:vh"
 

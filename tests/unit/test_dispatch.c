@@ -8,9 +8,9 @@ static int fake_main(const struct stk_invocation *inv)
 }
 
 static const struct stk_applet table[] = {
-	{ "profile", "p", fake_main, true, 10 },
-	{ "stackcount", "s", NULL, true, 20 },
-	{ "info", "i", fake_main, false, 90 },
+	{ .name = "profile", .summary = "p", .main = fake_main, .bare_link = true, .rank = 10 },
+	{ .name = "stackcount", .summary = "s", .bare_link = true, .rank = 20 },
+	{ .name = "info", .summary = "i", .main = fake_main, .bare_link = false, .rank = 90 },
 };
 #define N (sizeof(table) / sizeof(table[0]))
 

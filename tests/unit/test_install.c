@@ -7,8 +7,8 @@
 #include "core/base/install.h"
 
 static const struct stk_applet table[] = {
-	{ "profile", "p", NULL, true, 10 },
-	{ "info", "i", NULL, false, 90 },
+	{ .name = "profile", .summary = "p", .bare_link = true, .rank = 10 },
+	{ .name = "info", .summary = "i", .bare_link = false, .rank = 90 },
 };
 #define N (sizeof(table) / sizeof(table[0]))
 
