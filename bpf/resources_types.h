@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Types shared by bpf/resources*.bpf.c and cmd/resources.c (the kinds, the configuration, the count key). */
+/* Types shared by bpf/resources*.bpf.c and cmd/resources.c (the kinds, the configuration; counts are keyed by struct stk_stack_ref). */
 #ifndef STK_RESOURCES_TYPES_H
 #define STK_RESOURCES_TYPES_H
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The per-CPU loss and event counters every stack program keeps (its
- * *_stats PERCPU_ARRAY), shared by BPF and user space so that one report
- * (core/session/losses.c) speaks for every applet.
+ * The per-CPU loss and event counters every stack program keeps (stk_stats,
+ * bpf/stack_maps.h), shared by BPF and user space so that one report
+ * (core/session/session.c) speaks for every applet.
  */
 #ifndef STK_STACK_STATS_H
 #define STK_STACK_STATS_H

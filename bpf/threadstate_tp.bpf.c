@@ -24,7 +24,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "threadstate_types.h"
-#include "stack_stats.h"
+#include "stack_maps.h"
 #include "stack_counting.h"
 #include "stack_capture.h"
 
@@ -51,41 +51,6 @@ struct {
 	__type(key, u32);
 	__type(value, struct stk_ts_tp_thread);
 } ts_tp_threads SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, 127 * sizeof(u64));
-} ts_tp_stacks SEC(".maps");
-
-/* --unwind dwarf: per-CPU scratch sample, samples of new content, hashes sent, loss counters. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct stk_stack_sample);
-} ts_tp_scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(u32));
-	__uint(value_size, sizeof(u32));
-} ts_tp_samples SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, u64);
-	__type(value, u8);
-} ts_tp_sent SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, STK_STAT_COUNT);
-	__type(key, u32);
-	__type(value, u64);
-} ts_tp_stats SEC(".maps");
 
 /* Classic tracepoint records (format file layouts, stable since 4.x). */
 struct ts_switch_record {
@@ -161,15 +126,15 @@ static __always_inline int on_switch(struct ts_switch_record *ctx, const bool dw
 		e->state = state_of_report(ctx->prev_state);
 		bpf_probe_read_kernel(e->comm, sizeof(e->comm), ctx->prev_comm);
 		if (cfg && cfg->kernel_stacks)
-			e->kstack_id = bpf_get_stackid(ctx, &ts_tp_stacks, 0);
+			e->kstack_id = bpf_get_stackid(ctx, &stk_stacks, 0);
 		e->ustack_hash = 0;
 		if (dwarf && cfg && cfg->user_stacks)
-			e->ustack_hash = stk_capture_hashed(ctx, &ts_tp_scratch, &ts_tp_samples, &ts_tp_sent,
-							    &ts_tp_stats, tgid, prev, false, true, NULL,
+			e->ustack_hash = stk_capture_hashed(ctx, &stk_scratch, &stk_samples, &stk_sent,
+							    &stk_stats, tgid, prev, false, true, NULL,
 							    cfg->stack_bytes);
 		/* fp, or a dwarf sample the buffer had no room for */
 		if (cfg && cfg->user_stacks)
-			e->ustack_id = e->ustack_hash ? -1 : bpf_get_stackid(ctx, &ts_tp_stacks, BPF_F_USER_STACK);
+			e->ustack_id = e->ustack_hash ? -1 : bpf_get_stackid(ctx, &stk_stacks, BPF_F_USER_STACK);
 	}
 	if (next && (e = thread_entry(next, 0, STK_TS_RUN, ctx->next_comm)))
 		e->state = STK_TS_RUN;

@@ -3,7 +3,7 @@
  * The kernel unwinder's maps (bpf/unwind_types.h), declared once: defined
  * in bpf/unwind.bpf.c (STK_UNWIND_MAPS_HERE), extern everywhere else, and
  * shared by every applet in the one linked object. Sizes of the tables are
- * set by user space before load (core/unwind/unwind_maps.c).
+ * set by user space before load (core/bpf/unwind_maps.c).
  */
 #ifndef STK_UNWIND_MAPS_H
 #define STK_UNWIND_MAPS_H

@@ -268,8 +268,7 @@ static void choose_types(struct res_run *run)
 	for (int k = 0; k < STK_RES_KIND_COUNT; k++) {
 		const struct stk_res_kind_info *i = stk_res_kind((enum stk_res_kind)k);
 
-		/* block-time is counted in nanoseconds and reported in microseconds */
-		run->kinds[k] = (struct stk_weight_kind){ -1, k == STK_RES_BLOCK_TIME ? 1000 : 1 };
+		run->kinds[k] = (struct stk_weight_kind){ -1, i->divisor };
 		if (!run->cfg.want.on[k] || !run->attach.chosen[i->source])
 			continue;
 		run->kinds[k].report_type = (int)run->n_types;

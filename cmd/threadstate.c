@@ -1,6 +1,6 @@
 /*
  * stk threadstate: what is every thread doing, sampled over time? Every
- * 1/F seconds one pass over all threads (core/threads_source picks the task
+ * 1/F seconds one pass over all threads (core/threads/bpf/threads_source.c picks the task
  * iterator, the tracepoint state map or /proc); the active ones (see
  * core/threads/thread_active.h, -a for all) are either summed into a table of
  * average active threads per group every -i seconds, or appended to

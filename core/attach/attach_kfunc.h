@@ -14,7 +14,7 @@
 #include "core/attach/attach_probe.h"
 
 struct stk_kfunc_request {
-	char *const *names; /* functions, as matched by core/kernel_match */
+	char *const *names; /* functions, as matched by core/probe/kernel_match.c */
 	size_t n;
 	const char *forced; /* --mechanism: the rung to use or fail, or NULL */
 	bool kernel_btf;    /* the running kernel's BTF is there (fentry) */

@@ -42,7 +42,7 @@ struct stk_probe_set {
 	size_t n_targets;      /* functions, tracepoints or probes attached */
 	int64_t attach_start_ns;
 	bool progress, progress_shown;
-	bool guarded; /* guard_fd keeps a core/probe_guard child waiting (legacy tracefs probes) */
+	bool guarded; /* guard_fd keeps a core/base/probe_guard.c child waiting (legacy tracefs probes) */
 	int guard_fd;
 };
 

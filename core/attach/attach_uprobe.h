@@ -16,7 +16,7 @@
 /* The user function ladder (uprobe.multi, then uprobe); forced: the rung to use or fail, or NULL. */
 int stk_uprobe_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
 		      const struct stk_user_func_list *funcs, pid_t pid, const char *forced, char *err, size_t len);
-/* probes: "provider:name" entries from core/usdt_notes. */
+/* probes: "provider:name" entries from core/probe/usdt_notes.c. */
 int stk_usdt_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const char *path,
 		    char *const *probes, size_t n, pid_t pid, char *err, size_t len);
 

@@ -8,18 +8,16 @@
 #include "core/base/options.h"
 
 static const struct stk_res_kind_info kinds[STK_RES_KIND_COUNT] = {
-	[STK_RES_RSS] = { "rss", "rss", "bytes", "resident memory growth, pages faulted in", STK_RES_SRC_MEMORY },
-	[STK_RES_FAULTS] = { "faults", "faults", "count", "page faults", STK_RES_SRC_FAULTS },
+	[STK_RES_RSS] = { "rss", "rss", "bytes", "resident memory growth, pages faulted in", STK_RES_SRC_MEMORY, 1 },
+	[STK_RES_FAULTS] = { "faults", "faults", "count", "page faults", STK_RES_SRC_FAULTS, 1 },
 	[STK_RES_BLOCK] = { "block", "block", "bytes", "block I/O by the stack that asked for it, reads and writes apart",
-			    STK_RES_SRC_BLOCK },
+			    STK_RES_SRC_BLOCK, 1 },
 	[STK_RES_BLOCK_TIME] = { "block-time", "block_time", "microseconds",
-				 "block I/O from issue to completion, by the same stack", STK_RES_SRC_BLOCK },
-	[STK_RES_READ] = { "read", "read", "bytes", "read(2) and its kin, sockets aside",
-			   STK_RES_SRC_FILES },
-	[STK_RES_WRITE] = { "write", "write", "bytes", "write(2) and its kin, sockets aside",
-			    STK_RES_SRC_FILES },
-	[STK_RES_SEND] = { "send", "send", "bytes", "sent on TCP and UDP sockets", STK_RES_SRC_SOCKETS },
-	[STK_RES_RECV] = { "recv", "recv", "bytes", "received on TCP and UDP sockets", STK_RES_SRC_SOCKETS },
+				 "block I/O from issue to completion, by the same stack", STK_RES_SRC_BLOCK, 1000 },
+	[STK_RES_READ] = { "read", "read", "bytes", "read(2) and its kin, sockets aside", STK_RES_SRC_FILES, 1 },
+	[STK_RES_WRITE] = { "write", "write", "bytes", "write(2) and its kin, sockets aside", STK_RES_SRC_FILES, 1 },
+	[STK_RES_SEND] = { "send", "send", "bytes", "sent on TCP and UDP sockets", STK_RES_SRC_SOCKETS, 1 },
+	[STK_RES_RECV] = { "recv", "recv", "bytes", "received on TCP and UDP sockets", STK_RES_SRC_SOCKETS, 1 },
 };
 
 static const enum stk_attach_class source_classes[STK_RES_SRC_COUNT] = {

@@ -31,6 +31,7 @@ struct stk_res_kind_info {
 	const char *unit;       /* "bytes", "count", "microseconds" */
 	const char *what;       /* for --help and the man page */
 	enum stk_res_source source;
+	uint32_t divisor;       /* counted weights over this are the unit's (block-time: nanoseconds, 1000) */
 };
 
 const struct stk_res_kind_info *stk_res_kind(enum stk_res_kind k);

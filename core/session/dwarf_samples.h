@@ -23,7 +23,7 @@ struct stk_dwarf_opts {
 	bool per_thread;    /* keep tids apart */
 	bool verbose;       /* record how each frame was found */
 	bool user_only, kernel_only;
-	/* offcputime: the kernel counts under each sample's content_hash and sends each content
+	/* all but profile: the kernel counts under each sample's content hash and sends each content
 	 * once; samples are kept by hash (stk_dwarf_samples_add) instead of counted. */
 	bool by_hash;
 };

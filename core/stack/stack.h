@@ -1,7 +1,8 @@
 /*
  * The resolved-stack model every stack applet hands to core/output: unique
  * (task, kernel stack, user stack) tuples with a weight. Produced by the
- * applets from BPF maps + core/symbolize, consumed by core/output*.
+ * applets from BPF maps through core/session/stack_resolver.c and core/sym/,
+ * consumed by core/output/.
  */
 #ifndef STK_STACK_H
 #define STK_STACK_H

@@ -44,7 +44,7 @@ struct stk_thread {
 	   borrowed from the source, valid until its next pass. */
 	const unsigned long long *kaddrs; /* the BPF side's __u64 */
 	size_t n_kaddrs;
-	/* Filled for kept threads by core/thread_enrich. */
+	/* Filled for kept threads by core/threads/thread_enrich.c. */
 	char filename[STK_THREAD_FILE_LEN]; /* file behind the fd argument */
 	const char *exe;      /* owned by the enrich cache, valid until its next pass */
 	const char *username;

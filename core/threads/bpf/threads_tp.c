@@ -240,9 +240,10 @@ static const char *program_of(size_t i, bool dwarf)
 static int load_and_attach(struct threads_tp *tp, const struct stk_tsource_request *req, char *why, size_t len)
 {
 	const char *programs[N_TRACEPOINTS + 1] = { 0 };
-	const char *maps[] = { "ts_tp_config", "ts_tp_threads", "ts_tp_stacks", NULL };
-	const char *dwarf_maps[] = { "ts_tp_config", "ts_tp_threads", "ts_tp_stacks", "ts_tp_scratch",
-				     "ts_tp_samples", "ts_tp_sent", "ts_tp_stats", NULL };
+	/* its own maps, and the stack maps (bpf/stack_maps.h) it takes stacks through */
+	const char *maps[] = { "ts_tp_config", "ts_tp_threads", "stk_stacks", NULL };
+	const char *dwarf_maps[] = { "ts_tp_config", "ts_tp_threads", "stk_stacks", "stk_scratch",
+				     "stk_samples", "stk_sent", "stk_stats", NULL };
 	bool stacks = req->kernel_stacks || req->user_stacks, dwarf = req->user_stacks && req->user_dwarf;
 	struct stk_ts_tp_config cfg = {
 		.kernel_stacks = req->kernel_stacks, .user_stacks = req->user_stacks, .stack_bytes = req->stack_bytes,
@@ -261,8 +262,8 @@ static int load_and_attach(struct threads_tp *tp, const struct stk_tsource_reque
 		snprintf(why, len, "%s", err);
 		return -1;
 	}
-	if (bpf_map__set_max_entries(tp->skel->maps.ts_tp_stacks, stacks ? STACK_ENTRIES : 1) ||
-	    (dwarf && (ncpu < 1 || bpf_map__set_max_entries(tp->skel->maps.ts_tp_scratch, (uint32_t)ncpu)))) {
+	if (bpf_map__set_max_entries(tp->skel->maps.stk_stacks, stacks ? STACK_ENTRIES : 1) ||
+	    (dwarf && (ncpu < 1 || bpf_map__set_max_entries(tp->skel->maps.stk_scratch, (uint32_t)ncpu)))) {
 		snprintf(why, len, "sizing the stack maps failed");
 		return -1;
 	}
@@ -284,7 +285,7 @@ static int load_and_attach(struct threads_tp *tp, const struct stk_tsource_reque
 		}
 	}
 	tp->threads_fd = bpf_map__fd(tp->skel->maps.ts_tp_threads);
-	tp->stacks_fd = bpf_map__fd(tp->skel->maps.ts_tp_stacks);
+	tp->stacks_fd = bpf_map__fd(tp->skel->maps.stk_stacks);
 	return 0;
 }
 
@@ -319,8 +320,8 @@ int stk_threads_tp_open(const struct stk_tsource_request *req, struct stk_tsourc
 		return -1;
 	}
 	if (req->user_stacks && req->user_dwarf) {
-		out->user_samples = tp->skel->maps.ts_tp_samples;
-		out->user_stats = tp->skel->maps.ts_tp_stats;
+		out->user_samples = tp->skel->maps.stk_samples;
+		out->user_stats = tp->skel->maps.stk_stats;
 	}
 	out->impl = tp;
 	out->sample = tp_sample;
