@@ -1,19 +1,22 @@
 # Shared helpers for integration tests. Each test prints exactly one line,
-# "PASS suite/name" or "FAIL suite/name: why", which tests/run.sh counts.
-# Sourced by tests/integration/*.sh with SUITE set.
+# "PASS suite/name", "FAIL suite/name: why" or, when this host cannot tell
+# either way, "SKIP suite/name: why", which tests/run.sh counts (a skip is
+# never a pass). Sourced by tests/integration/*.sh with SUITE set.
 
 STK=${STK:-$BUILD/stk}
 
 pass() { echo "PASS $SUITE/$1"; }
 fail() { echo "FAIL $SUITE/$1: $2"; }
+skip() { echo "SKIP $SUITE/$1: $2"; }
 
 # expect_eq NAME GOT WANT
 expect_eq() {
     if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
 }
 
-# expect_contains NAME TEXT NEEDLE
+# expect_contains NAME TEXT NEEDLE (an empty NEEDLE is in every text: it fails, as a check that cannot fail would be)
 expect_contains() {
+    [ -n "$3" ] || { fail "$1" "empty needle: nothing to look for"; return; }
     case "$2" in
         *"$3"*) pass "$1" ;;
         *) fail "$1" "'$3' not found in: $(printf '%s' "$2" | head -c 400)" ;;
@@ -88,6 +91,7 @@ thread_by_comm() {
 # (RCU): allow it 5 s.
 kill9_leaves_nothing() {
     local kp=$1 ids id left=0 links=0
+    require_bpftool
     ids=$(grep -h '^prog_id:' /proc/"$kp"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
     [ -n "$ids" ] && pass kill9_programs_seen || fail kill9_programs_seen "no prog_id in /proc/$kp/fdinfo"
     { kill -9 "$kp"; wait "$kp"; } 2>/dev/null
@@ -102,6 +106,33 @@ kill9_leaves_nothing() {
     expect_eq kill9_no_links_left "$links" 0
 }
 yesno() { if "$@"; then echo yes; else echo no; fi; }
+# require_bpftool: the checks that count BPF programs and links ask bpftool; without it
+# they would count none and pass, so its absence is a failure of its own.
+require_bpftool() {
+    need_command bpftool bpftool ||
+        fail bpftool_installed "no bpftool, and apt-get could not install it: programs and links left behind would go unseen"
+}
+# need_command CMD PACKAGE: CMD on PATH, installing Debian's PACKAGE when it is not
+# (apt's lists read first: a fresh host has none). Succeeds when CMD is there after.
+need_command() {
+    command -v "$1" >/dev/null 2>&1 && return 0
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2"; } >/dev/null 2>&1
+    command -v "$1" >/dev/null 2>&1
+}
+
+# wait_attached PID...: until each stk PID holds a BPF link (it has attached) or has
+# exited, 20 s at most each: on a busy host starting takes seconds, and a workload
+# timed from its start would be half over before the capture began.
+wait_attached() {
+    local p
+    for p in "$@"; do
+        for _ in $(seq 400); do
+            grep -qs '^link_type:' /proc/"$p"/fdinfo/* && break
+            kill -0 "$p" 2>/dev/null || break
+            sleep 0.05
+        done
+    done
+}
 
 # Workloads a suite runs in the background, killed when it ends. A suite sets
 # tmp (its scratch directory) and calls workloads_begin, which installs the
@@ -111,8 +142,10 @@ workloads_begin() {
     trap 'stop_workloads; rm -rf "$tmp"' EXIT
 }
 # start_workload CMD... : runs it in the background, waits for "ready PID", sets WPID
+# (and WOUT, the file its output goes to)
 start_workload() {
     local out=$tmp/ready.$RANDOM
+    WOUT=$out
     : >"$out" # before the background redirect makes it: sed may look first
     "$@" >"$out" 2>&1 &
     pids+=($!)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The test runner `make check` calls. Runs the unit tests (plain and under
 # ASan+UBSan), each libFuzzer target over its corpus, then every tests/integration/*.sh. Each test prints one
-# "PASS name" or "FAIL name: why" line; this script counts them and closes
-# with "N passed, N failed" (", N skipped" when a root-only suite could not run).
+# "PASS name", "FAIL name: why" or "SKIP name: why" line (a check this host cannot
+# decide); this script counts them and closes with "N passed, N failed" (", N skipped"
+# for SKIP lines and root-only suites that could not run: a skip never counts as a pass).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 export BUILD=${BUILD:-$root/build}
@@ -21,7 +22,7 @@ run_suite() { # LABEL CMD...  (its PASS/FAIL lines go to $log)
     if [ "$rc" -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
         echo "FAIL $1: exited with status $rc; last output: $(tail -3 "$out" | tr '\n' ' ')" >>"$out"
     fi
-    grep -E '^(FAIL|  )' "$out"
+    grep -E '^(FAIL|SKIP|  )' "$out"
     cat "$out" >>"$log"
     rm -f "$out"
 }
@@ -72,9 +73,14 @@ fi
 
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
+skipped=$((skipped + $(grep -c '^SKIP ' "$log")))
 echo
 # Kept for after the fact: the whole log of the last run.
 cp "$log" "$BUILD/test-results.log" 2>/dev/null
+if grep -q '^SKIP ' "$log"; then
+    echo "skipped:"
+    grep '^SKIP ' "$log"
+fi
 if [ "$failed" -gt 0 ]; then
     echo "failures:"
     grep '^FAIL ' "$log"

@@ -41,10 +41,11 @@ static const struct stk_rung thread_sampling[] = {
 	RUNG("proc", STK_RUNG_NO_BPF, STK_TSOURCE_PROC),
 };
 
+/* In the unwinding plan's order and names (core/unwind/unwind_plan.h), which it climbs by itself. */
 static const struct stk_rung user_stacks[] = {
-	RUNG("cfi", STK_FEATURE_BPF_LOOP, STK_UNWIND_CFI),
-	RUNG("dwarf", STK_FEATURE_GET_STACK, STK_UNWIND_DWARF),
-	RUNG("fp", STK_RUNG_NO_BPF, STK_UNWIND_FP),
+	RUNG(STK_UNWIND_CFI_NAME, STK_FEATURE_BPF_LOOP, STK_UNWIND_CFI),
+	RUNG(STK_UNWIND_DWARF_NAME, STK_FEATURE_GET_STACK, STK_UNWIND_DWARF),
+	RUNG(STK_UNWIND_FP_NAME, STK_RUNG_NO_BPF, STK_UNWIND_FP),
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "core/ladder/feature.h"
+#include "core/unwind/unwind_plan.h"
 
 enum stk_attach_class {
 	STK_ATTACH_CPU_SAMPLING,    /* profile */
@@ -76,13 +77,7 @@ enum stk_res_mech {
 	STK_RES_MECH_COUNT,
 };
 
-/* How user stacks are taken (core/unwind/unwind_plan.h says more). */
-enum stk_unwind_rung {
-	STK_UNWIND_CFI,   /* the kernel walks the stack with CFI tables */
-	STK_UNWIND_DWARF, /* a stack copy unwound in user space with libdw */
-	STK_UNWIND_FP,    /* the kernel's frame-pointer walk */
-	STK_UNWIND_RUNG_COUNT,
-};
+/* How user stacks are taken: enum stk_unwind_rung (core/unwind/unwind_plan.h). */
 
 struct stk_rung {
 	const char *name; /* what -v, --mechanism and `stk info` say */

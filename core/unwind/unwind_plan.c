@@ -4,23 +4,25 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/ladder/ladder.h"
+static const char *const rung_names[STK_UNWIND_RUNG_COUNT] = {
+	[STK_UNWIND_CFI] = STK_UNWIND_CFI_NAME,
+	[STK_UNWIND_DWARF] = STK_UNWIND_DWARF_NAME,
+	[STK_UNWIND_FP] = STK_UNWIND_FP_NAME,
+};
 
 const char *stk_unwind_rung_name(enum stk_unwind_rung r)
 {
-	const struct stk_rung *rung = stk_rung_by_id(STK_ATTACH_USER_STACKS, (int)r);
-
-	return rung ? rung->name : "?";
+	return (unsigned)r < STK_UNWIND_RUNG_COUNT ? rung_names[r] : "?";
 }
 
 int stk_unwind_rung_from_name(const char *name, enum stk_unwind_rung *r)
 {
-	const struct stk_rung *rung = stk_rung_by_name(STK_ATTACH_USER_STACKS, name);
-
-	if (!rung)
-		return -1;
-	*r = (enum stk_unwind_rung)rung->id;
-	return 0;
+	for (int i = 0; i < STK_UNWIND_RUNG_COUNT; i++)
+		if (strcmp(name, rung_names[i]) == 0) {
+			*r = (enum stk_unwind_rung)i;
+			return 0;
+		}
+	return -1;
 }
 
 const char *stk_unwind_rung_missing(enum stk_unwind_rung r, const struct stk_unwind_facts *f, bool hashes)
@@ -43,7 +45,6 @@ const char *stk_unwind_rung_missing(enum stk_unwind_rung r, const struct stk_unw
 int stk_unwind_plan_make(const struct stk_unwind_want *want, const struct stk_unwind_facts *f,
 			 struct stk_unwind_plan *out, char *err, size_t len)
 {
-	const struct stk_ladder *l = stk_ladder_for(STK_ATTACH_USER_STACKS);
 	size_t used = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -64,8 +65,8 @@ int stk_unwind_plan_make(const struct stk_unwind_want *want, const struct stk_un
 		out->rung = want->rung;
 		return 0;
 	}
-	for (size_t i = 0; i < l->n; i++) {
-		enum stk_unwind_rung r = (enum stk_unwind_rung)l->rungs[i].id;
+	for (int i = 0; i < STK_UNWIND_RUNG_COUNT; i++) {
+		enum stk_unwind_rung r = (enum stk_unwind_rung)i;
 		const char *missing = stk_unwind_rung_missing(r, f, want->hashes);
 
 		if (r < want->top)
@@ -76,7 +77,7 @@ int stk_unwind_plan_make(const struct stk_unwind_want *want, const struct stk_un
 		}
 		if (used < sizeof(out->passed_over))
 			used += (size_t)snprintf(out->passed_over + used, sizeof(out->passed_over) - used,
-						 "%s%s needs %s", used ? "; " : "", l->rungs[i].name, missing);
+						 "%s%s needs %s", used ? "; " : "", rung_names[r], missing);
 	}
 	out->rung = STK_UNWIND_FP; /* fp has no needs: not reached */
 	return 0;

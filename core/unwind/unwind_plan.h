@@ -1,7 +1,8 @@
 /*
- * How user stacks are taken in one run, decided once from the ladder
- * (core/ladder/ladder.c, "user stacks": cfi > dwarf > fp) and what this
- * kernel and build offer, then passed by value to everything that needs it:
+ * How user stacks are taken in one run, decided once from the rungs below
+ * (best first: cfi > dwarf > fp; the "user stacks" ladder of
+ * core/ladder/ladder.c lists them in this order, by these names) and what
+ * this kernel and build offer, then passed by value to everything that needs it:
  *   cfi    the kernel walks the stack with CFI tables user space built
  *          (core/unwind/unwind_tables.c); samples it cannot walk yet take dwarf
  *   dwarf  registers and a copy of the stack, unwound in user space with libdw
@@ -16,8 +17,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/ladder/ladder.h"
-
+/* The rungs, best first. */
+enum stk_unwind_rung {
+	STK_UNWIND_CFI,   /* the kernel walks the stack with CFI tables */
+	STK_UNWIND_DWARF, /* a stack copy unwound in user space with libdw */
+	STK_UNWIND_FP,    /* the kernel's frame-pointer walk */
+	STK_UNWIND_RUNG_COUNT,
+};
+/* Their names (-v, --unwind, `stk info`), for the ladder's table too. */
+#define STK_UNWIND_CFI_NAME "cfi"
+#define STK_UNWIND_DWARF_NAME "dwarf"
+#define STK_UNWIND_FP_NAME "fp"
 
 /* What the kernel and the build offer (core/bpf/unwind_facts.c finds them). */
 struct stk_unwind_facts {

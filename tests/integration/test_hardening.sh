@@ -10,6 +10,7 @@
 SUITE=hardening
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib.sh"
+require_bpftool
 W=$BUILD/tests/workloads
 NOBODY=65534
 MAX_RSS_KB=262144 # 256 MiB: stk itself needs a few tens

@@ -9,6 +9,7 @@
 # checks that the default climbed down.
 SUITE=kernel_unwind
 . "$(dirname "$0")/../lib.sh"
+require_bpftool
 W=$BUILD/tests/workloads
 tmp=$(mktemp -d)
 workloads_begin
@@ -17,7 +18,7 @@ workloads_begin
 share() {
     printf '%s\n' "$1" | awk -v needle="$2" '
         { total += $NF; if (index($0, needle)) hit += $NF }
-        END { printf "%d\n", total ? hit * 100 / total : -1 }'
+        END { printf "%.0f\n", total ? int(hit * 100 / total) : -1 }'
 }
 # at_least NAME GOT MIN WHAT
 at_least() {

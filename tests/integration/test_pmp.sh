@@ -58,13 +58,13 @@ check_chains() {
     expect_eq "${name}_threads" "$(printf '%s\n' "$out" | awk '{ n += $1 } END { print n + 0 }')" 8
 }
 
-# One run per mechanism of the thread snapshot ladder; one the kernel lacks is said, not passed.
+# One run per mechanism of the thread snapshot ladder; one the kernel lacks is a skip, not a pass.
 # ptrace goes last: it interrupts each thread's wait (the threads restart them).
 check_mechanism() { # MECH
     local mech=$1 spin roots
     run_capture "$STK" pmp -U -v --mechanism "$mech" -p "$P"
     if [ "$RC" -ne 0 ] && [ "$mech" = task_iter_copy ] && ! kernel_at_least 5 18; then
-        echo "NOTE $SUITE/$mech: not on this kernel ($(uname -r)): $ERR"
+        skip "$mech" "not on this kernel ($(uname -r)): $ERR"
         return
     fi
     expect_eq "${mech}_rc" "$RC" 0
@@ -113,10 +113,7 @@ done
 expect_contains output_txt "$(cat "$tmp/p.txt" 2>/dev/null)" "    read_stage"
 
 # The same functions as gdb (pt-pmp's source), thread by thread.
-if ! command -v gdb >/dev/null; then
-    apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q gdb >/dev/null
-fi
-if command -v gdb >/dev/null; then
+if need_command gdb gdb; then
     python3 "$here/pmp_vs_gdb.py" "$STK" "$P" "$(ls /proc/"$P"/task | paste -sd,)" "$(tid_of spinning)"
 else
     fail gdb_installed "apt could not install gdb"

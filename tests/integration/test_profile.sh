@@ -3,6 +3,7 @@
 # stk profile against workloads whose stacks are known: main -> known_mid -> known_leaf.
 SUITE=profile
 . "$(dirname "$0")/../lib.sh"
+require_bpftool
 W=$BUILD/tests/workloads
 tmp=$(mktemp -d)
 workloads_begin
@@ -24,10 +25,16 @@ within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = 
 text_total() { printf '%s\n' "$1" | awk '/^        [0-9]+$/ { s += $1 } END { print s + 0 }'; }
 
 # --- text output, non-PIE static musl binary ---
-start_workload "$W/burn_static" 30
+# (raised above other jobs of a busy host, so it gets a CPU's worth of samples to count)
+start_workload nice -n -10 "$W/burn_static" 30
+"$STK" profile -p "$WPID" 3 >"$tmp/text.out" 2>"$tmp/text.err" &
+sp=$!
+wait_attached "$sp"
 burn_cpu0=$(cpu_ticks "$WPID")
-run_capture "$STK" profile -p "$WPID" 3
+sleep 3
 burn_cpu1=$(cpu_ticks "$WPID")
+wait "$sp"
+RC=$? OUT=$(cat "$tmp/text.out") ERR=$(cat "$tmp/text.err")
 expect_eq text_rc "$RC" 0
 expect_contains text_header "$OUT" "Sampling at 49 Hertz of the given processes by user + kernel stack for 3 secs."
 if frames_in_order "$OUT" known_leaf known_mid main "burn_static ($WPID)"; then pass text_frames_in_order
@@ -35,7 +42,7 @@ else fail text_frames_in_order "$(printf '%s' "$OUT" | tail -20)"; fi
 total=$(text_total "$OUT")
 # One busy thread sampled at 49 Hz for 3 s: ~147 samples when it has a CPU to
 # itself; in general 49 per second of CPU it got during the capture (from
-# /proc, measured around stk's whole run, so a little more than sampled).
+# /proc, over the 3 s from stk's attaching: the capture's window).
 want=$(( (burn_cpu1 - burn_cpu0) * 49 / $(getconf CLK_TCK) ))
 [ "$want" -gt 147 ] && want=147
 if within 20 "$total" "$want" && [ "$want" -ge 30 ]; then pass text_sample_total
@@ -97,7 +104,7 @@ if [ "$ncpu" -ge 2 ]; then
     run_capture "$STK" profile -p "$WPID" -C 1 -f 2
     expect_contains cpu_filter_same_cpu "$OUT" "known_leaf"
 else
-    fail cpu_filter "needs 2 CPUs, have $ncpu"
+    skip cpu_filter "one CPU: no other CPU to leave out"
 fi
 
 stop_workloads
@@ -105,34 +112,42 @@ stop_workloads
 run_capture "$STK" profile -K -f 1
 expect_eq idle_excluded "$(printf '%s\n' "$OUT" | grep -c '^swapper')" 0
 # The idle task is sampled while a CPU idles, if the CPU's sampling timer fires
-# then: on some virtual machines an idle vCPU is not run, and its ticks never
-# come (perf sees the same). So perf records the same 2 s as the reference: stk
-# must show the idle task whenever perf does; a window where neither does (or
-# the CPUs never idled: a machine busy with other jobs) is tried again, three
-# times at most, then said.
-command -v perf >/dev/null 2>&1 ||
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-perf >/dev/null 2>&1
-idle_why=""
-idle_result=none
-for idle_try in 1 2 3; do
-    idle0=$(awk '/^cpu / { print $5; exit }' /proc/stat)
-    perf record -q -e cpu-clock -F 49 -a -o "$tmp/idle.perf" -- sleep 2 >/dev/null 2>&1 & perf_pid=$!
-    run_capture "$STK" profile -K -f -I 2
-    wait "$perf_pid"
-    idle_ms=$(( ($(awk '/^cpu / { print $5; exit }' /proc/stat) - idle0) * 1000 / $(getconf CLK_TCK) ))
-    perf_idle=$(perf script -i "$tmp/idle.perf" -F comm 2>/dev/null | grep -c '^ *swapper')
-    if printf '%s\n' "$OUT" | grep -q '^swapper'; then idle_result=seen; break; fi
-    idle_why="try $idle_try: idled ${idle_ms} ms, perf saw ${perf_idle:-no} idle-task samples; stk: $(printf '%s' "$OUT" | head -c 300) $(printf '%s' "$ERR" | head -c 200)"
-    if [ "${perf_idle:-0}" -gt 0 ]; then idle_result=missed; break; fi
-    sleep 1
+# then. Not every host gives it ticks: on this development VM (firecracker) CPU 1
+# idles for whole seconds with no cpu-clock sample at all, from perf either, even
+# while a thread pinned there wakes it 500 times a second; CPU 0 gets them. So perf
+# is the reference, per CPU: during a window stk traces all of, wherever perf
+# samples the idle task at least 10 times stk must sample it too (its folded task
+# is swapper/CPU). stk and perf run on the last CPU, so CPU 0 is left to idle. A
+# window where perf saw too little idling to decide (the CPUs were busy with other
+# jobs, or idle CPUs got no ticks) is tried again, five times at most; then the
+# check is a skip, not a pass.
+pin=()
+[ "$ncpu" -gt 1 ] && command -v taskset >/dev/null && pin=(taskset -c $((ncpu - 1)))
+idle_why="" idle_result=undecided
+for idle_try in 1 2 3 4 5; do
+    need_command perf linux-perf || { idle_why="perf (the reference) is not installed and apt-get could not install linux-perf"; break; }
+    "${pin[@]}" "$STK" profile -K -f -I -v >"$tmp/idle.folded" 2>"$tmp/idle.err" &
+    sp=$!
+    for _ in $(seq 200); do grep -qs 'tracing .* after start' "$tmp/idle.err" && break; sleep 0.05; done
+    "${pin[@]}" perf record -q -e cpu-clock -F 49 -a -o "$tmp/idle.perf" -- sleep 2 >/dev/null 2>&1
+    kill -INT "$sp"
+    wait "$sp"
+    # "CPU COUNT" of idle-task samples, perf's and stk's
+    perf script -i "$tmp/idle.perf" -F comm,cpu 2>/dev/null |
+        awk '$1 ~ /^swapper/ { c = $NF; gsub(/[^0-9]/, "", c); n[c + 0]++ } END { for (c in n) print c, n[c] }' | sort -n >"$tmp/idle.perf.cpus"
+    sed -n 's|^swapper/\([0-9]*\);.* \([0-9]*\)$|\1 \2|p' "$tmp/idle.folded" |
+        awk '{ n[$1] += $2 } END { for (c in n) print c, n[c] }' | sort -n >"$tmp/idle.stk.cpus"
+    decided=$(awk '$2 >= 10 { print $1 }' "$tmp/idle.perf.cpus")
+    idle_why="try $idle_try: idle-task samples per CPU, perf: $(tr '\n' ' ' <"$tmp/idle.perf.cpus")stk: $(tr '\n' ' ' <"$tmp/idle.stk.cpus")"
+    [ -n "$decided" ] || continue
+    idle_result=seen
+    for c in $decided; do awk -v c="$c" '$1 == c { f = 1 } END { exit !f }' "$tmp/idle.stk.cpus" || idle_result=missed; done
+    break
 done
 case $idle_result in
     seen) pass idle_included ;;
-    missed) fail idle_included "perf saw the idle task and stk did not: $idle_why" ;;
-    *)  if command -v perf >/dev/null 2>&1; then
-            echo "NOTE profile: no idle-task samples in three windows, from perf either: this host gives no ticks to idle CPUs ($idle_why)"
-            pass idle_included
-        else fail idle_included "no idle-task samples, and perf (the reference) is missing: $idle_why"; fi ;;
+    missed) fail idle_included "perf sampled the idle task where stk did not: $idle_why; stk: $(head -c 200 "$tmp/idle.err")" ;;
+    *) skip idle_included "no CPU idled with sampling ticks long enough to compare with perf: $idle_why" ;;
 esac
 
 stop_workloads
@@ -236,26 +251,19 @@ for sig in INT TERM; do
     expect_contains "sig${sig}_prints" "$(cat "$tmp/sig.out")" "known_leaf"
 done
 
-# --- duration ends the run ---
+# --- duration ends the run: by itself (timeout would end one that ignored it, with 124),
+# well before the timeout; starting and printing a whole busy host's stacks take seconds ---
 start=$(date +%s%N)
 run_capture timeout 20 "$STK" profile -f 1
 el=$(( ($(date +%s%N) - start) / 1000000 ))
-if [ "$RC" -eq 0 ] && [ "$el" -lt 5000 ]; then pass duration_ends_run
+if [ "$RC" -eq 0 ] && [ "$el" -lt 15000 ]; then pass duration_ends_run
 else fail duration_ends_run "rc=$RC after ${el} ms"; fi
 
-# --- kill -9 leaves nothing attached ---
+# --- kill -9 leaves nothing attached (its own programs and links, by id: another stk may be tracing) ---
 "$STK" profile >/dev/null 2>&1 &
 kp=$!
 sleep 1.5
-kill -9 $kp; wait $kp 2>/dev/null
-# The kernel frees programs asynchronously (RCU): allow it a few seconds.
-for _ in $(seq 30); do
-    left=$(bpftool prog list 2>/dev/null | grep -c stk_profile)
-    [ "$left" -eq 0 ] && break
-    sleep 0.1
-done
-expect_eq kill9_no_programs_left "$left" 0
-expect_eq kill9_no_links_left "$(bpftool link list 2>/dev/null | grep -c stk_profile)" 0
+kill9_leaves_nothing "$kp"
 
 # --- bad input: one line, exit 2 ---
 bad() { # NAME NEEDLE ARGS...

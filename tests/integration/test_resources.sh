@@ -19,7 +19,7 @@ ALL=rss,faults,block,block-time,read,write,send,recv
 kind_sum() {
     kind="$2" re="$3" awk '
         BEGIN { kind = ENVIRON["kind"] ";"; re = ENVIRON["re"] }
-        index($0, kind) == 1 && $0 ~ re { s += $NF } END { printf "%d\n", s + 0 }' "$1"
+        index($0, kind) == 1 && $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"
 }
 # within PCT GOT WANT
 within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
@@ -94,7 +94,7 @@ if zcat "$tmp/all.pb.gz" | protoc --decode=perftools.profiles.Profile --proto_pa
         END { for (i = 0; i < m; i++) { split(u[i], a, " "); printf "%s/%s ", s[a[1]], s[a[2]] } }' "$tmp/all.decoded" | tr -d '"')
     expect_eq pprof_sample_types "$types" "rss/bytes faults/count block/bytes block_time/microseconds read/bytes write/bytes send/bytes recv/bytes "
     # the n-th value of each sample is the n-th type's; their sums are the folded sums
-    sums=$(awk '/^sample \{/ { i = 0 } /^  value: / { t[i++] += $2 } END { for (k = 0; k < 8; k++) printf "%d ", t[k] }' "$tmp/all.decoded")
+    sums=$(awk '/^sample \{/ { i = 0 } /^  value: / { t[i++] += $2 } END { for (k = 0; k < 8; k++) printf "%.0f ", t[k] }' "$tmp/all.decoded")
     want=""
     for k in rss faults block block_time read write send recv; do want="$want$(kind_sum "$f" "$k" .) "; done
     expect_eq pprof_values_per_type "$sums" "$want"
@@ -130,7 +130,7 @@ mech() { # NAME MODE KIND REGEX WANT MECHANISMS
     expect_contains "mech_$1_chosen" "$(cat "$tmp/mech_$1.err")" "mechanism ${6#*=}"
     # one kind: plain folded lines, "comm;frames value"
     local got
-    got=$(re="$4" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%d\n", s + 0 }' "$tmp/mech_$1.out")
+    got=$(re="$4" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$tmp/mech_$1.out")
     expect_within "mech_$1_bytes" 10 "$got" "$5"
 }
 mech rss_tp_btf memory rss ';touch_pages;' $((16 * MIB)) rss=tp_btf
@@ -157,12 +157,12 @@ expect_within dwarf_block 10 "$(kind_sum "$tmp/dwarf.out" block ';main;direct_io
 capture fp memory 8 -- -e rss --unwind fp -f
 expect_eq fp_rc "$RC" 0
 # no frame pointers: the callers are lost, the bytes are not
-expect_within fp_rss 10 "$(awk '/touch_pages/ { s += $NF } END { printf "%d\n", s + 0 }' "$tmp/fp.out")" $((8 * MIB))
+expect_within fp_rss 10 "$(awk '/touch_pages/ { s += $NF } END { printf "%.0f\n", s }' "$tmp/fp.out")" $((8 * MIB))
 
 # --- a process that exits during the capture still has its stacks named ---
 capture exits memory 16 exit -- -e rss -f
 expect_eq exits_rc "$RC" 0
-expect_within exits_rss_named 10 "$(awk '/;main;grow_memory;touch_pages;/ { s += $NF } END { printf "%d\n", s + 0 }' "$tmp/exits.out")" $((16 * MIB))
+expect_within exits_rss_named 10 "$(awk '/;main;grow_memory;touch_pages;/ { s += $NF } END { printf "%.0f\n", s }' "$tmp/exits.out")" $((16 * MIB))
 
 # --- -t: one thread, named with its tid ---
 start_workload "$W/resources" memory 8 "$tmp/t.dat"
@@ -170,7 +170,7 @@ tpid=$WPID
 "$STK" resources -v -t "$tpid" -e rss -f 8 >"$tmp/t.out" 2>"$tmp/t.err" & sp=$!
 for _ in $(seq 150); do grep -qs 'tracing .* ms after start' "$tmp/t.err" && break; sleep 0.1; done
 kill -USR1 "$tpid"; sleep 2; kill -INT "$sp"; wait "$sp"
-expect_within tid_rss 10 "$(awk -v t="resources ($tpid/$tpid);" 'index($0, t) == 1 && /touch_pages/ { s += $NF } END { printf "%d\n", s + 0 }' "$tmp/t.out")" $((8 * MIB))
+expect_within tid_rss 10 "$(awk -v t="resources ($tpid/$tpid);" 'index($0, t) == 1 && /touch_pages/ { s += $NF } END { printf "%.0f\n", s }' "$tmp/t.out")" $((8 * MIB))
 stop_workloads
 
 # --- writeback: the flusher kworker writes what the workload dirtied, and says so ---
@@ -181,7 +181,7 @@ for _ in $(seq 150); do grep -qs 'tracing .* ms after start' "$tmp/wb.err" && br
 kill -USR1 "$wpid"
 for _ in $(seq 300); do grep -q '^done' "$wout" && break; sleep 0.1; done
 kill -INT "$sp"; wait "$sp"
-flushed=$(awk '/^kworker[^;]*;\[kernel thread: writeback\];.*wb_writeback;.*\[block write\] [0-9]+$/ { s += $NF } END { printf "%d\n", s + 0 }' "$tmp/wb.out")
+flushed=$(awk '/^kworker[^;]*;\[kernel thread: writeback\];.*wb_writeback;.*\[block write\] [0-9]+$/ { s += $NF } END { printf "%.0f\n", s }' "$tmp/wb.out")
 # at least the 32 MiB dirtied (the flusher may write others' pages too)
 if [ "$flushed" -ge $((32 * MIB * 9 / 10)) ]; then pass writeback_by_the_flusher
 else fail writeback_by_the_flusher "${flushed} bytes under [kernel thread: writeback]: $(grep -m3 kworker "$tmp/wb.out")"; fi
@@ -189,16 +189,20 @@ expect_eq writeback_not_the_writer "$(grep -c 'dirty_pages;.*\[block write\]' "$
 stop_workloads
 
 # --- a kind this kernel cannot give: one line, the others run (an old kernel's shape: no
-# sock tracepoints, no BTF) ---
+# sock tracepoints, no BTF). In a mount namespace of its own, whatever the host has mounted:
+# an empty debugfs (stk would read tracing there first), tracefs (a host may boot without
+# it; mounted twice on one place it refuses), and an empty directory over its sock events ---
 start_workload "$W/resources" memory 8 "$tmp/u.dat"
 upid=$WPID
-unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && mount -t tmpfs none /sys/kernel/tracing/events/sock &&
+unshare -m sh -c "mount -t tmpfs none /sys/kernel/btf && mount -t tmpfs none /sys/kernel/debug &&
+                  { [ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing; } &&
+                  mount -t tmpfs none /sys/kernel/tracing/events/sock &&
                   exec '$STK' resources -p $upid -e rss,send,recv -f 6" >"$tmp/u.out" 2>"$tmp/u.err" & sp=$!
 sleep 3; kill -USR1 "$upid"; wait "$sp"; urc=$?
 expect_eq unavailable_rc "$urc" 0
 expect_eq unavailable_one_line "$(grep -c 'unavailable' "$tmp/u.err")" 1
 expect_contains unavailable_says_why "$(cat "$tmp/u.err")" "resources: send, recv unavailable on this kernel (raw_tp: no tracepoint sock/sock_send_length in this kernel; tracepoint: no tracepoint sock/sock_send_length in this kernel; sys_exit: reads kernel structures with CO-RE: needs BTF"
-expect_within unavailable_others_run 10 "$(awk '/touch_pages/ { s += $NF } END { printf "%d\n", s + 0 }' "$tmp/u.out")" $((8 * MIB))
+expect_within unavailable_others_run 10 "$(awk '/touch_pages/ { s += $NF } END { printf "%.0f\n", s }' "$tmp/u.out")" $((8 * MIB))
 stop_workloads
 
 # --- what stk info says each ladder starts with is what resources takes ---

@@ -102,7 +102,7 @@ awk -v syms="$tmp/ms.syms" '
         if (line ~ /manystacks_stripped\+0x/) distinct[real]++
     }
     END {
-        printf "samples %d synthetic %d bad %d unknown %d distinct %d\n", samples, synth, bad, unknown, length(distinct)
+        printf "samples %.0f synthetic %.0f bad %.0f unknown %.0f distinct %.0f\n", samples, synth, bad, unknown, length(distinct)
     }' "$tmp/ms.folded" > "$tmp/ms.summary" 2>"$tmp/ms.bad"
 read -r _ samples _ synth _ bad _ unknown _ distinct < "$tmp/ms.summary"
 echo "manystacks: $(cat "$tmp/ms.summary")"
@@ -110,7 +110,7 @@ expect_eq manystacks_frames_are_function_starts "bad $bad, any $((synth > 0))" "
 expect_eq manystacks_no_unknown_frames "$unknown" 0
 # 4,096 stacks recur evenly: N samples draw about 4096 (1 - e^(-N/4096)) distinct ones (N=1000: 890);
 # merged names would leave a handful. At least a third of that, from at least 300 samples.
-want=$(awk -v n="$samples" 'BEGIN { printf "%d", 4096 * (1 - exp(-n / 4096)) / 3 }')
+want=$(awk -v n="$samples" 'BEGIN { printf "%.0f", int(4096 * (1 - exp(-n / 4096)) / 3) }')
 if [ "$samples" -ge 300 ] && [ "$distinct" -ge "$want" ]; then pass manystacks_distinct_stacks
 else fail manystacks_distinct_stacks "$(cat "$tmp/ms.summary"), want >= 300 samples and >= $want distinct; $(head -c 300 "$tmp/ms.bad")"; fi
 

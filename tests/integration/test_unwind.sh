@@ -10,6 +10,7 @@ SUITE=unwind
 # Inlined frames (DWARF, on hosts with debug files such as libc6-dbg) are left out
 # (--no-inline): this suite checks CFI unwinding, name for name with perf script.
 . "$(dirname "$0")/../lib.sh"
+require_bpftool
 W=$BUILD/tests/workloads
 tmp=$(mktemp -d)
 workloads_begin
@@ -22,7 +23,7 @@ share() {
         { n = $NF; $NF = ""; sub(/ $/, "") }
         leaf != "" && substr($0, length($0) - length(leaf) + 1) != leaf { next }
         { total += n; if (index($0, needle)) hit += n }
-        END { printf "%d\n", total ? hit * 100 / total : -1 }'
+        END { printf "%.0f\n", total ? int(hit * 100 / total) : -1 }'
 }
 # frames_in_order TEXT NAME... : every NAME appears, each on a later line than the one before
 frames_in_order() {
@@ -63,9 +64,7 @@ if frames_in_order "$OUT" "hot_leaf+" "stage_three+" "stage_two+" "stage_one+" "
 stop_workloads
 
 # --- differential: perf record --call-graph dwarf on the same workload at the same time ---
-if ! command -v perf >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-perf >/dev/null 2>&1
-fi
+need_command perf linux-perf
 differential() { # NAME RUNG WORKLOAD MODE [--collapse-recursion]
     local name=$1 rung=$2 workload=$3 mode=$4 extra=${5:-} got
     stop_workloads
@@ -102,7 +101,7 @@ share_of() {
     printf '%s\n' "$1" | awk -v filter="$2" -v needle="$3" '
         !index($0, filter) { next }
         { total += $NF; if (index($0, needle)) hit += $NF }
-        END { printf "%d\n", total ? hit * 100 / total : -1 }'
+        END { printf "%.0f\n", total ? int(hit * 100 / total) : -1 }'
 }
 
 # chains RUNG: the checks every CFI rung must pass, named RUNG/...

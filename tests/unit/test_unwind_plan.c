@@ -1,5 +1,6 @@
 /* core/unwind/unwind_plan.c: which rung each kernel gets, and what --unwind may ask. */
 #include "harness.h"
+#include "core/ladder/ladder.h"
 #include "core/unwind/unwind_plan.h"
 
 static const struct stk_unwind_facts everything = { true, true, true, true, true };
@@ -64,9 +65,22 @@ static void names(struct test_ctx *t)
 	CHECK(t, stk_unwind_rung_from_name("lbr", &r) == -1);
 }
 
+/* stk info's "user stacks" ladder lists the plan's rungs: same names, ids, order. */
+static void ladder_agrees(struct test_ctx *t)
+{
+	const struct stk_ladder *l = stk_ladder_for(STK_ATTACH_USER_STACKS);
+
+	CHECK(t, l->n == STK_UNWIND_RUNG_COUNT);
+	for (size_t i = 0; i < l->n && i < STK_UNWIND_RUNG_COUNT; i++) {
+		CHECK(t, l->rungs[i].id == (int)i);
+		CHECK_STR(t, l->rungs[i].name, stk_unwind_rung_name((enum stk_unwind_rung)i));
+	}
+}
+
 const struct test_case unwind_plan_tests[] = {
 	{ "default_climbs", default_climbs },
 	{ "asked_for", asked_for },
 	{ "names", names },
+	{ "ladder_agrees", ladder_agrees },
 	{ NULL, NULL },
 };

@@ -1,14 +1,18 @@
 /*
  * Threads that block in known ways, for stk offcputime's tests:
- *   sleeper    after DELAY_MS, NAPS x nanosleep(50 ms) in sleeper_nap(), then exits
+ *   sleeper    after DELAY_MS, NAPS x nanosleep(50 ms) in sleeper_nap(), then exits;
+ *              prints "nap NS" after each, how long it took (more than 50 ms when
+ *              a busy CPU let it run again late: off-CPU time a tracer counts too)
  *   piperead   blocks in read() on a pipe (pipe_reader_wait) ...
  *   pipewrite  ... that this thread writes one byte to every 100 ms
  *   spinner    never blocks (spinner_spin)
  *   stuck      after DELAY_MS, blocks for good in read() of an empty pipe (stuck_forever)
  *   fsyncer    with DIR: write + fdatasync of a file there every 20 ms (disk waits, state D)
- * Usage: offcpu DELAY_MS LIFETIME_S NAPS [DIR]. Prints "ready PID" once all
- * threads run; exits after LIFETIME_S. Waits other than the ones above use
- * poll(), so they never land on the nanosleep or read stacks.
+ * Usage: offcpu DELAY_MS LIFETIME_S NAPS [DIR|- [GO_FILE]]. Prints "ready PID"
+ * once all threads run; exits after LIFETIME_S. With GO_FILE, DELAY_MS and
+ * LIFETIME_S count from when GO_FILE exists (a tracer attached, however long
+ * that took on a busy host). Waits other than the ones above use poll(), so
+ * they never land on the nanosleep or read stacks.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,7 +32,16 @@ struct shared {
 	int pipe_fds[2];  /* pipewrite -> piperead */
 	int stuck_fds[2]; /* never written */
 	const char *dir;
+	const char *go; /* NULL: go at once */
 };
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static double now_s(void)
 {
@@ -45,14 +58,27 @@ __attribute__((noinline)) static void sleeper_nap(void)
 	nanosleep(&ts, NULL);
 }
 
+/* Until GO_FILE exists (in 10 ms polls). */
+static void wait_go(const struct shared *sh)
+{
+	while (sh->go && access(sh->go, F_OK))
+		poll(NULL, 0, 10);
+}
+
 static void *sleeper_thread(void *arg)
 {
 	struct shared *sh = arg;
 
 	prctl(PR_SET_NAME, "sleeper");
+	wait_go(sh);
 	poll(NULL, 0, (int)sh->delay_ms);
-	for (long i = 0; i < sh->naps; i++)
+	for (long i = 0; i < sh->naps; i++) {
+		long long start = mono_ns();
+
 		sleeper_nap();
+		printf("nap %lld\n", mono_ns() - start);
+		fflush(stdout);
+	}
 	return NULL;
 }
 
@@ -116,6 +142,7 @@ static void *stuck_thread(void *arg)
 	struct shared *sh = arg;
 
 	prctl(PR_SET_NAME, "stuck");
+	wait_go(sh);
 	poll(NULL, 0, (int)sh->delay_ms);
 	stuck_forever(sh->stuck_fds[0]);
 	return NULL;
@@ -159,13 +186,14 @@ int main(int argc, char **argv)
 	pthread_t t;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: offcpu DELAY_MS LIFETIME_S NAPS [DIR]\n");
+		fprintf(stderr, "usage: offcpu DELAY_MS LIFETIME_S NAPS [DIR|- [GO_FILE]]\n");
 		return 2;
 	}
 	sh.delay_ms = atol(argv[1]);
 	sh.lifetime_s = atof(argv[2]);
 	sh.naps = atol(argv[3]);
-	sh.dir = argc > 4 ? argv[4] : NULL;
+	sh.dir = argc > 4 && strcmp(argv[4], "-") != 0 ? argv[4] : NULL;
+	sh.go = argc > 5 ? argv[5] : NULL;
 	if (pipe(sh.pipe_fds) || pipe(sh.stuck_fds))
 		return 1;
 	if (!sh.dir)
@@ -176,6 +204,10 @@ int main(int argc, char **argv)
 			return 1;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	if (sh.go) {
+		wait_go(&sh);
+		start = now_s();
+	}
 	while (now_s() - start < sh.lifetime_s)
 		poll(NULL, 0, 100);
 	return 0;

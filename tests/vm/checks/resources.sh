@@ -7,7 +7,7 @@ MiB8=8388608
 # res_sum OUTPUT KIND REGEX: the total of folded lines of KIND matching REGEX (KIND "": a
 # capture of one kind, whose lines do not start with it)
 res_sum() { printf '%s\n' "$1" | kind="$2" re="$3" awk 'BEGIN { k = ENVIRON["kind"]; k = k == "" ? "" : k ";"; re = ENVIRON["re"] }
-    index($0, k) == 1 && $0 ~ re && $NF ~ /^[0-9]+$/ { s += $NF } END { printf "%d\n", s + 0 }'; }
+    index($0, k) == 1 && $0 ~ re && $NF ~ /^[0-9]+$/ { s += $NF } END { printf "%.0f\n", s }'; }
 res_within() { # NAME GOT WANT
     if awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 10) }'; then pass "$1"
     else fail "$1" "got $2, want $3 +- 10%"; fi
