@@ -159,13 +159,9 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	return 0;
 }
 
-/* The program of each sched_switch mechanism, per way of taking user stacks. */
-static const char *const sched_programs[STK_UNWIND_RUNG_COUNT][STK_SCHED_MECH_COUNT] = {
-	[STK_UNWIND_CFI] = { "stk_offcpu_tp_btf_cfi", "stk_offcpu_raw_tp_cfi", "stk_offcpu_tracepoint_cfi",
-			     "stk_offcpu_kprobe_cfi" },
-	[STK_UNWIND_DWARF] = { "stk_offcpu_tp_btf_dwarf", "stk_offcpu_raw_tp_dwarf", "stk_offcpu_tracepoint_dwarf",
-			       "stk_offcpu_kprobe_dwarf" },
-	[STK_UNWIND_FP] = { "stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe" },
+/* The program of each sched_switch mechanism (one per rung of user stacks: these names with its suffix). */
+static const char *const sched_programs[STK_SCHED_MECH_COUNT] = {
+	"stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe",
 };
 /* Its own maps (the stack maps are the session's). */
 static const char *const offcpu_maps[] = { "offcpu_config", "offcpu_start", NULL };
@@ -319,8 +315,8 @@ static int setup(void *arg)
 	if (stk_session_open(session, &offcputime, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
 	    stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;
-	enum stk_unwind_rung rung = session->unwind.rung;
 	struct stk_sched_request req = {
+		.program_suffix = stk_unwind_program_suffix(session->unwind.rung),
 		.free_program = "stk_offcpu_task_free",
 		.maps = offcpu_maps,
 		.extra_maps = stk_session_extra_maps(session),
@@ -336,7 +332,7 @@ static int setup(void *arg)
 		.ctx = run,
 	};
 	for (int m = 0; m < STK_SCHED_MECH_COUNT; m++)
-		req.programs[m] = sched_programs[rung][m];
+		req.programs[m] = sched_programs[m];
 	stk_btf_missing(btf, no_btf, sizeof(no_btf));
 	run->attachment = stk_sched_attach(&req, err, sizeof(err));
 	if (!run->attachment) {

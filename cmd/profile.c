@@ -150,12 +150,8 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	return 0;
 }
 
-/* The sampling program per way of taking user stacks. */
-static const char *const profile_programs[STK_UNWIND_RUNG_COUNT][2] = {
-	[STK_UNWIND_CFI] = { "stk_profile_sample_cfi", NULL },
-	[STK_UNWIND_DWARF] = { "stk_profile_sample_dwarf", NULL },
-	[STK_UNWIND_FP] = { "stk_profile_sample", NULL },
-};
+/* The sampling program (one per rung of user stacks: this name with its suffix). */
+#define PROFILE_PROGRAM "stk_profile_sample"
 /* Its own maps (the stack maps are the session's). */
 static const char *const profile_maps[] = { "profile_config", "profile_cgroup", NULL };
 
@@ -281,9 +277,13 @@ static int setup(void *arg)
 	    select_cpus(run) || (cfg->cgroup_path && open_cgroup(run)) ||
 	    stk_session_plan_unwind(session, &cfg->common, false, STK_UNWIND_CFI))
 		return -1;
-	enum stk_unwind_rung rung = session->unwind.rung;
+	const char *suffix = stk_unwind_program_suffix(session->unwind.rung);
+	char program[64];
+	const char *programs[] = { program, NULL };
+
+	snprintf(program, sizeof(program), PROFILE_PROGRAM "%s", suffix ? suffix : "");
 	struct stk_bpf_selection sel = {
-		.programs = profile_programs[rung],
+		.programs = programs,
 		.maps = profile_maps,
 		.extra_maps = stk_session_extra_maps(session),
 		.extra_programs = stk_session_extra_programs(session),
@@ -305,9 +305,8 @@ static int setup(void *arg)
 		return -1;
 	}
 	size_t attached = 0;
-	run->attachment = stk_attach_cpu_sampling(bpf_object__find_program_by_name(run->skel->obj,
-										  profile_programs[rung][0]),
-						  run->cpus, run->n_cpus, &cfg->sampling, &attached, err, sizeof(err));
+	run->attachment = stk_attach_cpu_sampling(bpf_object__find_program_by_name(run->skel->obj, program), run->cpus,
+						  run->n_cpus, &cfg->sampling, &attached, err, sizeof(err));
 	if (!run->attachment) {
 		stk_error(APPLET, "%s", err);
 		return -1;

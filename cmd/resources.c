@@ -307,9 +307,6 @@ static void say_sources(const struct res_run *run)
 
 static int setup(void *arg)
 {
-	static const char *const suffix[STK_UNWIND_RUNG_COUNT] = {
-		[STK_UNWIND_CFI] = "_cfi", [STK_UNWIND_DWARF] = "_dwarf", [STK_UNWIND_FP] = NULL,
-	};
 	struct res_run *run = arg;
 	struct res_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
@@ -334,7 +331,7 @@ static int setup(void *arg)
 	enum stk_unwind_rung rung = session->unwind.rung;
 	const struct stk_res_attach_request req = {
 		.want = &cfg->want,
-		.program_suffix = suffix[rung],
+		.program_suffix = stk_unwind_program_suffix(rung),
 		.maps = res_maps,
 		.extra_maps = stk_session_extra_maps(session),
 		.extra_programs = stk_session_extra_programs(session),

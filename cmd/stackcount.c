@@ -428,14 +428,11 @@ static void print_plan(const struct sc_run *run)
 
 static int attach(struct sc_run *run)
 {
-	static const char *const suffix[STK_UNWIND_RUNG_COUNT] = {
-		[STK_UNWIND_CFI] = "_cfi", [STK_UNWIND_DWARF] = "_dwarf", [STK_UNWIND_FP] = NULL,
-	};
 	const struct stk_probe_load load = {
 		.maps = run->cfg.pattern.kind == STK_PROBE_USDT ? sc_usdt_maps : sc_maps,
 		.extra_maps = stk_session_extra_maps(&run->session),
 		.extra_programs = stk_session_extra_programs(&run->session),
-		.program_suffix = suffix[run->session.unwind.rung],
+		.program_suffix = stk_unwind_program_suffix(run->session.unwind.rung),
 		.btf_custom_path = stk_session_btf_path(&run->session),
 		.before_load = size_maps,
 		.after_load = write_config,

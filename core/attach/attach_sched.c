@@ -101,7 +101,8 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 	enum stk_sched_mech m = (enum stk_sched_mech)r->id;
 	/* Task-pointer keys need the cleanup on free (see bpf/offcputime.bpf.c). */
 	bool with_free = req->free_program && (m == STK_SCHED_TP_BTF || m == STK_SCHED_RAW_TP);
-	const char *programs[3] = { req->programs[m], with_free ? req->free_program : NULL, NULL };
+	char name[128];
+	const char *programs[3] = { name, with_free ? req->free_program : NULL, NULL };
 	const char *pre = precondition(req, r, a->target, sizeof(a->target), why, wlen);
 	struct stk_bpf_selection sel = { .programs = programs, .maps = req->maps,
 					 .extra_programs = req->extra_programs, .extra_maps = req->extra_maps,
@@ -114,6 +115,7 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 			snprintf(why, wlen, "%s", pre);
 		return -1;
 	}
+	snprintf(name, sizeof(name), "%s%s", req->programs[m], req->program_suffix ? req->program_suffix : "");
 	a->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!a->skel) {
 		snprintf(why, wlen, "%s", err);
@@ -132,7 +134,7 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 		snprintf(why, wlen, "writing the configuration failed: %s", strerror(errno));
 		goto fail;
 	}
-	struct bpf_program *prog = bpf_object__find_program_by_name(a->skel->obj, req->programs[m]);
+	struct bpf_program *prog = bpf_object__find_program_by_name(a->skel->obj, name);
 	a->link = attach_one(prog, m, a->target);
 	if (!a->link) {
 		snprintf(why, wlen, "attach failed: %s", strerror(errno));

@@ -16,6 +16,7 @@ struct stk_bpf;
 
 struct stk_sched_request {
 	const char *programs[STK_SCHED_MECH_COUNT]; /* the applet's program for each mechanism */
+	const char *program_suffix; /* NULL, or appended to each program's name ("_dwarf", "_cfi": the --unwind twins) */
 	const char *free_program;  /* raw_tp sched_process_free cleanup for task-pointer keys, or NULL */
 	const char *const *maps;   /* NULL-terminated */
 	const char *const *extra_programs, *const *extra_maps; /* NULL, or more (the kernel unwinder's) */

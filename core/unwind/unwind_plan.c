@@ -15,6 +15,11 @@ const char *stk_unwind_rung_name(enum stk_unwind_rung r)
 	return (unsigned)r < STK_UNWIND_RUNG_COUNT ? rung_names[r] : "?";
 }
 
+const char *stk_unwind_program_suffix(enum stk_unwind_rung r)
+{
+	return r == STK_UNWIND_CFI ? "_cfi" : r == STK_UNWIND_DWARF ? "_dwarf" : NULL;
+}
+
 int stk_unwind_rung_from_name(const char *name, enum stk_unwind_rung *r)
 {
 	for (int i = 0; i < STK_UNWIND_RUNG_COUNT; i++)

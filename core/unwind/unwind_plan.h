@@ -44,6 +44,12 @@ struct stk_unwind_plan {
 };
 
 const char *stk_unwind_rung_name(enum stk_unwind_rung r);
+/*
+ * A stack applet builds each program once per rung, named NAME (frame
+ * pointers), NAME_dwarf and NAME_cfi: the suffix of r's ("_dwarf", "_cfi"),
+ * NULL for frame pointers.
+ */
+const char *stk_unwind_program_suffix(enum stk_unwind_rung r);
 /* The rung named name ("cfi", "dwarf", "fp"). 0, or -1. */
 int stk_unwind_rung_from_name(const char *name, enum stk_unwind_rung *r);
 
