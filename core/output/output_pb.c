@@ -8,81 +8,38 @@
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
-void stk_pb_free(struct stk_pb *p)
+static void key(struct stk_buf *p, uint32_t field, unsigned wire)
 {
-	free(p->data);
-	*p = (struct stk_pb){ 0 };
+	stk_buf_uleb(p, (uint64_t)field << 3 | wire);
 }
 
-void stk_pb_raw(struct stk_pb *p, const void *data, size_t n)
-{
-	if (p->oom || n == 0)
-		return;
-	if (p->len + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 256;
-		uint8_t *d;
-
-		while (cap < p->len + n)
-			cap *= 2;
-		d = realloc(p->data, cap);
-		if (!d) {
-			p->oom = true;
-			return;
-		}
-		p->data = d;
-		p->cap = cap;
-	}
-	memcpy(p->data + p->len, data, n);
-	p->len += n;
-}
-
-void stk_pb_varint(struct stk_pb *p, uint64_t v)
-{
-	uint8_t b[10];
-	size_t n = 0;
-
-	do {
-		b[n] = (uint8_t)(v & 0x7f);
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	stk_pb_raw(p, b, n);
-}
-
-static void key(struct stk_pb *p, uint32_t field, unsigned wire)
-{
-	stk_pb_varint(p, (uint64_t)field << 3 | wire);
-}
-
-void stk_pb_uint(struct stk_pb *p, uint32_t field, uint64_t v)
+void stk_pb_uint(struct stk_buf *p, uint32_t field, uint64_t v)
 {
 	if (!v)
 		return;
 	key(p, field, WIRE_VARINT);
-	stk_pb_varint(p, v);
+	stk_buf_uleb(p, v);
 }
 
-void stk_pb_int(struct stk_pb *p, uint32_t field, int64_t v)
+void stk_pb_int(struct stk_buf *p, uint32_t field, int64_t v)
 {
 	/* int64 (not sint64): negative values are their 64-bit two's complement */
 	stk_pb_uint(p, field, (uint64_t)v);
 }
 
-void stk_pb_bytes(struct stk_pb *p, uint32_t field, const void *data, size_t n)
+void stk_pb_bytes(struct stk_buf *p, uint32_t field, const void *data, size_t n)
 {
 	key(p, field, WIRE_LEN);
-	stk_pb_varint(p, n);
-	stk_pb_raw(p, data, n);
+	stk_buf_uleb(p, n);
+	stk_buf_put(p, data, n);
 }
 
-void stk_pb_string(struct stk_pb *p, uint32_t field, const char *s)
+void stk_pb_string(struct stk_buf *p, uint32_t field, const char *s)
 {
 	stk_pb_bytes(p, field, s, strlen(s));
 }
 
-void stk_pb_sub(struct stk_pb *p, uint32_t field, const struct stk_pb *sub)
+void stk_pb_sub(struct stk_buf *p, uint32_t field, const struct stk_buf *sub)
 {
 	if (sub->oom)
 		p->oom = true;

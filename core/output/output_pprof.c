@@ -67,8 +67,8 @@ struct pprof {
 	struct strtab strings;
 	struct typed_samples typed;
 	struct keytab mappings, functions, locations;
-	struct stk_pb mapping_msgs, function_msgs, location_msgs, sample_msgs;
-	struct stk_pb msg, sub, ids; /* scratch */
+	struct stk_buf mapping_msgs, function_msgs, location_msgs, sample_msgs;
+	struct stk_buf msg, sub, ids; /* scratch */
 	uint64_t kernel_mapping, kernel_lo, kernel_hi;
 	/* per mapping id - 1: some location in it has no name from a symbol table, so
 	 * HasFunctions stays false and pprof re-symbolizes it (PPROF_BINARY_PATH) */
@@ -459,11 +459,11 @@ static void emit_typed(struct pprof *pp)
 
 		pp->msg.len = 0;
 		pp->ids.len = 0;
-		stk_pb_raw(&pp->ids, e->ids, e->ids_len);
+		stk_buf_put(&pp->ids, e->ids, e->ids_len);
 		stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
 		pp->sub.len = 0;
 		for (size_t k = 0; k < pp->typed.n_types; k++)
-			stk_pb_varint(&pp->sub, e->values[k]);
+			stk_buf_uleb(&pp->sub, e->values[k]);
 		stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
 		put_labels(pp, e->comm, e->pid, e->tid);
 		stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
@@ -477,13 +477,13 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	/* location ids first, as msg is reused by the location tables */
 	pp->ids.len = 0;
 	if (s->kernel_missing)
-		stk_pb_varint(&pp->ids, missed_location(pp, STK_MISSED_KERNEL));
+		stk_buf_uleb(&pp->ids, missed_location(pp, STK_MISSED_KERNEL));
 	for (size_t i = 0; i < s->n_kernel && !s->kernel_missing; i++)
-		stk_pb_varint(&pp->ids, frame_location(pp, &s->kernel[i]));
+		stk_buf_uleb(&pp->ids, frame_location(pp, &s->kernel[i]));
 	if (s->user_missing)
-		stk_pb_varint(&pp->ids, missed_location(pp, STK_MISSED_USER));
+		stk_buf_uleb(&pp->ids, missed_location(pp, STK_MISSED_USER));
 	for (size_t i = 0; i < s->n_user && !s->user_missing; i++)
-		stk_pb_varint(&pp->ids, frame_location(pp, &s->user[i]));
+		stk_buf_uleb(&pp->ids, frame_location(pp, &s->user[i]));
 
 	stk_put_comm(&comm, s);
 	if (comm.oom)
@@ -496,7 +496,7 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	pp->msg.len = 0;
 	stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
 	pp->sub.len = 0;
-	stk_pb_varint(&pp->sub, s->value);
+	stk_buf_uleb(&pp->sub, s->value);
 	stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
 	put_labels(pp, stk_buf_str(&comm), s->pid, s->tid);
 	if (s->span)
@@ -505,15 +505,15 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
 }
 
-static void add_value_type(struct pprof *pp, struct stk_pb *out, uint32_t field, const char *type,
+static void add_value_type(struct pprof *pp, struct stk_buf *out, uint32_t field, const char *type,
 			   const char *unit)
 {
-	struct stk_pb vt = { 0 };
+	struct stk_buf vt = { 0 };
 
 	stk_pb_int(&vt, VALUE_TYPE_TYPE, str_id(pp, type));
 	stk_pb_int(&vt, VALUE_TYPE_UNIT, str_id(pp, unit));
 	stk_pb_sub(out, field, &vt);
-	stk_pb_free(&vt);
+	stk_buf_free(&vt);
 }
 
 static void pprof_free(struct pprof *pp)
@@ -535,13 +535,13 @@ static void pprof_free(struct pprof *pp)
 		free(tabs[i]->keys);
 		free(tabs[i]->slots);
 	}
-	struct stk_pb *pbs[] = { &pp->mapping_msgs, &pp->function_msgs, &pp->location_msgs,
+	struct stk_buf *pbs[] = { &pp->mapping_msgs, &pp->function_msgs, &pp->location_msgs,
 				 &pp->sample_msgs, &pp->msg, &pp->sub, &pp->ids };
 	for (size_t i = 0; i < sizeof(pbs) / sizeof(pbs[0]); i++)
-		stk_pb_free(pbs[i]);
+		stk_buf_free(pbs[i]);
 }
 
-static bool any_oom(const struct pprof *pp, const struct stk_pb *profile)
+static bool any_oom(const struct pprof *pp, const struct stk_buf *profile)
 {
 	return pp->oom || profile->oom || pp->mapping_msgs.oom || pp->function_msgs.oom ||
 	       pp->location_msgs.oom || pp->sample_msgs.oom || pp->msg.oom || pp->sub.oom || pp->ids.oom;
@@ -550,7 +550,7 @@ static bool any_oom(const struct pprof *pp, const struct stk_pb *profile)
 int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
 {
 	struct pprof pp = { 0 };
-	struct stk_pb profile = { 0 };
+	struct stk_buf profile = { 0 };
 	int ret = -1;
 
 	(void)o;
@@ -575,15 +575,15 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 	stk_pb_int(&profile, PROFILE_TIME_NANOS, r->time_nanos);
 	stk_pb_int(&profile, PROFILE_DURATION_NANOS, r->duration_nanos);
 	/* the tables' messages are already framed: append them as they are */
-	stk_pb_raw(&profile, pp.sample_msgs.data, pp.sample_msgs.len);
-	stk_pb_raw(&profile, pp.mapping_msgs.data, pp.mapping_msgs.len);
-	stk_pb_raw(&profile, pp.location_msgs.data, pp.location_msgs.len);
-	stk_pb_raw(&profile, pp.function_msgs.data, pp.function_msgs.len);
+	stk_buf_put(&profile, pp.sample_msgs.data, pp.sample_msgs.len);
+	stk_buf_put(&profile, pp.mapping_msgs.data, pp.mapping_msgs.len);
+	stk_buf_put(&profile, pp.location_msgs.data, pp.location_msgs.len);
+	stk_buf_put(&profile, pp.function_msgs.data, pp.function_msgs.len);
 	for (size_t i = 0; i < pp.strings.n; i++)
 		stk_pb_string(&profile, PROFILE_STRING_TABLE, pp.strings.s[i]);
 	if (!any_oom(&pp, &profile) && stk_gzip_write(out, profile.data, profile.len) == 0)
 		ret = stk_finish_stream(out);
-	stk_pb_free(&profile);
+	stk_buf_free(&profile);
 	pprof_free(&pp);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include "core/parquet/delta_binary.h"
 #include "core/parquet/format.h"
 #include "core/parquet/hybrid_rle.h"
+#include "core/parquet/numbers.h"
 
 static int fail(const struct stk_pq_colr *c, char *err, size_t err_len, const char *fmt, ...)
 {
@@ -44,8 +45,8 @@ void stk_pq_colr_free(struct stk_pq_colr *c)
 	free(c->def);
 	free(c->num);
 	free(c->ids);
-	stk_pq_buf_free(&c->raw);
-	stk_pq_buf_free(&c->plain);
+	stk_buf_free(&c->raw);
+	stk_buf_free(&c->plain);
 }
 
 /* Exactly n bytes at offset into buf (which has room), or -1. */
@@ -66,10 +67,10 @@ static int read_at(int fd, void *buf, size_t n, int64_t offset)
 }
 
 /* A buffer of at least n bytes in b (contents not kept). */
-static uint8_t *room(struct stk_pq_buf *b, size_t n)
+static uint8_t *room(struct stk_buf *b, size_t n)
 {
 	b->len = 0;
-	return stk_pq_buf_reserve(b, n ? n : 1);
+	return stk_buf_reserve(b, n ? n : 1);
 }
 
 static int read_dictionary(struct stk_pq_colr *c, const struct stk_pq_page_header *h, const uint8_t *p,

@@ -31,7 +31,7 @@ struct stk_pq_colr {
 	uint32_t *dict_off, *dict_len;
 	char *dict_bytes;
 	/* the current page */
-	struct stk_pq_buf raw, plain;  /* as stored, and uncompressed */
+	struct stk_buf raw, plain;  /* as stored, and uncompressed */
 	uint32_t *def;             /* page rows: 1 value, 0 null (optional columns) */
 	int64_t *num;              /* page values: numbers */
 	uint32_t *ids;             /* page values: dictionary indices (strings) */

@@ -20,7 +20,7 @@ void stk_pq_dict_init(struct stk_pq_dict *d, bool length_prefixed)
 
 void stk_pq_dict_free(struct stk_pq_dict *d)
 {
-	stk_pq_buf_free(&d->page);
+	stk_buf_free(&d->page);
 	free(d->entries);
 	free(d->slots);
 	*d = (struct stk_pq_dict){ 0 };
@@ -111,8 +111,8 @@ static int add(struct stk_pq_dict *d, uint64_t key, bool keyed, const void *p, s
 								 sizeof(*d->entries)) < 0)
 		return -1;
 	if (d->length_prefixed)
-		stk_pq_buf_le32(&d->page, (uint32_t)n);
-	stk_pq_buf_put(&d->page, p, n);
+		stk_buf_le32(&d->page, (uint32_t)n);
+	stk_buf_put(&d->page, p, n);
 	if (d->page.oom || d->page.len > UINT32_MAX) {
 		d->page.len = before;
 		d->page.oom = false;

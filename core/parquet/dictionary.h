@@ -14,12 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 
 struct stk_pq_dict_entry;
 
 struct stk_pq_dict {
-	struct stk_pq_buf page;             /* the dictionary page's body */
+	struct stk_buf page;             /* the dictionary page's body */
 	struct stk_pq_dict_entry *entries;
 	size_t n, cap;
 	uint32_t *slots;                    /* open addressing: entry index + 1, 0 empty */

@@ -19,7 +19,7 @@ void stk_pq_deflater_end(struct stk_pq_deflater *d)
 	d->ready = 0;
 }
 
-int stk_pq_gzip(struct stk_pq_deflater *d, struct stk_pq_buf *out, const uint8_t *in, size_t n)
+int stk_pq_gzip(struct stk_pq_deflater *d, struct stk_buf *out, const uint8_t *in, size_t n)
 {
 	uLong bound;
 	uint8_t *at;
@@ -27,7 +27,7 @@ int stk_pq_gzip(struct stk_pq_deflater *d, struct stk_pq_buf *out, const uint8_t
 	if (!d->ready || n > UINT32_MAX || deflateReset(&d->z) != Z_OK)
 		return -1;
 	bound = deflateBound(&d->z, (uLong)n);
-	at = stk_pq_buf_reserve(out, bound);
+	at = stk_buf_reserve(out, bound);
 	if (!at)
 		return -1;
 	d->z.next_in = (Bytef *)in;

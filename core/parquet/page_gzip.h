@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 
 /* A deflater kept across pages (its 256 KB of state is allocated once). */
 struct stk_pq_deflater {
@@ -21,7 +21,7 @@ struct stk_pq_deflater {
 int stk_pq_deflater_init(struct stk_pq_deflater *d, int level);
 void stk_pq_deflater_end(struct stk_pq_deflater *d);
 /* Appends the gzip stream of [in, in + n) to out. 0, or -1 (zlib error or out->oom). */
-int stk_pq_gzip(struct stk_pq_deflater *d, struct stk_pq_buf *out, const uint8_t *in, size_t n);
+int stk_pq_gzip(struct stk_pq_deflater *d, struct stk_buf *out, const uint8_t *in, size_t n);
 
 struct stk_pq_inflater {
 	z_stream z;

@@ -10,6 +10,7 @@
 #include "core/parquet/column_reader.h"
 #include "core/parquet/footer.h"
 #include "core/parquet/format.h"
+#include "core/parquet/numbers.h"
 #include "core/parquet/schema_match.h"
 
 struct stk_pq_reader {
