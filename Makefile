@@ -492,7 +492,7 @@ $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # tests/integration/test_parquet.sh reads back with DuckDB and with stk's
 # reader; parquet_bench times the writer (bench/parquet.sh, make bench-parquet).
 # Both link core/parquet/ and what it needs, nothing else.
-PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c core/base/byte_buf.c tests/parquet/event_stream.c tests/parquet/bench_common.c
+PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c core/base/byte_buf.c core/base/gzip.c tests/parquet/event_stream.c tests/parquet/bench_common.c
 PQ_HDRS := $(wildcard core/parquet/*.h tests/parquet/*.h)
 $(BUILD)/tests/pq_sample: tests/parquet/pq_sample.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS_STAMP)
 	@mkdir -p $(@D)

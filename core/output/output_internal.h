@@ -87,8 +87,6 @@ void stk_pb_bytes(struct stk_buf *p, uint32_t field, const void *data, size_t n)
 void stk_pb_string(struct stk_buf *p, uint32_t field, const char *s);
 /* A nested message, or a packed repeated field held in sub. */
 void stk_pb_sub(struct stk_buf *p, uint32_t field, const struct stk_buf *sub);
-/* gzip (deflate with a gzip header) of data to out: 0 or -1. */
-int stk_gzip_write(FILE *out, const uint8_t *data, size_t n);
 
 /* Writes n bytes; -1 on a short write. */
 int stk_write_all(FILE *out, const void *data, size_t n);

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/output/output_formats.h"
 #include "core/base/grow.h"
+#include "core/base/gzip.h"
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
 /* profile.proto field numbers */
@@ -550,7 +551,8 @@ static bool any_oom(const struct pprof *pp, const struct stk_buf *profile)
 int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
 {
 	struct pprof pp = { 0 };
-	struct stk_buf profile = { 0 };
+	struct stk_buf profile = { 0 }, gz = { 0 };
+	struct stk_deflater z;
 	int ret = -1;
 
 	(void)o;
@@ -581,8 +583,12 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 	stk_buf_put(&profile, pp.function_msgs.data, pp.function_msgs.len);
 	for (size_t i = 0; i < pp.strings.n; i++)
 		stk_pb_string(&profile, PROFILE_STRING_TABLE, pp.strings.s[i]);
-	if (!any_oom(&pp, &profile) && stk_gzip_write(out, profile.data, profile.len) == 0)
-		ret = stk_finish_stream(out);
+	if (!any_oom(&pp, &profile) && stk_deflater_init(&z, Z_DEFAULT_COMPRESSION) == 0) {
+		if (stk_gzip(&z, &gz, profile.data, profile.len) == 0 && stk_write_all(out, gz.data, gz.len) == 0)
+			ret = stk_finish_stream(out);
+		stk_deflater_end(&z);
+	}
+	stk_buf_free(&gz);
 	stk_buf_free(&profile);
 	pprof_free(&pp);
 	return ret;

@@ -248,7 +248,7 @@ static int check_sizes(struct stk_pq_colr *c, const struct stk_pq_page_header *h
 	return 0;
 }
 
-static int next_page(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err, size_t err_len)
+static int next_page(struct stk_pq_colr *c, struct stk_inflater *z, char *err, size_t err_len)
 {
 	uint8_t head[STK_PQ_MAX_PAGE_HEADER];
 	struct stk_pq_page_header h;
@@ -267,7 +267,7 @@ static int next_page(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err
 	if (check_sizes(c, &h, err, err_len) < 0 || read_body(c, &h, &body, err, err_len) < 0)
 		return -1;
 	if (c->codec == STK_PQ_CODEC_GZIP &&
-	    stk_pq_gunzip(z, c->plain.data, (size_t)h.uncompressed_size, c->raw.data, (size_t)h.compressed_size) < 0)
+	    stk_gunzip(z, c->plain.data, (size_t)h.uncompressed_size, c->raw.data, (size_t)h.compressed_size) < 0)
 		return fail(c, err, err_len, "a page that does not gunzip to its %d bytes", (int)h.uncompressed_size);
 	switch (h.type) {
 	case STK_PQ_PAGE_DICTIONARY:
@@ -281,7 +281,7 @@ static int next_page(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err
 	}
 }
 
-int stk_pq_colr_next(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err, size_t err_len)
+int stk_pq_colr_next(struct stk_pq_colr *c, struct stk_inflater *z, char *err, size_t err_len)
 {
 	/* a page may hold no rows: the chunk's bytes bound how many are read */
 	while (c->page_row == c->page_rows) {

@@ -52,7 +52,7 @@ static int put_page(struct stk_buf *out, struct stk_pq_page_header *h, const uin
 	s->header.len = 0;
 	if (!gzip)
 		stk_buf_put(&s->zbody, p, n);
-	else if (stk_pq_gzip(&s->deflater, &s->zbody, p, n) < 0)
+	else if (stk_gzip(&s->deflater, &s->zbody, p, n) < 0)
 		return -1;
 	h->uncompressed_size = (int32_t)n;
 	h->compressed_size = (int32_t)s->zbody.len;

@@ -12,9 +12,9 @@
 #include <stdio.h>
 
 #include "core/base/byte_buf.h"
+#include "core/base/gzip.h"
 #include "core/parquet/dictionary.h"
 #include "core/parquet/footer.h"
-#include "core/parquet/page_gzip.h"
 #include "core/parquet/parquet_schema.h"
 
 struct stk_pq_colw {
@@ -35,7 +35,7 @@ struct stk_pq_colw {
 /* Scratch space every column's page encoding shares (owned by the writer). */
 struct stk_pq_page_scratch {
 	struct stk_buf body, zbody, header;
-	struct stk_pq_deflater deflater;
+	struct stk_deflater deflater;
 	bool stored;            /* pages as they are (codec UNCOMPRESSED), not gzipped */
 };
 

@@ -96,7 +96,7 @@ static int setup(struct stk_pq_writer *w, const struct stk_pq_column *cols, size
 	}
 	w->opts.created_by = NULL;
 	w->scratch.stored = w->opts.gzip_level < 0;
-	return w->scratch.stored ? 0 : stk_pq_deflater_init(&w->scratch.deflater, w->opts.gzip_level);
+	return w->scratch.stored ? 0 : stk_deflater_init(&w->scratch.deflater, w->opts.gzip_level);
 }
 
 struct stk_pq_writer *stk_pq_writer_new(FILE *out, const struct stk_pq_column *cols, size_t n,
@@ -146,7 +146,7 @@ void stk_pq_writer_free(struct stk_pq_writer *w)
 	stk_buf_free(&w->scratch.body);
 	stk_buf_free(&w->scratch.zbody);
 	stk_buf_free(&w->scratch.header);
-	stk_pq_deflater_end(&w->scratch.deflater);
+	stk_deflater_end(&w->scratch.deflater);
 	free(w->kv);
 	free(w->groups);
 	free(w->cols);

@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "harness.h"
+#include "core/base/gzip.h"
 #include "core/parquet/bitpack.h"
 #include "core/parquet/delta_binary.h"
 #include "core/parquet/footer.h"
 #include "core/parquet/format.h"
 #include "core/parquet/hybrid_rle.h"
 #include "core/parquet/numbers.h"
-#include "core/parquet/page_gzip.h"
 #include "core/parquet/thrift_compact.h"
 
 static int same_bytes(const struct stk_buf *b, const uint8_t *want, size_t n)
@@ -248,24 +248,24 @@ static void page_header_round_trip(struct test_ctx *t)
 
 static void gzip_bounded(struct test_ctx *t)
 {
-	struct stk_pq_deflater d;
-	struct stk_pq_inflater z;
+	struct stk_deflater d;
+	struct stk_inflater z;
 	struct stk_buf b = { 0 };
 	uint8_t in[5000], out[5001];
 
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = (uint8_t)(i % 17);
-	CHECK(t, stk_pq_deflater_init(&d, 6) == 0 && stk_pq_inflater_init(&z) == 0);
-	CHECK(t, stk_pq_gzip(&d, &b, in, sizeof(in)) == 0 && b.len > 18 && b.data[0] == 0x1f && b.data[1] == 0x8b);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in), b.data, b.len) == 0 && memcmp(in, out, sizeof(in)) == 0);
+	CHECK(t, stk_deflater_init(&d, 6) == 0 && stk_inflater_init(&z) == 0);
+	CHECK(t, stk_gzip(&d, &b, in, sizeof(in)) == 0 && b.len > 18 && b.data[0] == 0x1f && b.data[1] == 0x8b);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in), b.data, b.len) == 0 && memcmp(in, out, sizeof(in)) == 0);
 	/* more or fewer bytes than declared, trailing bytes, a cut stream: refused */
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in) - 1, b.data, b.len) < 0);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in) + 1, b.data, b.len) < 0);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in), b.data, b.len - 1) < 0);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in) - 1, b.data, b.len) < 0);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in) + 1, b.data, b.len) < 0);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in), b.data, b.len - 1) < 0);
 	stk_buf_byte(&b, 0);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in), b.data, b.len) < 0);
-	stk_pq_deflater_end(&d);
-	stk_pq_inflater_end(&z);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in), b.data, b.len) < 0);
+	stk_deflater_end(&d);
+	stk_inflater_end(&z);
 	stk_buf_free(&b);
 }
 
