@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/clock.h"
 #include "core/ladder/climb.h"
 #include "core/snapshot/bpf/snap_iter.h"
 #include "core/snapshot/frame_names.h"
@@ -128,12 +129,9 @@ void stk_snapper_free(struct stk_snapper *s)
 	free(s);
 }
 
-static double ms_since(const struct timespec *t0)
+static double ms_since(int64_t t0)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+	return (double)(stk_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 }
 
 /* The pending records (only those flagged with bits) into s->tids/tgids/at. Their count, or -1: no memory. */
@@ -253,14 +251,13 @@ static void give_up(struct stk_snap_thread *t)
 
 int stk_snapper_take(struct stk_snapper *s, struct stk_snap *out, struct stk_snap_stats *st)
 {
-	struct timespec t0;
+	int64_t t0 = stk_now_ns(CLOCK_MONOTONIC);
 
 	memset(st, 0, sizeof(*st));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	stk_snap_reset(out);
 	if (s->rung.take(s->rung.impl, &s->req.want, out))
 		return -1;
-	st->pass_ms = ms_since(&t0);
+	st->pass_ms = ms_since(t0);
 	for (int round = 0; round < MAX_ROUNDS; round++) {
 		long pending = collect_pending(s, out, STK_SNAP_RUNNING | STK_SNAP_RACED);
 
@@ -279,6 +276,6 @@ int stk_snapper_take(struct stk_snapper *s, struct stk_snap *out, struct stk_sna
 		}
 	}
 	st->threads = out->n;
-	st->total_ms = ms_since(&t0);
+	st->total_ms = ms_since(t0);
 	return 0;
 }
