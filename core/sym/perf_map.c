@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/floor.h"
+
 struct perf_ent {
 	uint64_t start, size;
 	uint32_t name; /* offset into names */
@@ -146,21 +148,13 @@ int stk_perf_map_lookup(const struct stk_perf_map *m, uint64_t addr, const char 
 			uint64_t *offset)
 {
 	const struct perf_ent *best = NULL;
-	size_t lo = 0, hi;
+	size_t at;
 
-	if (!m || !m->n || addr < m->ents[0].start)
+	if (!m)
 		return -1;
-	hi = m->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->ents[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	STK_FLOOR(at, m->n, i, m->ents[i].start <= addr);
 	/* Entries can overlap (re-JITted code): among those holding addr, the newest line. */
-	for (size_t i = lo + 1, seen = 0; i-- > 0 && seen < 64; seen++) {
+	for (size_t i = at, seen = 0; i-- > 0 && seen < 64; seen++) {
 		const struct perf_ent *e = &m->ents[i];
 
 		if (addr - e->start < e->size && (!best || e->line > best->line))
