@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "core/base/clock.h"
+#include "core/base/grow.h"
 #include "core/ladder/climb.h"
 #include "core/snapshot/bpf/snap_iter.h"
 #include "core/snapshot/frame_names.h"
@@ -140,22 +141,15 @@ static long collect_pending(struct stk_snapper *s, const struct stk_snap *out, u
 	size_t n = 0;
 
 	if (s->cap < out->n) {
-		size_t cap = out->n;
-		uint32_t *tids = realloc(s->tids, cap * sizeof(*tids));
-		if (tids)
-			s->tids = tids;
-		uint32_t *tgids = realloc(s->tgids, cap * sizeof(*tgids));
-		if (tgids)
-			s->tgids = tgids;
-		size_t *at = realloc(s->at, cap * sizeof(*at));
-		if (at)
-			s->at = at;
-		bool *sampled = realloc(s->sampled, cap * sizeof(*sampled));
-		if (sampled)
-			s->sampled = sampled;
-		if (!tids || !tgids || !at || !sampled)
+		/* four arrays of one capacity: each grows from it alike */
+		size_t cap[4] = { s->cap, s->cap, s->cap, s->cap };
+
+		if (stk_grow((void **)&s->tids, &cap[0], out->n, sizeof(*s->tids)) ||
+		    stk_grow((void **)&s->tgids, &cap[1], out->n, sizeof(*s->tgids)) ||
+		    stk_grow((void **)&s->at, &cap[2], out->n, sizeof(*s->at)) ||
+		    stk_grow((void **)&s->sampled, &cap[3], out->n, sizeof(*s->sampled)))
 			return -1;
-		s->cap = cap;
+		s->cap = cap[0];
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		if (!(out->threads[i].pending & bits))
