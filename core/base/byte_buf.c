@@ -27,11 +27,6 @@ uint8_t *stk_buf_grow(struct stk_buf *b, size_t n)
 	return b->data + b->len;
 }
 
-void stk_buf_byte(struct stk_buf *b, uint8_t v)
-{
-	stk_buf_put(b, &v, 1);
-}
-
 void stk_buf_le32(struct stk_buf *b, uint32_t v)
 {
 	uint8_t le[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };

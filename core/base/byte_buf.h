@@ -42,7 +42,16 @@ static inline void stk_buf_put(struct stk_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-void stk_buf_byte(struct stk_buf *b, uint8_t v);
+static inline void stk_buf_byte(struct stk_buf *b, uint8_t v)
+{
+	uint8_t *at = stk_buf_reserve(b, 1);
+
+	if (at) {
+		*at = v;
+		b->len++;
+	}
+}
+
 void stk_buf_le32(struct stk_buf *b, uint32_t v);
 void stk_buf_le64(struct stk_buf *b, uint64_t v);
 /* ULEB128: protobuf's varint, Thrift's compact protocol and the Parquet encodings. */
