@@ -492,7 +492,7 @@ $(BUILD)/tests/unit $(BUILD)/tests/unit-asan: $(FIXTURES)
 # tests/integration/test_parquet.sh reads back with DuckDB and with stk's
 # reader; parquet_bench times the writer (bench/parquet.sh, make bench-parquet).
 # Both link core/parquet/ and what it needs, nothing else.
-PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c tests/parquet/event_stream.c tests/parquet/bench_common.c
+PQ_SRCS := $(wildcard core/parquet/*.c) core/base/grow.c core/base/byte_buf.c core/base/gzip.c core/base/key_index.c tests/parquet/event_stream.c tests/parquet/bench_common.c
 PQ_HDRS := $(wildcard core/parquet/*.h tests/parquet/*.h)
 $(BUILD)/tests/pq_sample: tests/parquet/pq_sample.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -503,8 +503,7 @@ $(BUILD)/bench/parquet_bench: bench/parquet_bench.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) -L$(DEPS)/lib -lz -lm
 # eventlog_bench times the event log's writer (bench/eventlog.sh, make bench-eventlog).
-EVLOG_SRCS := core/eventlog/event_writer.c core/eventlog/event_schema.c core/eventlog/frames_codec.c core/eventlog/frame_lines.c \
-	      core/base/key_index.c
+EVLOG_SRCS := core/eventlog/event_writer.c core/eventlog/event_schema.c core/eventlog/frames_codec.c core/eventlog/frame_lines.c
 $(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $(PQ_HDRS) $(wildcard core/eventlog/*.h) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC       $@"

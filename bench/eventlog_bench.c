@@ -22,7 +22,7 @@
 #include "tests/parquet/event_stream.h"
 
 /* The stream's stack i as a stack reference: its text, and frames made from its names. */
-static int make_ref(const struct event_stream *s, size_t i, struct stk_ev_stack_ref *ref, struct stk_pq_buf *frames)
+static int make_ref(const struct event_stream *s, size_t i, struct stk_ev_stack_ref *ref, struct stk_buf *frames)
 {
 	struct stk_frame f[256];
 	struct stk_stack st = { .user = f };
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	static struct stk_ev_stack_ref refs[EV_STACKS];
 	struct bench_events b;
 	bool live;
-	static struct stk_pq_buf frames[EV_STACKS];
+	static struct stk_buf frames[EV_STACKS];
 	struct stk_ev_writer *w;
 	unsigned long long n;
 	char err[256];
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	bench_report(f, n, t1 - t0, stk_ev_columns, STK_EV_COLS);
 	fclose(f);
 	for (size_t i = 0; i < EV_STACKS; i++)
-		stk_pq_buf_free(&frames[i]);
+		stk_buf_free(&frames[i]);
 	bench_events_free(&b);
 	return 0;
 }

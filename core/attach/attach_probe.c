@@ -9,20 +9,13 @@
 #include <bpf/libbpf.h>
 
 #include "core/bpf/bpf_object.h"
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/probe_guard.h"
 #include "core/ladder/climb.h"
 #include "stk.skel.h"
 
 #define PROGRESS_AFTER_NS 1000000000LL
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *load, const char *program,
 		       const char *fentry_target, char *why, size_t len)
@@ -66,7 +59,7 @@ int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *loa
 		snprintf(why, len, "writing the configuration failed: %s", strerror(errno));
 		goto fail;
 	}
-	s->attach_start_ns = now_ns();
+	s->attach_start_ns = stk_now_ns(CLOCK_MONOTONIC);
 	return 0;
 fail:
 	stk_probe_set_release(s);
@@ -101,7 +94,7 @@ void stk_probe_set_progress(struct stk_probe_set *s, size_t done, size_t total)
 {
 	if (!s->progress || total < 2)
 		return;
-	if (!s->progress_shown && now_ns() - s->attach_start_ns < PROGRESS_AFTER_NS)
+	if (!s->progress_shown && stk_now_ns(CLOCK_MONOTONIC) - s->attach_start_ns < PROGRESS_AFTER_NS)
 		return;
 	/* every 16th, and the last, so a slow attach shows it is moving without flooding */
 	if (s->progress_shown && done % 16 && done != total)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/base/grow.h"
 #include "core/base/sysfs_read.h"
 
 /* Upper bound on CPU numbers, far above any real machine, to reject garbage. */
@@ -10,11 +11,11 @@
 
 int stk_cpus_parse_list(const char *text, int **cpus, size_t *n)
 {
-	size_t cap = 16, count = 0;
-	int *out = malloc(cap * sizeof(*out));
+	size_t cap = 0, count = 0;
+	int *out = NULL;
 	const char *p = text;
 
-	if (!out)
+	if (stk_grow((void **)&out, &cap, 1, sizeof(*out)))
 		return -1;
 	while (*p && *p != '\n') {
 		char *end;
@@ -32,13 +33,8 @@ int stk_cpus_parse_list(const char *text, int **cpus, size_t *n)
 		if (hi >= STK_MAX_CPU_NUMBER)
 			goto bad;
 		for (long c = lo; c <= hi; c++) {
-			if (count == cap) {
-				int *grown = realloc(out, 2 * cap * sizeof(*out));
-				if (!grown)
-					goto bad;
-				out = grown;
-				cap *= 2;
-			}
+			if (stk_grow((void **)&out, &cap, count + 1, sizeof(*out)))
+				goto bad;
 			if (count && out[count - 1] >= c)
 				goto bad; /* must ascend */
 			out[count++] = (int)c;

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/base/clock.h"
 #include "core/bpf/bpf_object.h"
 #include "core/sym/proc_maps.h"
 #include "stk.skel.h"
@@ -75,15 +76,13 @@ static void trigger_context_switches(void)
 
 static void burn_cpu_ms(long ms)
 {
-	struct timespec start, now;
+	int64_t until = stk_now_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
 	volatile uint64_t sink = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	do {
 		for (int i = 0; i < 10000; i++)
 			sink += (uint64_t)i;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+	} while (stk_now_ns(CLOCK_MONOTONIC) < until);
 }
 
 static int open_self_cpu_clock(void)

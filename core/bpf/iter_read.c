@@ -6,6 +6,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "core/base/grow.h"
+
 /* Room left before each read: a read returns at most one seq_file buffer (8 pages). */
 #define READ_ROOM 65536
 
@@ -19,15 +21,9 @@ int stk_iter_read(struct bpf_link *link, struct stk_iter_buf *b)
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		if (b->cap - b->len < READ_ROOM) {
-			size_t cap = b->cap ? b->cap * 2 : 1 << 20;
-			char *data = realloc(b->data, cap);
-			if (!data) {
-				err = ENOMEM;
-				break;
-			}
-			b->data = data;
-			b->cap = cap;
+		if (stk_grow((void **)&b->data, &b->cap, b->len + READ_ROOM, 1)) {
+			err = ENOMEM;
+			break;
 		}
 		n = read(fd, b->data + b->len, b->cap - b->len);
 		if (n < 0 && errno == EINTR)

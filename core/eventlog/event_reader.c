@@ -40,7 +40,7 @@ struct stk_ev_file {
 	size_t n_stacks, cap_stacks, cap_flat;
 	struct stk_key_index by_id; /* stack id -> index in stacks */
 	struct stk_frame_lines_table lines; /* the current row group's frame lines */
-	struct stk_pq_buf expanded;         /* a stack's frames whole, to decode */
+	struct stk_buf expanded;         /* a stack's frames whole, to decode */
 	bool walked;
 };
 
@@ -330,7 +330,7 @@ void stk_ev_close(struct stk_ev_file *f)
 	free(f->flat);
 	stk_key_index_free(&f->by_id);
 	stk_frame_lines_table_free(&f->lines);
-	stk_pq_buf_free(&f->expanded);
+	stk_buf_free(&f->expanded);
 	stk_pq_reader_close(f->r);
 	free(f);
 }

@@ -31,11 +31,12 @@ static int add_event(void *ctx, const struct stk_ev_event *ev)
 {
 	struct adder *a = ctx;
 	struct stk_ev_totals *t = a->c->t;
-	struct entry_key k = { ev->pid, a->c->meta->per_thread ? ev->tid : 0, ev->stack, UINT32_MAX, { 0 } };
+	struct entry_key k = { ev->pid, a->c->meta->per_thread ? ev->tid : 0, ev->stack, STK_STRING_NONE, { 0 } };
 	int64_t i;
 
 	memcpy(k.comm, ev->comm, sizeof(k.comm));
-	if (a->c->by_span && ev->span && (k.span = stk_label_id(&t->spans, ev->span)) == UINT32_MAX)
+	if (a->c->by_span && ev->span &&
+	    (k.span = stk_string_pool_id(t->spans, ev->span, strlen(ev->span))) == STK_STRING_NONE)
 		return 1;
 	i = stk_key_index_find(&a->index, a->keys, &k);
 	if (i < 0) {
@@ -74,7 +75,7 @@ static void finish(struct stk_ev_totals *t, const struct entry_key *keys, const 
 		memcpy(s->comm, k->comm, sizeof(s->comm));
 		s->comm[sizeof(s->comm) - 1] = '\0';
 		s->value = value;
-		s->span = k->span == UINT32_MAX ? NULL : t->spans.labels[k->span];
+		s->span = k->span == STK_STRING_NONE ? NULL : stk_string_pool_strings(t->spans)[k->span];
 		t->sums[kept] = t->sums[i];
 		t->stack_of[kept] = t->stack_of[i];
 		kept++;
@@ -92,7 +93,7 @@ int stk_ev_totals_read(struct stk_ev_file *f, const struct stk_ev_filter *flt, b
 	int rc;
 
 	*t = (struct stk_ev_totals){ 0 };
-	rc = stk_ev_each(f, flt, add_event, &a, err, err_len);
+	rc = (t->spans = stk_string_pool_new()) ? stk_ev_each(f, flt, add_event, &a, err, err_len) : 1;
 	if (rc > 0 || (rc == 0 && !(stacks = stk_ev_stacks(f, &n_stacks)))) {
 		snprintf(err, err_len, "out of memory");
 		rc = -1;
@@ -109,6 +110,6 @@ void stk_ev_totals_free(struct stk_ev_totals *t)
 	free(t->stacks);
 	free(t->sums);
 	free(t->stack_of);
-	stk_label_table_free(&t->spans);
+	stk_string_pool_free(t->spans);
 	*t = (struct stk_ev_totals){ 0 };
 }

@@ -12,13 +12,13 @@
 #include <stddef.h>
 
 #include "core/base/key_index.h"
+#include "core/base/string_pool.h"
 #include "core/eventlog/event_reader.h"
-#include "core/eventlog/label_table.h"
 
 struct stk_ev_totals {
 	struct stk_stack *stacks; /* frames point into the file's decoded stacks */
 	size_t n, cap;
-	struct stk_label_table spans;
+	struct stk_string_pool *spans; /* the entries' span labels */
 	uint64_t *sums;  /* per entry, before dividing */
 	uint32_t *stack_of; /* per entry: the file's stack index */
 	size_t cap_sums, cap_stack_of;

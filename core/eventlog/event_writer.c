@@ -41,7 +41,7 @@ struct stk_ev_writer {
 	size_t cap_by_id;
 	uint32_t group; /* the current row group's number, from 1 */
 	struct stk_frame_lines lines; /* the group's frame lines, each stored once (frame_lines.h) */
-	struct stk_pq_buf compact;    /* a stack's frames as the file holds them */
+	struct stk_buf compact;    /* a stack's frames as the file holds them */
 	uint64_t group_mark; /* the file's bytes when the current group began (they grow only as one ends) */
 	int64_t first_time;
 	bool any;
@@ -228,7 +228,7 @@ void stk_ev_writer_free(struct stk_ev_writer *w)
 	free(w->framed);
 	free(w->by_id);
 	stk_frame_lines_free(&w->lines);
-	stk_pq_buf_free(&w->compact);
+	stk_buf_free(&w->compact);
 	free(w);
 }
 

@@ -18,10 +18,10 @@ static bool starts(const char *s, size_t len, const char *magic)
 }
 
 /* Puts magic and the header's fields (the text up to its first LF) on out. */
-static void put_header(struct stk_pq_buf *out, const char *magic, const char *frames, const char *header_end)
+static void put_header(struct stk_buf *out, const char *magic, const char *frames, const char *header_end)
 {
-	stk_pq_buf_put(out, magic, MAGIC_LEN);
-	stk_pq_buf_put(out, frames + MAGIC_LEN, (size_t)(header_end - frames) - MAGIC_LEN);
+	stk_buf_put(out, magic, MAGIC_LEN);
+	stk_buf_put(out, frames + MAGIC_LEN, (size_t)(header_end - frames) - MAGIC_LEN);
 }
 
 /* The line after the LF at *lf: its start and length; *lf moves to the LF that ends it, or NULL. */
@@ -49,31 +49,20 @@ void stk_frame_lines_free(struct stk_frame_lines *t)
 	stk_pq_dict_free(&t->lines);
 }
 
-static void put_u32(struct stk_pq_buf *b, uint32_t v)
-{
-	char digits[10];
-	size_t n = 0;
-
-	do
-		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
-	while ((v /= 10));
-	stk_pq_buf_put(b, digits + sizeof(digits) - n, n);
-}
-
 /* "\n=N" or "\n=N+C" for the run of C known lines from N; nothing for an empty run. */
-static void put_run(struct stk_pq_buf *out, uint32_t start, uint32_t count)
+static void put_run(struct stk_buf *out, uint32_t start, uint32_t count)
 {
 	if (!count)
 		return;
-	stk_pq_buf_put(out, "\n=", 2);
-	put_u32(out, start);
+	stk_buf_put(out, "\n=", 2);
+	stk_buf_dec(out, start);
 	if (count > 1) {
-		stk_pq_buf_byte(out, '+');
-		put_u32(out, count);
+		stk_buf_byte(out, '+');
+		stk_buf_dec(out, count);
 	}
 }
 
-int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_t len, struct stk_pq_buf *out)
+int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_t len, struct stk_buf *out)
 {
 	const char *end = frames + len;
 	const char *lf = memchr(frames, '\n', len);
@@ -93,8 +82,8 @@ int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_
 		if (t->lines.n != known) {
 			put_run(out, run_start, run_len);
 			run_len = 0;
-			stk_pq_buf_byte(out, '\n');
-			stk_pq_buf_put(out, line, n);
+			stk_buf_byte(out, '\n');
+			stk_buf_put(out, line, n);
 		} else if (run_len && index == run_start + run_len) {
 			run_len++;
 		} else {
@@ -120,7 +109,7 @@ void stk_frame_lines_table_reset(struct stk_frame_lines_table *t)
 
 void stk_frame_lines_table_free(struct stk_frame_lines_table *t)
 {
-	stk_pq_buf_free(&t->bytes);
+	stk_buf_free(&t->bytes);
 	free(t->spans);
 	*t = (struct stk_frame_lines_table){ 0 };
 }
@@ -157,7 +146,7 @@ static int add_line(struct stk_frame_lines_table *t, const char *line, size_t n)
 
 	if (at + n > UINT32_MAX || stk_grow((void **)&t->spans, &t->cap, t->n + 1, sizeof(*t->spans)))
 		return -1;
-	stk_pq_buf_put(&t->bytes, line, n);
+	stk_buf_put(&t->bytes, line, n);
 	if (t->bytes.oom)
 		return -1;
 	t->spans[t->n++] = (uint64_t)at << 32 | n;
@@ -165,7 +154,7 @@ static int add_line(struct stk_frame_lines_table *t, const char *line, size_t n)
 }
 
 /* Appends the table's lines [start, start + count) to out, each after an LF, within the budget. 0 or -1. */
-static int put_lines(struct stk_frame_lines_table *t, uint32_t start, uint32_t count, struct stk_pq_buf *out)
+static int put_lines(struct stk_frame_lines_table *t, uint32_t start, uint32_t count, struct stk_buf *out)
 {
 	for (uint32_t i = start; i < start + count; i++) {
 		uint32_t off = (uint32_t)(t->spans[i] >> 32), n = (uint32_t)t->spans[i];
@@ -173,14 +162,14 @@ static int put_lines(struct stk_frame_lines_table *t, uint32_t start, uint32_t c
 		if (n + 1u > t->budget)
 			return -1;
 		t->budget -= n + 1u;
-		stk_pq_buf_byte(out, '\n');
+		stk_buf_byte(out, '\n');
 		if (n) /* an empty line may be all the table holds: no bytes, no address */
-			stk_pq_buf_put(out, t->bytes.data + off, n);
+			stk_buf_put(out, t->bytes.data + off, n);
 	}
 	return 0;
 }
 
-int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, size_t len, struct stk_pq_buf *out,
+int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, size_t len, struct stk_buf *out,
 			 char *err, size_t err_len)
 {
 	const char *end = frames + len;
@@ -192,7 +181,7 @@ int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, si
 	}
 	if (starts(frames, len, FULL)) { /* whole already: nothing in it refers to the table */
 		if (out)
-			stk_pq_buf_put(out, frames, len);
+			stk_buf_put(out, frames, len);
 		lf = NULL;
 	} else if (out) {
 		put_header(out, FULL, frames, lf ? lf : end);
@@ -217,8 +206,8 @@ int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, si
 				return -1;
 			}
 			if (out) {
-				stk_pq_buf_byte(out, '\n');
-				stk_pq_buf_put(out, line, n);
+				stk_buf_byte(out, '\n');
+				stk_buf_put(out, line, n);
 			}
 		}
 	}

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 #include "core/parquet/dictionary.h"
 
 /* The writer's lines of the current row group. Zeroed, or stk_frame_lines_init. */
@@ -38,11 +38,11 @@ void stk_frame_lines_free(struct stk_frame_lines *t);
  * and remembers its new lines. 0, or -1 when out of memory (out->oom, or the
  * table could not grow) or the text is not "stk-frames 1".
  */
-int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_t len, struct stk_pq_buf *out);
+int stk_frame_lines_compact(struct stk_frame_lines *t, const char *frames, size_t len, struct stk_buf *out);
 
 /* The reader's lines of the current row group: where each starts and ends in bytes. */
 struct stk_frame_lines_table {
-	struct stk_pq_buf bytes;
+	struct stk_buf bytes;
 	uint64_t *spans; /* offset << 32 | length */
 	size_t n, cap;
 	/* bytes stk_frame_lines_expand may still write over the file's reading (see below) */
@@ -59,7 +59,7 @@ void stk_frame_lines_table_free(struct stk_frame_lines_table *t);
  * copied as it is). 0, or -1 with a one-line reason (a reference outside
  * the table, the budget spent, out of memory).
  */
-int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, size_t len, struct stk_pq_buf *out,
+int stk_frame_lines_take(struct stk_frame_lines_table *t, const char *frames, size_t len, struct stk_buf *out,
 			 char *err, size_t err_len);
 
 #endif

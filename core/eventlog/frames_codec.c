@@ -15,9 +15,9 @@
 #define FRAME_FIELDS 12
 #define INLINE_FIELDS 3
 
-static void put_str(struct stk_pq_buf *b, const char *s)
+static void put_str(struct stk_buf *b, const char *s)
 {
-	stk_pq_buf_put(b, s, strlen(s));
+	stk_buf_put(b, s, strlen(s));
 }
 
 /* Whether all eight bytes of w are printable ASCII other than '\\' (none needs escaping). */
@@ -31,7 +31,7 @@ static bool plain_word(uint64_t w)
 		 ((bs - ones) & ~bs & highs));
 }
 
-static void put_escaped(struct stk_pq_buf *b, const char *s)
+static void put_escaped(struct stk_buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s), run = 0; /* the bytes before i that need no escape, put at once */
@@ -60,7 +60,7 @@ static void put_escaped(struct stk_pq_buf *b, const char *s)
 			i += n;
 			continue;
 		}
-		stk_pq_buf_put(b, p + i - run, run);
+		stk_buf_put(b, p + i - run, run);
 		run = 0;
 		if (p[i] == '\\') {
 			put_str(b, "\\\\");
@@ -74,12 +74,12 @@ static void put_escaped(struct stk_pq_buf *b, const char *s)
 		}
 		i += n ? n : 1;
 	}
-	stk_pq_buf_put(b, p + len - run, run);
+	stk_buf_put(b, p + len - run, run);
 }
 
-static void put_field(struct stk_pq_buf *b, const char *s)
+static void put_field(struct stk_buf *b, const char *s)
 {
-	stk_pq_buf_byte(b, '\t');
+	stk_buf_byte(b, '\t');
 	if (s)
 		put_escaped(b, s);
 	else
@@ -87,14 +87,14 @@ static void put_field(struct stk_pq_buf *b, const char *s)
 }
 
 /* A tab and v in base 16, written in place (a stack has hundreds of numbers: no printf, no division). */
-static void put_hex(struct stk_pq_buf *b, uint64_t v)
+static void put_hex(struct stk_buf *b, uint64_t v)
 {
 	size_t digits = 1;
 	uint8_t *at;
 
 	while (digits < 16 && v >> (4 * digits))
 		digits++;
-	if (!(at = stk_pq_buf_reserve(b, digits + 1)))
+	if (!(at = stk_buf_reserve(b, digits + 1)))
 		return;
 	at[0] = '\t';
 	for (size_t i = digits; i > 0; i--, v >>= 4)
@@ -102,32 +102,25 @@ static void put_hex(struct stk_pq_buf *b, uint64_t v)
 	b->len += digits + 1;
 }
 
-/* A tab and v in base 10 (a constant divisor: the compiler multiplies). */
-static void put_dec(struct stk_pq_buf *b, uint64_t v)
+/* A tab and v in base 10. */
+static void put_dec(struct stk_buf *b, uint64_t v)
 {
-	char out[24];
-	size_t at = sizeof(out);
-
-	do {
-		out[--at] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	out[--at] = '\t';
-	stk_pq_buf_put(b, out + at, sizeof(out) - at);
+	stk_buf_byte(b, '\t');
+	stk_buf_dec(b, v);
 }
 
 /* in_kernel: the frame is one of the stack's kernel frames (whatever its own kernel flag says). */
-static void put_frame(struct stk_pq_buf *b, const struct stk_frame *f, bool in_kernel)
+static void put_frame(struct stk_buf *b, const struct stk_frame *f, bool in_kernel)
 {
-	stk_pq_buf_put(b, in_kernel ? "\nk\t" : "\nu\t", 3);
+	stk_buf_put(b, in_kernel ? "\nk\t" : "\nu\t", 3);
 	if (!f->main_exe && !f->synthetic && !f->kernel)
-		stk_pq_buf_byte(b, '-');
+		stk_buf_byte(b, '-');
 	if (f->kernel)
-		stk_pq_buf_byte(b, 'K');
+		stk_buf_byte(b, 'K');
 	if (f->main_exe)
-		stk_pq_buf_byte(b, 'm');
+		stk_buf_byte(b, 'm');
 	if (f->synthetic)
-		stk_pq_buf_byte(b, 's');
+		stk_buf_byte(b, 's');
 	put_hex(b, f->address);
 	put_hex(b, f->symbol_offset);
 	put_hex(b, f->map_start);
@@ -147,7 +140,7 @@ static void put_frame(struct stk_pq_buf *b, const struct stk_frame *f, bool in_k
 	}
 }
 
-void stk_frames_encode(struct stk_pq_buf *b, const struct stk_stack *s)
+void stk_frames_encode(struct stk_buf *b, const struct stk_stack *s)
 {
 	put_str(b, MAGIC);
 	put_dec(b, s->kernel_missing);

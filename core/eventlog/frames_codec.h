@@ -23,11 +23,15 @@
 
 #include <stddef.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
+
+/* The buffer's old names, for core/session/event_sink.c until it says struct stk_buf. */
+#define stk_pq_buf stk_buf
+#define stk_pq_buf_free stk_buf_free
 #include "core/stack/stack.h"
 
 /* Appends s's frames to b (b->oom on allocation failure). */
-void stk_frames_encode(struct stk_pq_buf *b, const struct stk_stack *s);
+void stk_frames_encode(struct stk_buf *b, const struct stk_stack *s);
 
 /* Frames decoded from text: one allocation holding every array and string. */
 struct stk_decoded_frames;

@@ -49,7 +49,7 @@ static uint32_t interval_label(struct builder *b, const struct stk_ev_event *ev)
 	char name[80];
 
 	snprintf(name, sizeof(name), ev->state ? "%s %c" : "%s", ev->event, ev->state);
-	return stk_label_id(&b->t->labels, name);
+	return stk_string_pool_id(b->t->labels, name, strlen(name));
 }
 
 /* 0, or 1 when out of memory or past the limit (ends the walk, err set). */
@@ -72,15 +72,18 @@ static int add_event(void *ctx, const struct stk_ev_event *ev)
 		return 1;
 	memcpy(th->comm, ev->comm, sizeof(th->comm));
 	if (ev->interval) {
+		const char *label = ev->span ? ev->span : "span";
+
 		e.kind = span_row ? STK_TIMELINE_SPAN : STK_TIMELINE_INTERVAL;
 		if (e.time < b->flt->from) /* the reader cut its length to the window already */
 			e.time = b->flt->from;
 		e.duration = ev->weight;
-		e.label = span_row ? stk_label_id(&t->labels, ev->span ? ev->span : "span") : interval_label(b, ev);
-		if (e.label == UINT32_MAX)
+		e.label = span_row ? stk_string_pool_id(t->labels, label, strlen(label)) : interval_label(b, ev);
+		if (e.label == STK_STRING_NONE)
 			return 1;
 	}
-	if (!span_row && ev->span && (e.span = stk_label_id(&t->labels, ev->span)) == UINT32_MAX)
+	if (!span_row && ev->span &&
+	    (e.span = stk_string_pool_id(t->labels, ev->span, strlen(ev->span))) == STK_STRING_NONE)
 		return 1;
 	struct stk_ev_thread_events *pt = &t->per_thread[index];
 	if (stk_grow((void **)&pt->events, &pt->cap, th->n_events + 1, sizeof(e)))
@@ -126,7 +129,7 @@ int stk_ev_timeline_read(struct stk_ev_file *f, const struct stk_ev_filter *flt,
 	int rc;
 
 	*out = (struct stk_ev_timeline){ 0 };
-	rc = stk_ev_each(f, flt, add_event, &b, err, err_len);
+	rc = (out->labels = stk_string_pool_new()) ? stk_ev_each(f, flt, add_event, &b, err, err_len) : 1;
 	stk_key_index_free(&b.by_thread);
 	free(b.keys);
 	if (rc > 0)
@@ -142,8 +145,8 @@ int stk_ev_timeline_read(struct stk_ev_file *f, const struct stk_ev_filter *flt,
 	/* each thread keeps its own events pointer: per_thread stays in the first-seen order */
 	qsort(out->threads, out->tl.n_threads, sizeof(*out->threads), cmp_threads);
 	out->tl.threads = out->threads;
-	out->tl.labels = (const char *const *)out->labels.labels;
-	out->tl.n_labels = out->labels.n;
+	out->tl.labels = stk_string_pool_strings(out->labels);
+	out->tl.n_labels = stk_string_pool_count(out->labels);
 	out->tl.start = out->total ? (flt->from > b.first ? flt->from : b.first) : m->start;
 	out->tl.end = out->total ? (flt->to < b.last ? flt->to : b.last) : m->start;
 	if (out->tl.end < out->tl.start)
@@ -159,6 +162,6 @@ void stk_ev_timeline_free(struct stk_ev_timeline *t)
 		free(t->per_thread[i].events);
 	free(t->per_thread);
 	free(t->threads);
-	stk_label_table_free(&t->labels);
+	stk_string_pool_free(t->labels);
 	*t = (struct stk_ev_timeline){ 0 };
 }

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
+#include "core/base/string_pool.h"
 #include "core/eventlog/event_reader.h"
-#include "core/eventlog/label_table.h"
 #include "core/stack/timeline.h"
 
 /* Events a timeline holds at most (about 40 bytes each). */
@@ -24,7 +24,7 @@ struct stk_ev_timeline {
 		size_t cap;
 	} *per_thread; /* in the order threads were first seen */
 	size_t cap_per_thread;
-	struct stk_label_table labels;
+	struct stk_string_pool *labels; /* intervals' names and spans' labels */
 	size_t total;
 };
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
 #include "core/output/output_internal.h"
 
 void stk_put_comm(struct stk_buf *b, const struct stk_stack *s)
@@ -117,17 +118,13 @@ static int path_push(struct stk_path *p, enum stk_elem_kind kind)
 	if (p->n && !p->names.oom)
 		stk_buf_putc(&p->names, '\0'); /* ends the previous name */
 	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 32;
-		size_t *offset = realloc(p->offset, cap * sizeof(*offset));
+		/* two arrays of one capacity: each grows from it alike */
+		size_t cap[2] = { p->cap, p->cap };
 
-		if (!offset)
+		if (stk_grow((void **)&p->offset, &cap[0], p->n + 1, sizeof(*p->offset)) ||
+		    stk_grow((void **)&p->kind, &cap[1], p->n + 1, sizeof(*p->kind)))
 			return -1;
-		p->offset = offset;
-		enum stk_elem_kind *k = realloc(p->kind, cap * sizeof(*k));
-		if (!k)
-			return -1;
-		p->kind = k;
-		p->cap = cap;
+		p->cap = cap[0];
 	}
 	p->offset[p->n] = p->names.len;
 	p->kind[p->n++] = kind;

@@ -39,7 +39,7 @@ const char *stk_folded_stack_in(struct stk_folded_scratch *sc, const struct stk_
 	if (sc->text.oom)
 		return NULL;
 	*len = sc->text.len;
-	return sc->text.data;
+	return (const char *)sc->text.data;
 }
 
 void stk_folded_scratch_free(struct stk_folded_scratch *sc)

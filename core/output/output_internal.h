@@ -1,7 +1,7 @@
 /*
- * Helpers shared by the output formats (the files of core/output/ only): a growable
- * string buffer, frame naming, deterministic stack ordering, and the
- * root-first "path" of a stack that folded output and the flame graph share.
+ * Helpers shared by the output formats (the files of core/output/ only):
+ * frame naming, deterministic stack ordering, the root-first "path" of a
+ * stack that folded output and the flame graph share, protobuf fields.
  */
 #ifndef STK_OUTPUT_INTERNAL_H
 #define STK_OUTPUT_INTERNAL_H
@@ -11,28 +11,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/base/byte_buf.h"
 #include "core/output/output.h"
 #include "core/stack/stack.h"
-
-/* A growable NUL-terminated string; an allocation failure sets oom and
- * turns later appends into no-ops, so callers check once at the end. */
-struct stk_buf {
-	char *data;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-void stk_buf_free(struct stk_buf *b);
-void stk_buf_reset(struct stk_buf *b);
-void stk_buf_putn(struct stk_buf *b, const char *s, size_t n);
-void stk_buf_puts(struct stk_buf *b, const char *s);
-void stk_buf_putc(struct stk_buf *b, char c);
-__attribute__((format(printf, 2, 3))) void stk_buf_printf(struct stk_buf *b, const char *fmt, ...);
-/* Always a valid string, "" before the first append. */
-const char *stk_buf_str(const struct stk_buf *b);
-/* Hands the string over to the caller (NULL on oom); the buffer is empty afterwards. */
-char *stk_buf_take(struct stk_buf *b);
 
 #define STK_UNKNOWN_SYMBOL "[unknown]"
 #define STK_MISSED_KERNEL "[Missed Kernel Stack]"
@@ -77,7 +58,7 @@ int stk_path_build(struct stk_path *p, const struct stk_stack *s, const struct s
 void stk_path_free(struct stk_path *p);
 static inline const char *stk_path_name(const struct stk_path *p, size_t i)
 {
-	return p->names.data + p->offset[i];
+	return (const char *)p->names.data + p->offset[i];
 }
 
 /* s with control characters as '?' and every character of bad as repl. */
@@ -98,27 +79,14 @@ void stk_lines_sort_by_value(struct stk_line *v, size_t n, bool descending);
 int stk_lines_write(FILE *out, struct stk_line *v, size_t n, bool value_first);
 void stk_lines_free(struct stk_line *v, size_t n);
 
-/* A protobuf message being encoded by hand (pprof). Like stk_buf, an
- * allocation failure sets oom and later writes do nothing. Scalar fields
- * equal to zero are omitted, as proto3 encoders do. */
-struct stk_pb {
-	uint8_t *data;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-void stk_pb_free(struct stk_pb *p);
-void stk_pb_raw(struct stk_pb *p, const void *data, size_t n);
-void stk_pb_varint(struct stk_pb *p, uint64_t v);
-void stk_pb_uint(struct stk_pb *p, uint32_t field, uint64_t v);
-void stk_pb_int(struct stk_pb *p, uint32_t field, int64_t v);
-void stk_pb_bytes(struct stk_pb *p, uint32_t field, const void *data, size_t n);
-void stk_pb_string(struct stk_pb *p, uint32_t field, const char *s);
+/* profile.proto's fields, encoded by hand into a byte buffer (pprof). Scalar
+ * fields equal to zero are omitted, as proto3 encoders do. */
+void stk_pb_uint(struct stk_buf *p, uint32_t field, uint64_t v);
+void stk_pb_int(struct stk_buf *p, uint32_t field, int64_t v);
+void stk_pb_bytes(struct stk_buf *p, uint32_t field, const void *data, size_t n);
+void stk_pb_string(struct stk_buf *p, uint32_t field, const char *s);
 /* A nested message, or a packed repeated field held in sub. */
-void stk_pb_sub(struct stk_pb *p, uint32_t field, const struct stk_pb *sub);
-/* gzip (deflate with a gzip header) of data to out: 0 or -1. */
-int stk_gzip_write(FILE *out, const uint8_t *data, size_t n);
+void stk_pb_sub(struct stk_buf *p, uint32_t field, const struct stk_buf *sub);
 
 /* Writes n bytes; -1 on a short write. */
 int stk_write_all(FILE *out, const void *data, size_t n);

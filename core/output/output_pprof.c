@@ -1,13 +1,16 @@
 /* pprof: a gzipped perftools.profiles.Profile (profile.proto) encoded by hand.
- * Strings, mappings, functions and locations are deduplicated through small
- * open-addressing tables keyed by up to five integers. A report of several
+ * Strings are numbered by a string pool; mappings, functions and locations
+ * are deduplicated through hash indexes keyed by up to five integers. A report of several
  * value types (stk resources) has a sample type each, and stacks with the
  * same locations and labels become one sample carrying a value per type. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/output/output_formats.h"
 #include "core/base/grow.h"
+#include "core/base/gzip.h"
+#include "core/base/key_index.h"
+#include "core/base/string_pool.h"
+#include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 
 /* profile.proto field numbers */
@@ -31,19 +34,11 @@ struct key {
 	uint64_t k[5];
 };
 
-/* Maps keys to ids 1..n; slots hold index + 1, 0 is empty. */
+/* Keys numbered 1..n in the order first seen. */
 struct keytab {
 	struct key *keys;
 	size_t n, cap;
-	uint32_t *slots;
-	size_t nslots;
-};
-
-struct strtab {
-	char **s;
-	size_t n, cap;
-	uint32_t *slots;
-	size_t nslots;
+	struct stk_key_index index;
 };
 
 /* A sample of a report with several value types, kept until every stack is seen. */
@@ -58,17 +53,16 @@ struct typed_sample {
 struct typed_samples {
 	struct typed_sample *v;
 	size_t n, cap;
-	uint32_t *slots;
-	size_t nslots;
+	struct stk_key_index index;
 	size_t n_types;
 };
 
 struct pprof {
-	struct strtab strings;
+	struct stk_string_pool *strings; /* the string table */
 	struct typed_samples typed;
 	struct keytab mappings, functions, locations;
-	struct stk_pb mapping_msgs, function_msgs, location_msgs, sample_msgs;
-	struct stk_pb msg, sub, ids; /* scratch */
+	struct stk_buf mapping_msgs, function_msgs, location_msgs, sample_msgs;
+	struct stk_buf msg, sub, ids; /* scratch */
 	uint64_t kernel_mapping, kernel_lo, kernel_hi;
 	/* per mapping id - 1: some location in it has no name from a symbol table, so
 	 * HasFunctions stays false and pprof re-symbolizes it (PPROF_BINARY_PATH) */
@@ -77,114 +71,30 @@ struct pprof {
 	bool oom;
 };
 
-static uint64_t hash_bytes(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < n; i++) /* FNV-1a */
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-#define HASH_INIT 0xcbf29ce484222325ULL
-
-/* Grows slots to keep the load under 1/2; hash(tab, i) gives entry i's hash. */
-static int grow_slots(uint32_t **slots, size_t *nslots, size_t n,
-		      uint64_t (*hash)(const void *, size_t), const void *tab)
-{
-	size_t ns = *nslots ? *nslots * 2 : 64;
-	uint32_t *s;
-
-	if (2 * (n + 1) <= *nslots)
-		return 0;
-	s = calloc(ns, sizeof(*s));
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		size_t j = hash(tab, i) & (ns - 1);
-
-		while (s[j])
-			j = (j + 1) & (ns - 1);
-		s[j] = (uint32_t)(i + 1);
-	}
-	free(*slots);
-	*slots = s;
-	*nslots = ns;
-	return 0;
-}
-
-static uint64_t key_hash(const struct key *k)
-{
-	return hash_bytes(HASH_INIT, k->k, sizeof(k->k));
-}
-
-static uint64_t keytab_entry_hash(const void *tab, size_t i)
-{
-	return key_hash(&((const struct keytab *)tab)->keys[i]);
-}
-
 /* The id of k (1-based); *added tells whether it is new. 0 on allocation failure. */
 static uint64_t keytab_id(struct keytab *t, const struct key *k, bool *added)
 {
-	size_t j;
+	int64_t known = stk_key_index_find(&t->index, t->keys, k);
 
 	*added = false;
-	if (grow_slots(&t->slots, &t->nslots, t->n, keytab_entry_hash, t))
+	if (known >= 0)
+		return (uint64_t)known + 1;
+	if (stk_grow((void **)&t->keys, &t->cap, t->n + 1, sizeof(*t->keys)))
 		return 0;
-	for (j = key_hash(k) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
-		if (memcmp(&t->keys[t->slots[j] - 1], k, sizeof(*k)) == 0)
-			return t->slots[j];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct key *keys = realloc(t->keys, cap * sizeof(*keys));
-
-		if (!keys)
-			return 0;
-		t->keys = keys;
-		t->cap = cap;
-	}
-	t->keys[t->n++] = *k;
-	t->slots[j] = (uint32_t)t->n;
+	t->keys[t->n] = *k;
+	if (stk_key_index_add(&t->index, t->keys, t->n + 1))
+		return 0;
 	*added = true;
-	return t->n;
-}
-
-static uint64_t strtab_entry_hash(const void *tab, size_t i)
-{
-	const char *s = ((const struct strtab *)tab)->s[i];
-
-	return hash_bytes(HASH_INIT, s, strlen(s));
+	return ++t->n;
 }
 
 /* The string table index of s; -1 on allocation failure. */
 static int64_t str_id(struct pprof *pp, const char *s)
 {
-	struct strtab *t = &pp->strings;
-	size_t j;
-	char *copy;
+	uint32_t id = stk_string_pool_id(pp->strings, s, strlen(s));
 
-	if (grow_slots(&t->slots, &t->nslots, t->n, strtab_entry_hash, t))
-		goto oom;
-	j = hash_bytes(HASH_INIT, s, strlen(s)) & (t->nslots - 1);
-	for (; t->slots[j]; j = (j + 1) & (t->nslots - 1))
-		if (strcmp(t->s[t->slots[j] - 1], s) == 0)
-			return t->slots[j] - 1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **v = realloc(t->s, cap * sizeof(*v));
-
-		if (!v)
-			goto oom;
-		t->s = v;
-		t->cap = cap;
-	}
-	copy = strdup(s);
-	if (!copy)
-		goto oom;
-	t->s[t->n++] = copy;
-	t->slots[j] = (uint32_t)t->n;
-	return (int64_t)t->n - 1;
-oom:
+	if (id != STK_STRING_NONE)
+		return id;
 	pp->oom = true;
 	return -1;
 }
@@ -388,18 +298,18 @@ static void add_label(struct pprof *pp, const char *key, const char *str, int64_
 	stk_pb_sub(&pp->msg, SAMPLE_LABEL, &pp->sub);
 }
 
+/* A typed sample's key: its locations, comm, pid and tid, each part hashed and folded in. */
 static uint64_t typed_hash(const uint8_t *ids, size_t ids_len, const char *comm, uint32_t pid, uint32_t tid)
 {
-	uint64_t h = hash_bytes(HASH_INIT, ids, ids_len);
+	uint64_t h = stk_hash_bytes(ids, ids_len);
 
-	h = hash_bytes(h, comm, strlen(comm));
-	h = hash_bytes(h, &pid, sizeof(pid));
-	return hash_bytes(h, &tid, sizeof(tid));
+	h = stk_hash_u64(h ^ stk_hash_bytes(comm, strlen(comm)));
+	return stk_hash_u64(h ^ ((uint64_t)pid << 32 | tid));
 }
 
-static uint64_t typed_entry_hash(const void *tab, size_t i)
+static uint64_t typed_entry_hash(const void *ctx, size_t i)
 {
-	const struct typed_sample *e = &((const struct typed_samples *)tab)->v[i];
+	const struct typed_sample *e = &((const struct typed_samples *)ctx)->v[i];
 
 	return typed_hash(e->ids, e->ids_len, e->comm, e->pid, e->tid);
 }
@@ -409,13 +319,11 @@ static void add_typed(struct pprof *pp, const char *comm, uint32_t pid, uint32_t
 {
 	struct typed_samples *t = &pp->typed;
 	struct typed_sample *e;
-	size_t j;
+	struct stk_key_probe probe;
 
-	if (grow_slots(&t->slots, &t->nslots, t->n, typed_entry_hash, t))
-		goto oom;
-	for (j = typed_hash(pp->ids.data, pp->ids.len, comm, pid, tid) & (t->nslots - 1); t->slots[j];
-	     j = (j + 1) & (t->nslots - 1)) {
-		e = &t->v[t->slots[j] - 1];
+	for (int64_t i = stk_key_index_first(&t->index, typed_hash(pp->ids.data, pp->ids.len, comm, pid, tid), &probe);
+	     i >= 0; i = stk_key_index_next(&t->index, &probe)) {
+		e = &t->v[i];
 		if (e->pid == pid && e->tid == tid && e->ids_len == pp->ids.len && strcmp(e->comm, comm) == 0 &&
 		    (!e->ids_len || memcmp(e->ids, pp->ids.data, e->ids_len) == 0)) {
 			e->values[type] += value;
@@ -438,7 +346,13 @@ static void add_typed(struct pprof *pp, const char *comm, uint32_t pid, uint32_t
 	if (pp->ids.len)
 		memcpy(e->ids, pp->ids.data, pp->ids.len);
 	e->values[type] = value;
-	t->slots[j] = (uint32_t)++t->n;
+	if (stk_key_index_put(&t->index, &probe, t->n + 1, typed_entry_hash, t)) {
+		free(e->comm);
+		free(e->values);
+		free(e->ids);
+		goto oom;
+	}
+	t->n++;
 	return;
 oom:
 	pp->oom = true;
@@ -459,11 +373,11 @@ static void emit_typed(struct pprof *pp)
 
 		pp->msg.len = 0;
 		pp->ids.len = 0;
-		stk_pb_raw(&pp->ids, e->ids, e->ids_len);
+		stk_buf_put(&pp->ids, e->ids, e->ids_len);
 		stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
 		pp->sub.len = 0;
 		for (size_t k = 0; k < pp->typed.n_types; k++)
-			stk_pb_varint(&pp->sub, e->values[k]);
+			stk_buf_uleb(&pp->sub, e->values[k]);
 		stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
 		put_labels(pp, e->comm, e->pid, e->tid);
 		stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
@@ -477,13 +391,13 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	/* location ids first, as msg is reused by the location tables */
 	pp->ids.len = 0;
 	if (s->kernel_missing)
-		stk_pb_varint(&pp->ids, missed_location(pp, STK_MISSED_KERNEL));
+		stk_buf_uleb(&pp->ids, missed_location(pp, STK_MISSED_KERNEL));
 	for (size_t i = 0; i < s->n_kernel && !s->kernel_missing; i++)
-		stk_pb_varint(&pp->ids, frame_location(pp, &s->kernel[i]));
+		stk_buf_uleb(&pp->ids, frame_location(pp, &s->kernel[i]));
 	if (s->user_missing)
-		stk_pb_varint(&pp->ids, missed_location(pp, STK_MISSED_USER));
+		stk_buf_uleb(&pp->ids, missed_location(pp, STK_MISSED_USER));
 	for (size_t i = 0; i < s->n_user && !s->user_missing; i++)
-		stk_pb_varint(&pp->ids, frame_location(pp, &s->user[i]));
+		stk_buf_uleb(&pp->ids, frame_location(pp, &s->user[i]));
 
 	stk_put_comm(&comm, s);
 	if (comm.oom)
@@ -496,7 +410,7 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	pp->msg.len = 0;
 	stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
 	pp->sub.len = 0;
-	stk_pb_varint(&pp->sub, s->value);
+	stk_buf_uleb(&pp->sub, s->value);
 	stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
 	put_labels(pp, stk_buf_str(&comm), s->pid, s->tid);
 	if (s->span)
@@ -505,23 +419,20 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	stk_pb_sub(&pp->sample_msgs, PROFILE_SAMPLE, &pp->msg);
 }
 
-static void add_value_type(struct pprof *pp, struct stk_pb *out, uint32_t field, const char *type,
+static void add_value_type(struct pprof *pp, struct stk_buf *out, uint32_t field, const char *type,
 			   const char *unit)
 {
-	struct stk_pb vt = { 0 };
+	struct stk_buf vt = { 0 };
 
 	stk_pb_int(&vt, VALUE_TYPE_TYPE, str_id(pp, type));
 	stk_pb_int(&vt, VALUE_TYPE_UNIT, str_id(pp, unit));
 	stk_pb_sub(out, field, &vt);
-	stk_pb_free(&vt);
+	stk_buf_free(&vt);
 }
 
 static void pprof_free(struct pprof *pp)
 {
-	for (size_t i = 0; i < pp->strings.n; i++)
-		free(pp->strings.s[i]);
-	free(pp->strings.s);
-	free(pp->strings.slots);
+	stk_string_pool_free(pp->strings);
 	free(pp->unnamed);
 	for (size_t i = 0; i < pp->typed.n; i++) {
 		free(pp->typed.v[i].ids);
@@ -529,19 +440,19 @@ static void pprof_free(struct pprof *pp)
 		free(pp->typed.v[i].values);
 	}
 	free(pp->typed.v);
-	free(pp->typed.slots);
+	stk_key_index_free(&pp->typed.index);
 	struct keytab *tabs[] = { &pp->mappings, &pp->functions, &pp->locations };
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
 		free(tabs[i]->keys);
-		free(tabs[i]->slots);
+		stk_key_index_free(&tabs[i]->index);
 	}
-	struct stk_pb *pbs[] = { &pp->mapping_msgs, &pp->function_msgs, &pp->location_msgs,
+	struct stk_buf *pbs[] = { &pp->mapping_msgs, &pp->function_msgs, &pp->location_msgs,
 				 &pp->sample_msgs, &pp->msg, &pp->sub, &pp->ids };
 	for (size_t i = 0; i < sizeof(pbs) / sizeof(pbs[0]); i++)
-		stk_pb_free(pbs[i]);
+		stk_buf_free(pbs[i]);
 }
 
-static bool any_oom(const struct pprof *pp, const struct stk_pb *profile)
+static bool any_oom(const struct pprof *pp, const struct stk_buf *profile)
 {
 	return pp->oom || profile->oom || pp->mapping_msgs.oom || pp->function_msgs.oom ||
 	       pp->location_msgs.oom || pp->sample_msgs.oom || pp->msg.oom || pp->sub.oom || pp->ids.oom;
@@ -550,10 +461,16 @@ static bool any_oom(const struct pprof *pp, const struct stk_pb *profile)
 int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_output_opts *o)
 {
 	struct pprof pp = { 0 };
-	struct stk_pb profile = { 0 };
+	struct stk_buf profile = { 0 }, gz = { 0 };
+	struct stk_deflater z;
 	int ret = -1;
 
 	(void)o;
+	struct keytab *tabs[] = { &pp.mappings, &pp.functions, &pp.locations };
+	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
+		tabs[i]->index = (struct stk_key_index){ .key_size = sizeof(struct key), .stride = sizeof(struct key) };
+	if (!(pp.strings = stk_string_pool_new()))
+		return -1;
 	str_id(&pp, ""); /* string_table[0] must be "" */
 	pp.typed.n_types = stk_report_n_types(r);
 	for (uint32_t k = 0; k < pp.typed.n_types; k++) {
@@ -575,15 +492,19 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 	stk_pb_int(&profile, PROFILE_TIME_NANOS, r->time_nanos);
 	stk_pb_int(&profile, PROFILE_DURATION_NANOS, r->duration_nanos);
 	/* the tables' messages are already framed: append them as they are */
-	stk_pb_raw(&profile, pp.sample_msgs.data, pp.sample_msgs.len);
-	stk_pb_raw(&profile, pp.mapping_msgs.data, pp.mapping_msgs.len);
-	stk_pb_raw(&profile, pp.location_msgs.data, pp.location_msgs.len);
-	stk_pb_raw(&profile, pp.function_msgs.data, pp.function_msgs.len);
-	for (size_t i = 0; i < pp.strings.n; i++)
-		stk_pb_string(&profile, PROFILE_STRING_TABLE, pp.strings.s[i]);
-	if (!any_oom(&pp, &profile) && stk_gzip_write(out, profile.data, profile.len) == 0)
-		ret = stk_finish_stream(out);
-	stk_pb_free(&profile);
+	stk_buf_put(&profile, pp.sample_msgs.data, pp.sample_msgs.len);
+	stk_buf_put(&profile, pp.mapping_msgs.data, pp.mapping_msgs.len);
+	stk_buf_put(&profile, pp.location_msgs.data, pp.location_msgs.len);
+	stk_buf_put(&profile, pp.function_msgs.data, pp.function_msgs.len);
+	for (size_t i = 0; i < stk_string_pool_count(pp.strings); i++)
+		stk_pb_string(&profile, PROFILE_STRING_TABLE, stk_string_pool_strings(pp.strings)[i]);
+	if (!any_oom(&pp, &profile) && stk_deflater_init(&z, Z_DEFAULT_COMPRESSION) == 0) {
+		if (stk_gzip(&z, &gz, profile.data, profile.len) == 0 && stk_write_all(out, gz.data, gz.len) == 0)
+			ret = stk_finish_stream(out);
+		stk_deflater_end(&z);
+	}
+	stk_buf_free(&gz);
+	stk_buf_free(&profile);
 	pprof_free(&pp);
 	return ret;
 }

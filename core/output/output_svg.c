@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
 #include "core/output/output_formats.h"
 #include "core/output/output_internal.h"
 #include "core/output/output_svg_script.h"
@@ -73,15 +74,8 @@ static int cmp_items(const void *pa, const void *pb)
 
 static size_t add_node(struct tree *t, const char *name, enum stk_elem_kind kind)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct node *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NONE;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (stk_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
+		return NONE;
 	t->v[t->n] = (struct node){
 		.name = name, .kind = kind, .first_child = NONE, .last_child = NONE, .next = NONE
 	};

@@ -10,7 +10,7 @@
 static void clean_from(struct stk_buf *b, size_t start)
 {
 	for (size_t j = start; j < b->len && !b->oom; j++)
-		if ((unsigned char)b->data[j] < 0x20 || b->data[j] == 0x7f)
+		if (b->data[j] < 0x20 || b->data[j] == 0x7f)
 			b->data[j] = '?';
 }
 

@@ -65,7 +65,7 @@ int stk_tl_names_build(struct stk_tl_names *n, const struct stk_timeline *tl, co
 	stk_path_free(&path);
 	if (text.oom)
 		goto fail;
-	n->text = text.data ? text.data : strdup("");
+	n->text = text.data ? (char *)text.data : strdup("");
 	return n->text ? 0 : -1;
 fail:
 	stk_path_free(&path);

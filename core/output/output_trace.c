@@ -88,7 +88,7 @@ static void instant(struct trace *tr, const struct stk_timeline_event *ev)
 
 		stk_json_string(&one, stk_tl_name(&tr->names, ev->stack, j));
 		if (one.len >= 2) /* without its quotes */
-			stk_buf_putn(tr->b, one.data + 1, one.len - 2);
+			stk_buf_putn(tr->b, stk_buf_str(&one) + 1, one.len - 2);
 		stk_buf_free(&one);
 		if (j + 1 < d)
 			stk_buf_putc(tr->b, ';');

@@ -11,6 +11,7 @@
 #include "core/parquet/delta_binary.h"
 #include "core/parquet/format.h"
 #include "core/parquet/hybrid_rle.h"
+#include "core/parquet/numbers.h"
 
 static int fail(const struct stk_pq_colr *c, char *err, size_t err_len, const char *fmt, ...)
 {
@@ -44,8 +45,8 @@ void stk_pq_colr_free(struct stk_pq_colr *c)
 	free(c->def);
 	free(c->num);
 	free(c->ids);
-	stk_pq_buf_free(&c->raw);
-	stk_pq_buf_free(&c->plain);
+	stk_buf_free(&c->raw);
+	stk_buf_free(&c->plain);
 }
 
 /* Exactly n bytes at offset into buf (which has room), or -1. */
@@ -66,10 +67,10 @@ static int read_at(int fd, void *buf, size_t n, int64_t offset)
 }
 
 /* A buffer of at least n bytes in b (contents not kept). */
-static uint8_t *room(struct stk_pq_buf *b, size_t n)
+static uint8_t *room(struct stk_buf *b, size_t n)
 {
 	b->len = 0;
-	return stk_pq_buf_reserve(b, n ? n : 1);
+	return stk_buf_reserve(b, n ? n : 1);
 }
 
 static int read_dictionary(struct stk_pq_colr *c, const struct stk_pq_page_header *h, const uint8_t *p,
@@ -247,7 +248,7 @@ static int check_sizes(struct stk_pq_colr *c, const struct stk_pq_page_header *h
 	return 0;
 }
 
-static int next_page(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err, size_t err_len)
+static int next_page(struct stk_pq_colr *c, struct stk_inflater *z, char *err, size_t err_len)
 {
 	uint8_t head[STK_PQ_MAX_PAGE_HEADER];
 	struct stk_pq_page_header h;
@@ -266,7 +267,7 @@ static int next_page(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err
 	if (check_sizes(c, &h, err, err_len) < 0 || read_body(c, &h, &body, err, err_len) < 0)
 		return -1;
 	if (c->codec == STK_PQ_CODEC_GZIP &&
-	    stk_pq_gunzip(z, c->plain.data, (size_t)h.uncompressed_size, c->raw.data, (size_t)h.compressed_size) < 0)
+	    stk_gunzip(z, c->plain.data, (size_t)h.uncompressed_size, c->raw.data, (size_t)h.compressed_size) < 0)
 		return fail(c, err, err_len, "a page that does not gunzip to its %d bytes", (int)h.uncompressed_size);
 	switch (h.type) {
 	case STK_PQ_PAGE_DICTIONARY:
@@ -280,7 +281,7 @@ static int next_page(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err
 	}
 }
 
-int stk_pq_colr_next(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err, size_t err_len)
+int stk_pq_colr_next(struct stk_pq_colr *c, struct stk_inflater *z, char *err, size_t err_len)
 {
 	/* a page may hold no rows: the chunk's bytes bound how many are read */
 	while (c->page_row == c->page_rows) {

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/base/gzip.h"
 #include "core/parquet/footer.h"
-#include "core/parquet/page_gzip.h"
 #include "core/parquet/parquet_schema.h"
 
 struct stk_pq_colr {
@@ -31,7 +31,7 @@ struct stk_pq_colr {
 	uint32_t *dict_off, *dict_len;
 	char *dict_bytes;
 	/* the current page */
-	struct stk_pq_buf raw, plain;  /* as stored, and uncompressed */
+	struct stk_buf raw, plain;  /* as stored, and uncompressed */
 	uint32_t *def;             /* page rows: 1 value, 0 null (optional columns) */
 	int64_t *num;              /* page values: numbers */
 	uint32_t *ids;             /* page values: dictionary indices (strings) */
@@ -49,7 +49,7 @@ struct stk_pq_colr {
  */
 void stk_pq_colr_start(struct stk_pq_colr *c, const struct stk_pq_chunk_meta *meta, int64_t rows);
 /* Moves to the next row. 0, or -1 with the reason in err. */
-int stk_pq_colr_next(struct stk_pq_colr *c, struct stk_pq_inflater *z, char *err, size_t err_len);
+int stk_pq_colr_next(struct stk_pq_colr *c, struct stk_inflater *z, char *err, size_t err_len);
 void stk_pq_colr_free(struct stk_pq_colr *c);
 
 #endif

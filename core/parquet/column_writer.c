@@ -28,7 +28,7 @@ void stk_pq_colw_free(struct stk_pq_colw *c)
 	free(c->idx);
 	free(c->i64);
 	stk_pq_dict_free(&c->dict);
-	stk_pq_buf_free(&c->pages);
+	stk_buf_free(&c->pages);
 	*c = (struct stk_pq_colw){ 0 };
 }
 
@@ -43,7 +43,7 @@ static bool gzipped(const struct stk_pq_colw *c, const struct stk_pq_page_scratc
 }
 
 /* Appends a page (header, then [p, p + n) gzipped or stored) to out; adds its uncompressed size to *raw. */
-static int put_page(struct stk_pq_buf *out, struct stk_pq_page_header *h, const uint8_t *p, size_t n, bool gzip,
+static int put_page(struct stk_buf *out, struct stk_pq_page_header *h, const uint8_t *p, size_t n, bool gzip,
 		    struct stk_pq_page_scratch *s, int64_t *raw)
 {
 	if (n > STK_PQ_MAX_PAGE_BYTES)
@@ -51,25 +51,25 @@ static int put_page(struct stk_pq_buf *out, struct stk_pq_page_header *h, const 
 	s->zbody.len = 0;
 	s->header.len = 0;
 	if (!gzip)
-		stk_pq_buf_put(&s->zbody, p, n);
-	else if (stk_pq_gzip(&s->deflater, &s->zbody, p, n) < 0)
+		stk_buf_put(&s->zbody, p, n);
+	else if (stk_gzip(&s->deflater, &s->zbody, p, n) < 0)
 		return -1;
 	h->uncompressed_size = (int32_t)n;
 	h->compressed_size = (int32_t)s->zbody.len;
 	stk_pq_page_header_encode(&s->header, h);
-	stk_pq_buf_put(out, s->header.data, s->header.len);
-	stk_pq_buf_put(out, s->zbody.data, s->zbody.len);
+	stk_buf_put(out, s->header.data, s->header.len);
+	stk_buf_put(out, s->zbody.data, s->zbody.len);
 	*raw += (int64_t)(s->header.len + n);
 	return s->header.oom || out->oom ? -1 : 0;
 }
 
-static void put_levels(struct stk_pq_buf *body, const uint32_t *def, uint32_t rows)
+static void put_levels(struct stk_buf *body, const uint32_t *def, uint32_t rows)
 {
 	size_t at = body->len;
 	uint32_t len;
 
 	/* v1 pages put the levels' byte length before them */
-	stk_pq_buf_le32(body, 0);
+	stk_buf_le32(body, 0);
 	stk_pq_rle_encode(body, def, rows, 1);
 	if (body->oom)
 		return;
@@ -91,7 +91,7 @@ int stk_pq_colw_end_page(struct stk_pq_colw *c, uint32_t rows, struct stk_pq_pag
 		unsigned width = c->dict.n > 1 ? stk_pq_bit_width(c->dict.n - 1) : 0;
 
 		h.encoding = STK_PQ_ENC_RLE_DICTIONARY;
-		stk_pq_buf_byte(&s->body, (uint8_t)width);
+		stk_buf_byte(&s->body, (uint8_t)width);
 		stk_pq_rle_encode(&s->body, c->idx, c->n_vals, width);
 	} else {
 		h.encoding = STK_PQ_ENC_DELTA_BINARY_PACKED;

@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
+#include "core/base/gzip.h"
 #include "core/parquet/dictionary.h"
 #include "core/parquet/footer.h"
-#include "core/parquet/page_gzip.h"
 #include "core/parquet/parquet_schema.h"
 
 struct stk_pq_colw {
@@ -25,7 +25,7 @@ struct stk_pq_colw {
 	int64_t *i64;           /* page values: INT64, TIMESTAMP */
 	uint32_t n_vals;        /* values (not nulls) in the page so far */
 	struct stk_pq_dict dict;
-	struct stk_pq_buf pages; /* the row group's data pages: header and gzip body each */
+	struct stk_buf pages; /* the row group's data pages: header and gzip body each */
 	int64_t pages_uncompressed; /* the same with bodies uncompressed */
 	int64_t nulls;
 	bool has_min_max;
@@ -34,8 +34,8 @@ struct stk_pq_colw {
 
 /* Scratch space every column's page encoding shares (owned by the writer). */
 struct stk_pq_page_scratch {
-	struct stk_pq_buf body, zbody, header;
-	struct stk_pq_deflater deflater;
+	struct stk_buf body, zbody, header;
+	struct stk_deflater deflater;
 	bool stored;            /* pages as they are (codec UNCOMPRESSED), not gzipped */
 };
 

@@ -1,9 +1,10 @@
 #include "core/parquet/delta_binary.h"
 
 #include "core/parquet/bitpack.h"
+#include "core/parquet/numbers.h"
 
 /* One block: values first .. first + count - 1, each minus the one before it. */
-static void encode_block(struct stk_pq_buf *out, const int64_t *v, size_t first, size_t count,
+static void encode_block(struct stk_buf *out, const int64_t *v, size_t first, size_t count,
 			 unsigned block_size, unsigned miniblocks)
 {
 	uint64_t rel[STK_PQ_DELTA_MAX_BLOCK];
@@ -18,11 +19,11 @@ static void encode_block(struct stk_pq_buf *out, const int64_t *v, size_t first,
 		if (d < min)
 			min = d;
 	}
-	stk_pq_buf_uleb(out, stk_pq_zigzag(min));
+	stk_buf_uleb(out, stk_pq_zigzag(min));
 	widths_at = out->len;
 	/* unused miniblocks of the last block keep width 0 and take no bytes */
 	for (unsigned m = 0; m < miniblocks; m++)
-		stk_pq_buf_byte(out, 0);
+		stk_buf_byte(out, 0);
 	for (unsigned m = 0; m < miniblocks && (size_t)m * per_mini < count; m++) {
 		size_t from = (size_t)m * per_mini, bytes;
 		uint64_t all = 0;
@@ -35,7 +36,7 @@ static void encode_block(struct stk_pq_buf *out, const int64_t *v, size_t first,
 		}
 		width = stk_pq_bit_width(all);
 		bytes = stk_pq_packed_size(per_mini, width);
-		at = stk_pq_buf_reserve(out, bytes);
+		at = stk_buf_reserve(out, bytes);
 		if (!at)
 			return;
 		stk_pq_pack(at, rel + from, per_mini, width);
@@ -44,13 +45,13 @@ static void encode_block(struct stk_pq_buf *out, const int64_t *v, size_t first,
 	}
 }
 
-void stk_pq_delta_encode(struct stk_pq_buf *out, const int64_t *v, size_t n, unsigned block_size,
+void stk_pq_delta_encode(struct stk_buf *out, const int64_t *v, size_t n, unsigned block_size,
 			 unsigned miniblocks)
 {
-	stk_pq_buf_uleb(out, block_size);
-	stk_pq_buf_uleb(out, miniblocks);
-	stk_pq_buf_uleb(out, n);
-	stk_pq_buf_uleb(out, stk_pq_zigzag(n ? v[0] : 0));
+	stk_buf_uleb(out, block_size);
+	stk_buf_uleb(out, miniblocks);
+	stk_buf_uleb(out, n);
+	stk_buf_uleb(out, stk_pq_zigzag(n ? v[0] : 0));
 	for (size_t i = 1; i < n; i += block_size)
 		encode_block(out, v, i, n - i < block_size ? n - i : block_size, block_size, miniblocks);
 }

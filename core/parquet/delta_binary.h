@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 
 /* What stk writes: blocks of 128 values in 4 miniblocks of 32. */
 #define STK_PQ_DELTA_BLOCK 128
@@ -23,7 +23,7 @@
  * `miniblocks` miniblocks; block_size / miniblocks must be a multiple of 8
  * (the format asks for 128 and 32: only tests use other shapes).
  */
-void stk_pq_delta_encode(struct stk_pq_buf *out, const int64_t *v, size_t n, unsigned block_size,
+void stk_pq_delta_encode(struct stk_buf *out, const int64_t *v, size_t n, unsigned block_size,
 			 unsigned miniblocks);
 
 /*

@@ -14,16 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
+#include "core/base/key_index.h"
 
 struct stk_pq_dict_entry;
 
 struct stk_pq_dict {
-	struct stk_pq_buf page;             /* the dictionary page's body */
+	struct stk_buf page;             /* the dictionary page's body */
 	struct stk_pq_dict_entry *entries;
 	size_t n, cap;
-	uint32_t *slots;                    /* open addressing: entry index + 1, 0 empty */
-	size_t n_slots;                     /* a power of two, at least twice n */
+	struct stk_key_index index;         /* over entries, by their keys */
 	bool length_prefixed;               /* strings; INT32 values are bare */
 	/* the last key looked up: runs of one value (event kinds, units) skip the table */
 	bool last_valid;
@@ -49,8 +49,5 @@ int stk_pq_dict_keyed(struct stk_pq_dict *d, uint64_t key, const void *p, size_t
 int stk_pq_dict_hashed(struct stk_pq_dict *d, const void *p, size_t n, uint32_t *index);
 /* An INT32 value (its own key). 0 or -1. */
 int stk_pq_dict_int32(struct stk_pq_dict *d, int32_t v, uint32_t *index);
-
-/* A fast 64-bit hash of bytes (not for adversarial use: it only spreads a table). */
-uint64_t stk_pq_hash_bytes(const void *p, size_t n);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 #include "core/parquet/parquet_schema.h"
 
 /* One column chunk's ColumnMetaData (offsets are file offsets). */
@@ -82,7 +82,7 @@ struct stk_pq_footer_in {
 };
 
 /* Appends FileMetaData to out. 0, or -1 (out->oom). */
-int stk_pq_footer_encode(struct stk_pq_buf *out, const struct stk_pq_footer_in *in);
+int stk_pq_footer_encode(struct stk_buf *out, const struct stk_pq_footer_in *in);
 /*
  * Decodes FileMetaData from [p, p + n). Fields stk does not know are
  * skipped. 0, or -1 with a short reason in *err. Free with
@@ -100,7 +100,7 @@ struct stk_pq_page_header {
 };
 
 /* Appends a PageHeader (a DATA_PAGE with RLE levels, or a DICTIONARY_PAGE). */
-void stk_pq_page_header_encode(struct stk_pq_buf *out, const struct stk_pq_page_header *h);
+void stk_pq_page_header_encode(struct stk_buf *out, const struct stk_pq_page_header *h);
 /* Decodes a PageHeader from [p, p + n); *used: its length. 0, or -1 with *err. */
 int stk_pq_page_header_decode(const uint8_t *p, size_t n, struct stk_pq_page_header *h, size_t *used,
 			      const char **err);

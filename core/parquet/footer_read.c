@@ -10,6 +10,7 @@
 #include "core/parquet/footer.h"
 #include "core/parquet/footer_fields.h"
 #include "core/parquet/format.h"
+#include "core/parquet/numbers.h"
 #include "core/parquet/thrift_compact.h"
 
 /* Where the walk through one struct's fields is, and which field ids it has seen. */

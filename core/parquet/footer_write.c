@@ -118,7 +118,7 @@ static void row_groups(struct stk_thrift_writer *w, const struct stk_pq_footer_i
 	}
 }
 
-int stk_pq_footer_encode(struct stk_pq_buf *out, const struct stk_pq_footer_in *in)
+int stk_pq_footer_encode(struct stk_buf *out, const struct stk_pq_footer_in *in)
 {
 	struct stk_thrift_writer w;
 	const char *created_by = in->created_by ? in->created_by : "stk";
@@ -150,7 +150,7 @@ int stk_pq_footer_encode(struct stk_pq_buf *out, const struct stk_pq_footer_in *
 	return out->oom ? -1 : 0;
 }
 
-void stk_pq_page_header_encode(struct stk_pq_buf *out, const struct stk_pq_page_header *h)
+void stk_pq_page_header_encode(struct stk_buf *out, const struct stk_pq_page_header *h)
 {
 	struct stk_thrift_writer w;
 	bool dict = h->type == STK_PQ_PAGE_DICTIONARY;

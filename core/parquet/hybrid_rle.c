@@ -1,6 +1,7 @@
 #include "core/parquet/hybrid_rle.h"
 
 #include "core/parquet/bitpack.h"
+#include "core/parquet/numbers.h"
 
 /* How many values from v[i] on equal v[i], looking no further than limit of them. */
 static size_t run_length(const uint32_t *v, size_t i, size_t n, size_t limit)
@@ -12,19 +13,19 @@ static size_t run_length(const uint32_t *v, size_t i, size_t n, size_t limit)
 	return j - i;
 }
 
-static void put_rle_run(struct stk_pq_buf *out, uint32_t value, size_t count, unsigned width)
+static void put_rle_run(struct stk_buf *out, uint32_t value, size_t count, unsigned width)
 {
-	stk_pq_buf_uleb(out, (uint64_t)count << 1);
+	stk_buf_uleb(out, (uint64_t)count << 1);
 	for (unsigned b = 0; b < (width + 7) / 8; b++)
-		stk_pq_buf_byte(out, (uint8_t)(value >> (8 * b)));
+		stk_buf_byte(out, (uint8_t)(value >> (8 * b)));
 }
 
-static void put_packed_run(struct stk_pq_buf *out, const uint32_t *v, size_t count, size_t n_groups, unsigned width)
+static void put_packed_run(struct stk_buf *out, const uint32_t *v, size_t count, size_t n_groups, unsigned width)
 {
 	uint8_t *at;
 
-	stk_pq_buf_uleb(out, (uint64_t)n_groups << 1 | 1);
-	at = stk_pq_buf_reserve(out, n_groups * width);
+	stk_buf_uleb(out, (uint64_t)n_groups << 1 | 1);
+	at = stk_buf_reserve(out, n_groups * width);
 	if (!at)
 		return;
 	for (size_t g = 0; g < n_groups; g++) {
@@ -40,7 +41,7 @@ static void put_packed_run(struct stk_pq_buf *out, const uint32_t *v, size_t cou
 /* Runs are capped so a count always fits the int32 readers keep it in. */
 #define MAX_RUN ((size_t)1 << 30)
 
-void stk_pq_rle_encode(struct stk_pq_buf *out, const uint32_t *v, size_t n, unsigned width)
+void stk_pq_rle_encode(struct stk_buf *out, const uint32_t *v, size_t n, unsigned width)
 {
 	size_t i = 0;
 

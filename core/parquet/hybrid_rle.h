@@ -9,14 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 
 /*
  * Appends n values of width bits (0..32) to out, without a length prefix.
  * A run of 8 or more equal values becomes an RLE run; the rest is
  * bit-packed, the last group padded with zeros.
  */
-void stk_pq_rle_encode(struct stk_pq_buf *out, const uint32_t *v, size_t n, unsigned width);
+void stk_pq_rle_encode(struct stk_buf *out, const uint32_t *v, size_t n, unsigned width);
 
 /*
  * Decodes exactly n values of width bits (0..32) from [in, in + len) into

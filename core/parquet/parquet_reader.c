@@ -10,6 +10,7 @@
 #include "core/parquet/column_reader.h"
 #include "core/parquet/footer.h"
 #include "core/parquet/format.h"
+#include "core/parquet/numbers.h"
 #include "core/parquet/schema_match.h"
 
 struct stk_pq_reader {
@@ -21,7 +22,7 @@ struct stk_pq_reader {
 	size_t n_cols;
 	size_t *leaf;               /* the file's column of each expected one */
 	struct stk_pq_colr *cols;
-	struct stk_pq_inflater z;
+	struct stk_inflater z;
 	size_t next_group;          /* the group next_group moves to */
 	const struct stk_pq_group_meta *group;
 	int64_t row;                /* rows of the group read */
@@ -143,7 +144,7 @@ static int setup(struct stk_pq_reader *r, const struct stk_pq_column *cols, size
 						   .optional = optional[c], .physical = r->f.schema[r->leaf[c] + 1].physical };
 	if (check_groups(r) < 0 || copy_metadata(r) < 0)
 		return -1;
-	if (stk_pq_inflater_init(&r->z) < 0)
+	if (stk_inflater_init(&r->z) < 0)
 		return fail(r, "zlib cannot start");
 	return 0;
 }
@@ -175,7 +176,7 @@ void stk_pq_reader_close(struct stk_pq_reader *r)
 	for (size_t i = 0; r->kv && i < 2 * r->f.n_kv; i++)
 		free(r->kv[i]);
 	stk_pq_footer_free(&r->f);
-	stk_pq_inflater_end(&r->z);
+	stk_inflater_end(&r->z);
 	free(r->kv);
 	free(r->cols);
 	free(r->leaf);

@@ -96,7 +96,7 @@ static int setup(struct stk_pq_writer *w, const struct stk_pq_column *cols, size
 	}
 	w->opts.created_by = NULL;
 	w->scratch.stored = w->opts.gzip_level < 0;
-	return w->scratch.stored ? 0 : stk_pq_deflater_init(&w->scratch.deflater, w->opts.gzip_level);
+	return w->scratch.stored ? 0 : stk_deflater_init(&w->scratch.deflater, w->opts.gzip_level);
 }
 
 struct stk_pq_writer *stk_pq_writer_new(FILE *out, const struct stk_pq_column *cols, size_t n,
@@ -143,10 +143,10 @@ void stk_pq_writer_free(struct stk_pq_writer *w)
 		free(w->groups[g].chunks);
 	for (size_t i = 0; i < 2 * w->n_kv; i++)
 		free(w->kv[i]);
-	stk_pq_buf_free(&w->scratch.body);
-	stk_pq_buf_free(&w->scratch.zbody);
-	stk_pq_buf_free(&w->scratch.header);
-	stk_pq_deflater_end(&w->scratch.deflater);
+	stk_buf_free(&w->scratch.body);
+	stk_buf_free(&w->scratch.zbody);
+	stk_buf_free(&w->scratch.header);
+	stk_deflater_end(&w->scratch.deflater);
 	free(w->kv);
 	free(w->groups);
 	free(w->cols);
@@ -394,7 +394,7 @@ uint64_t stk_pq_writer_bytes(const struct stk_pq_writer *w)
 
 static int write_footer(struct stk_pq_writer *w)
 {
-	struct stk_pq_buf footer = { 0 };
+	struct stk_buf footer = { 0 };
 	struct stk_pq_footer_in in = {
 		.cols = w->cols, .n_cols = w->n_cols, .groups = w->groups, .n_groups = w->n_groups,
 		.num_rows = (int64_t)w->rows, .kv = (const char *const *)w->kv, .n_kv = w->n_kv,
@@ -406,11 +406,11 @@ static int write_footer(struct stk_pq_writer *w)
 		fail(w, "the Parquet footer is too large or memory ran out");
 	else if (write_bytes(w, footer.data, footer.len) == 0)
 		rc = 0;
-	stk_pq_buf_le32(&footer, (uint32_t)footer.len);
+	stk_buf_le32(&footer, (uint32_t)footer.len);
 	if (rc == 0 && (footer.oom || write_bytes(w, footer.data + footer.len - 4, 4) < 0 ||
 			write_bytes(w, STK_PQ_MAGIC, STK_PQ_MAGIC_LEN) < 0))
 		rc = fail(w, "writing the Parquet footer failed");
-	stk_pq_buf_free(&footer);
+	stk_buf_free(&footer);
 	return rc;
 }
 

@@ -1,8 +1,9 @@
 #include "core/parquet/thrift_compact.h"
+#include "core/parquet/numbers.h"
 
 /* --- writer --- */
 
-void stk_thrift_writer_init(struct stk_thrift_writer *w, struct stk_pq_buf *out)
+void stk_thrift_writer_init(struct stk_thrift_writer *w, struct stk_buf *out)
 {
 	*w = (struct stk_thrift_writer){ .out = out };
 }
@@ -12,10 +13,10 @@ static void field_header(struct stk_thrift_writer *w, int16_t id, uint8_t type)
 	int16_t delta = (int16_t)(id - w->last_id[w->depth]);
 
 	if (delta > 0 && delta <= 15) {
-		stk_pq_buf_byte(w->out, (uint8_t)(delta << 4 | type));
+		stk_buf_byte(w->out, (uint8_t)(delta << 4 | type));
 	} else {
-		stk_pq_buf_byte(w->out, type);
-		stk_pq_buf_uleb(w->out, stk_pq_zigzag(id));
+		stk_buf_byte(w->out, type);
+		stk_buf_uleb(w->out, stk_pq_zigzag(id));
 	}
 	w->last_id[w->depth] = id;
 }
@@ -23,13 +24,13 @@ static void field_header(struct stk_thrift_writer *w, int16_t id, uint8_t type)
 void stk_thrift_field_i32(struct stk_thrift_writer *w, int16_t id, int32_t v)
 {
 	field_header(w, id, STK_THRIFT_I32);
-	stk_pq_buf_uleb(w->out, stk_pq_zigzag(v));
+	stk_buf_uleb(w->out, stk_pq_zigzag(v));
 }
 
 void stk_thrift_field_i64(struct stk_thrift_writer *w, int16_t id, int64_t v)
 {
 	field_header(w, id, STK_THRIFT_I64);
-	stk_pq_buf_uleb(w->out, stk_pq_zigzag(v));
+	stk_buf_uleb(w->out, stk_pq_zigzag(v));
 }
 
 void stk_thrift_field_bool(struct stk_thrift_writer *w, int16_t id, bool v)
@@ -63,27 +64,27 @@ void stk_thrift_field_list(struct stk_thrift_writer *w, int16_t id, enum stk_thr
 {
 	field_header(w, id, STK_THRIFT_LIST);
 	if (n < 15) {
-		stk_pq_buf_byte(w->out, (uint8_t)(n << 4 | elem_type));
+		stk_buf_byte(w->out, (uint8_t)(n << 4 | elem_type));
 	} else {
-		stk_pq_buf_byte(w->out, (uint8_t)(0xf0 | elem_type));
-		stk_pq_buf_uleb(w->out, n);
+		stk_buf_byte(w->out, (uint8_t)(0xf0 | elem_type));
+		stk_buf_uleb(w->out, n);
 	}
 }
 
 void stk_thrift_elem_i32(struct stk_thrift_writer *w, int32_t v)
 {
-	stk_pq_buf_uleb(w->out, stk_pq_zigzag(v));
+	stk_buf_uleb(w->out, stk_pq_zigzag(v));
 }
 
 void stk_thrift_elem_binary(struct stk_thrift_writer *w, const void *p, size_t n)
 {
-	stk_pq_buf_uleb(w->out, n);
-	stk_pq_buf_put(w->out, p, n);
+	stk_buf_uleb(w->out, n);
+	stk_buf_put(w->out, p, n);
 }
 
 void stk_thrift_struct_end(struct stk_thrift_writer *w)
 {
-	stk_pq_buf_byte(w->out, STK_THRIFT_STOP);
+	stk_buf_byte(w->out, STK_THRIFT_STOP);
 	if (w->depth > 0)
 		w->depth--;
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/base/byte_buf.h"
 
 /* The compact protocol's type codes (field headers and list headers). */
 enum stk_thrift_type {
@@ -38,12 +38,12 @@ enum stk_thrift_type {
  * of memory) set out->oom.
  */
 struct stk_thrift_writer {
-	struct stk_pq_buf *out;
+	struct stk_buf *out;
 	int16_t last_id[STK_THRIFT_MAX_DEPTH];
 	int depth;
 };
 
-void stk_thrift_writer_init(struct stk_thrift_writer *w, struct stk_pq_buf *out);
+void stk_thrift_writer_init(struct stk_thrift_writer *w, struct stk_buf *out);
 void stk_thrift_field_i32(struct stk_thrift_writer *w, int16_t id, int32_t v);
 void stk_thrift_field_i64(struct stk_thrift_writer *w, int16_t id, int64_t v);
 void stk_thrift_field_bool(struct stk_thrift_writer *w, int16_t id, bool v);

@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "core/base/clock.h"
+
 /* The sample fields asked for, in the order the kernel writes them. */
 #define SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 /* Task time between samples: the first comes after this much of running. */
@@ -205,14 +207,6 @@ static int read_sample(struct event *e, struct stk_snap *out)
 	return ret;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int stk_snap_perf_take(const uint32_t *tids, const uint32_t *tgids, size_t n, uint32_t stack_bytes, long timeout_ms,
 		       struct stk_snap *out, bool *sampled, char *why, size_t len)
 {
@@ -242,8 +236,8 @@ int stk_snap_perf_take(const uint32_t *tids, const uint32_t *tgids, size_t n, ui
 		snprintf(why, len, "perf_event_open(task-clock) failed: %s", strerror(last_err));
 		return -1;
 	}
-	for (int64_t until = now_ms() + timeout_ms; open;) {
-		long left = (long)(until - now_ms());
+	for (int64_t until = stk_now_ns(CLOCK_MONOTONIC) / 1000000 + timeout_ms; open;) {
+		long left = (long)(until - stk_now_ns(CLOCK_MONOTONIC) / 1000000);
 		if (left <= 0)
 			break;
 		for (size_t i = 0; i < n; i++)

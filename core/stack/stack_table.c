@@ -4,47 +4,40 @@
 #include <string.h>
 
 #include "core/base/grow.h"
+#include "core/base/key_index.h"
 #include "core/stack/stack.h"
 
 struct entry {
 	struct stk_raw_stack s; /* owns its arrays */
 	uint64_t hash;
-	size_t next; /* index + 1 of the next entry in the bucket, 0 ends */
 };
 
 struct stk_stack_table {
 	struct entry *entries;
 	size_t n, cap;
-	size_t *buckets; /* index + 1 of the first entry, 0: empty */
-	size_t n_buckets;
+	struct stk_key_index index; /* over entries, by hash */
 };
 
-/* FNV-1a over bytes, continued from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
+/* The whole content's hash: the task and the chain's ends, then the frames, each part folded in. */
 static uint64_t hash_of(const struct stk_raw_stack *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	uintptr_t stop = (uintptr_t)s->stop;
+	struct {
+		uint64_t task, n_kernel, n_user, stop, flags;
+		char comm[16];
+	} head = { (uint64_t)s->tgid << 32 | s->tid, s->n_kernel, s->n_user, (uintptr_t)s->stop,
+		   (uint64_t)s->kernel_lost << 1 | (s->user_how != NULL), { 0 } };
+	uint64_t h;
 
-	h = fnv(h, &s->tgid, sizeof(s->tgid));
-	h = fnv(h, &s->tid, sizeof(s->tid));
-	h = fnv(h, s->comm, strnlen(s->comm, sizeof(s->comm)));
-	h = fnv(h, &s->n_kernel, sizeof(s->n_kernel));
-	h = fnv(h, s->kernel, s->n_kernel * sizeof(*s->kernel));
-	h = fnv(h, &s->n_user, sizeof(s->n_user));
-	h = fnv(h, s->user, s->n_user * sizeof(*s->user));
-	if (s->user_how)
-		h = fnv(h, s->user_how, s->n_user);
-	h = fnv(h, &stop, sizeof(stop));
-	return fnv(h, &s->kernel_lost, sizeof(s->kernel_lost));
+	memcpy(head.comm, s->comm, strnlen(s->comm, sizeof(s->comm))); /* what follows a NUL does not count */
+	h = stk_hash_bytes(&head, sizeof(head));
+	h = stk_hash_u64(h ^ stk_hash_bytes(s->kernel, s->n_kernel * sizeof(*s->kernel)));
+	h = stk_hash_u64(h ^ stk_hash_bytes(s->user, s->n_user * sizeof(*s->user)));
+	return s->user_how ? stk_hash_u64(h ^ stk_hash_bytes(s->user_how, s->n_user)) : h;
+}
+
+static uint64_t entry_hash(const void *ctx, size_t i)
+{
+	return ((const struct stk_stack_table *)ctx)->entries[i].hash;
 }
 
 static bool same(const struct stk_raw_stack *a, const struct stk_raw_stack *b)
@@ -72,27 +65,8 @@ void stk_stack_table_free(struct stk_stack_table *t)
 		free((void *)t->entries[i].s.user_how);
 	}
 	free(t->entries);
-	free(t->buckets);
+	stk_key_index_free(&t->index);
 	free(t);
-}
-
-static int rehash(struct stk_stack_table *t)
-{
-	size_t nb = t->n_buckets ? t->n_buckets * 2 : 1024;
-	size_t *b = calloc(nb, sizeof(*b));
-
-	if (!b)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t at = t->entries[i].hash & (nb - 1);
-
-		t->entries[i].next = b[at];
-		b[at] = i + 1;
-	}
-	free(t->buckets);
-	t->buckets = b;
-	t->n_buckets = nb;
-	return 0;
 }
 
 static void *dup_bytes(const void *p, size_t n)
@@ -117,25 +91,21 @@ int stk_stack_table_add_at(struct stk_stack_table *t, const struct stk_raw_stack
 {
 	struct stk_raw_stack norm = *key;
 	const struct stk_raw_stack *s = &norm;
+	struct stk_key_probe probe;
 	uint64_t h;
 	struct entry *e;
 
 	if (!norm.n_user)
 		norm.user_how = NULL;
 	h = hash_of(s);
-
-	if (t->n_buckets) {
-		for (size_t i = t->buckets[h & (t->n_buckets - 1)]; i; i = t->entries[i - 1].next) {
-			e = &t->entries[i - 1];
-			if (e->hash == h && same(&e->s, s)) {
-				e->s.value += s->value;
-				*at = i - 1;
-				return 0;
-			}
+	for (int64_t i = stk_key_index_first(&t->index, h, &probe); i >= 0; i = stk_key_index_next(&t->index, &probe)) {
+		e = &t->entries[i];
+		if (e->hash == h && same(&e->s, s)) {
+			e->s.value += s->value;
+			*at = (size_t)i;
+			return 0;
 		}
 	}
-	if (t->n + 1 > t->n_buckets / 2 && rehash(t))
-		return -1;
 	if (stk_grow((void **)&t->entries, &t->cap, t->n + 1, sizeof(*t->entries)))
 		return -1;
 	e = &t->entries[t->n];
@@ -150,9 +120,13 @@ int stk_stack_table_add_at(struct stk_stack_table *t, const struct stk_raw_stack
 		return -1;
 	}
 	e->hash = h;
-	*at = t->n;
-	e->next = t->buckets[h & (t->n_buckets - 1)];
-	t->buckets[h & (t->n_buckets - 1)] = ++t->n;
+	if (stk_key_index_put(&t->index, &probe, t->n + 1, entry_hash, t)) {
+		free((void *)e->s.kernel);
+		free((void *)e->s.user);
+		free((void *)e->s.user_how);
+		return -1;
+	}
+	*at = t->n++;
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/safe_dir.h"
 #include "core/sym/elf_symbols.h"
@@ -50,16 +51,8 @@ struct transfer {
 	uint64_t written;
 	bool too_big, write_failed;
 	const char *what;
-	double last_shown, started;
+	int64_t last_shown_ns, started_ns;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void failure(struct stk_debuginfod *d, const char *fmt, ...)
 {
@@ -336,12 +329,12 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg)
 static int on_progress(void *arg, curl_off_t total, curl_off_t now, curl_off_t ut, curl_off_t un)
 {
 	struct transfer *t = arg;
-	double at = now_s();
+	int64_t at = stk_now_ns(CLOCK_MONOTONIC);
 
 	(void)ut;
 	(void)un;
-	if (t->d->progress_tty && at - t->last_shown >= 0.2) {
-		t->last_shown = at;
+	if (t->d->progress_tty && at - t->last_shown_ns >= 200000000) {
+		t->last_shown_ns = at;
 		if (total > 0)
 			fprintf(t->d->progress, "\rstk: debuginfod: fetching debug info for %s: %lld of %lld KB ",
 				t->what, (long long)now / 1024, (long long)total / 1024);
@@ -358,7 +351,7 @@ static int fetch_one(struct stk_debuginfod *d, const char *server, const char *b
 		     const char *what, double remaining)
 {
 	char url[4400], errbuf[CURL_ERROR_SIZE] = "";
-	struct transfer t = { .d = d, .fd = fd, .what = what, .started = now_s() };
+	struct transfer t = { .d = d, .fd = fd, .what = what, .started_ns = stk_now_ns(CLOCK_MONOTONIC) };
 	CURL *c = d->curl;
 	long code = 0, low_speed = (long)(d->request_timeout + 0.999);
 	CURLcode rc;
@@ -397,7 +390,7 @@ static int fetch_one(struct stk_debuginfod *d, const char *server, const char *b
 			}
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	d->stats.seconds += now_s() - t.started;
+	d->stats.seconds += (double)(stk_now_ns(CLOCK_MONOTONIC) - t.started_ns) / 1e9;
 	if (d->progress_tty)
 		fprintf(d->progress, "\r\033[K");
 	if (t.too_big) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/base/grow.h"
+#include "core/base/key_index.h"
 #include "core/sym/sym_demangle.h"
 
 /* Deeper inline nesting than this is cut (the outer frames keep their place). */
@@ -27,8 +28,9 @@ struct stk_dwarf_lines {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
-	struct memo *memo; /* open addressing on vaddr */
+	struct memo *memo; /* in the order looked up */
 	size_t n_memo, cap_memo;
+	struct stk_key_index memo_index; /* over memo, by vaddr */
 	char **strings; /* every string handed out, freed at close */
 	size_t n_strings, cap_strings;
 	char error[128]; /* the first error libdw reported for a lookup, "" when none */
@@ -45,6 +47,7 @@ struct stk_dwarf_lines *stk_dwarf_lines_open(int fd, char *why, size_t len)
 		return NULL;
 	}
 	d->fd = fd;
+	d->memo_index = (struct stk_key_index){ .key_size = sizeof(uint64_t), .stride = sizeof(struct memo) };
 	/* Mapped only when no other user can truncate the file under us (a fault, not an
 	 * error): root's and not writable by others, like /usr/lib/debug; else read. */
 	d->elf = elf_begin(fd, fstat(fd, &st) == 0 && st.st_uid == 0 && !(st.st_mode & 022) ? ELF_C_READ_MMAP
@@ -73,10 +76,10 @@ void stk_dwarf_lines_close(struct stk_dwarf_lines *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->cap_memo; i++)
-		if (d->memo[i].found)
-			free((void *)(uintptr_t)d->memo[i].info.inlined);
+	for (size_t i = 0; i < d->n_memo; i++)
+		free((void *)(uintptr_t)d->memo[i].info.inlined);
 	free(d->memo);
+	stk_key_index_free(&d->memo_index);
 	for (size_t i = 0; i < d->n_strings; i++)
 		free(d->strings[i]);
 	free(d->strings);
@@ -228,50 +231,20 @@ rejected:
 	return -1;
 }
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	return x ^ (x >> 33);
-}
-
-static int memo_grow(struct stk_dwarf_lines *d)
-{
-	size_t cap = d->cap_memo ? d->cap_memo * 2 : 256;
-	struct memo *m = calloc(cap, sizeof(*m));
-
-	if (!m)
-		return -1;
-	for (size_t i = 0; i < d->cap_memo; i++) {
-		if (!d->memo[i].found)
-			continue;
-		size_t j = mix(d->memo[i].vaddr) & (cap - 1);
-		while (m[j].found)
-			j = (j + 1) & (cap - 1);
-		m[j] = d->memo[i];
-	}
-	free(d->memo);
-	d->memo = m;
-	d->cap_memo = cap;
-	return 0;
-}
-
 int stk_dwarf_lines_lookup(struct stk_dwarf_lines *d, uint64_t vaddr, struct stk_src_info *out)
 {
-	size_t j;
+	int64_t known = stk_key_index_find(&d->memo_index, d->memo, &vaddr);
 	int ret;
 
-	if (2 * (d->n_memo + 1) > d->cap_memo && memo_grow(d))
+	if (known >= 0) {
+		*out = d->memo[known].info;
+		return d->memo[known].found == 1 ? 0 : -1;
+	}
+	if (stk_grow((void **)&d->memo, &d->cap_memo, d->n_memo + 1, sizeof(*d->memo)))
 		return -1; /* out of memory: the frame keeps its symbol, without lines */
-	for (j = mix(vaddr) & (d->cap_memo - 1); d->memo[j].found; j = (j + 1) & (d->cap_memo - 1))
-		if (d->memo[j].vaddr == vaddr) {
-			*out = d->memo[j].info;
-			return d->memo[j].found == 1 ? 0 : -1;
-		}
 	ret = compute(d, vaddr, out);
-	d->memo[j].vaddr = vaddr;
-	d->memo[j].found = ret == 0 ? 1 : 2; /* 2: looked up, nothing there */
-	d->memo[j].info = *out;
-	d->n_memo++;
+	/* 2: looked up, nothing there; kept (its strings owned here) even when the index cannot take it */
+	d->memo[d->n_memo] = (struct memo){ .vaddr = vaddr, .found = ret == 0 ? 1 : 2, .info = *out };
+	stk_key_index_add(&d->memo_index, d->memo, ++d->n_memo);
 	return ret;
 }

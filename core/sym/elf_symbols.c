@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/floor.h"
+
 /*
  * Read with pread (ELF_C_READ), never mmap: a file its owner truncates while
  * it is parsed would raise SIGBUS in a mapping, an error in a read.
@@ -423,18 +425,12 @@ int stk_elf_offset_to_vaddr(const struct stk_elf_file *f, uint64_t file_offset, 
 
 long stk_elf_lookup(const struct stk_elf_file *f, uint64_t vaddr)
 {
-	size_t lo = 0, hi = f->n_syms;
+	size_t at, lo;
 
-	if (!f->n_syms || vaddr < f->syms[0].addr)
+	STK_FLOOR(at, f->n_syms, i, f->syms[i].addr <= vaddr);
+	if (!at)
 		return -1;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].addr <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = at - 1;
 	/* The nearest start may be a small symbol nested after a bigger one that holds vaddr. */
 	for (size_t back = 0; back < 8; back++, lo--) {
 		if (vaddr - f->syms[lo].addr < f->syms[lo].size)

@@ -2,6 +2,7 @@
  * Kernel symbols from /proc/kallsyms: parsed once into one sorted array
  * (16 bytes a symbol) plus a name arena, so ~200k symbols stay a few MB.
  */
+#include "core/base/floor.h"
 #include "core/base/grow.h"
 #include "core/sym/kallsyms.h"
 
@@ -162,20 +163,15 @@ int stk_kallsyms_hidden(const struct stk_kallsyms *k)
 int stk_kallsyms_lookup(const struct stk_kallsyms *k, uint64_t addr, const char **name,
 			uint64_t *offset, const char **module)
 {
-	size_t lo = 0, hi;
+	size_t at, lo;
 
-	if (!k || !k->n || addr < k->syms[0].addr)
+	if (!k)
 		return -1;
 	/* Last symbol with start <= addr; kallsyms has no sizes. */
-	hi = k->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	STK_FLOOR(at, k->n, i, k->syms[i].addr <= addr);
+	if (!at)
+		return -1;
+	lo = at - 1;
 	/* Among aliases at one address, the first one in file order. */
 	while (lo > 0 && k->syms[lo - 1].addr == k->syms[lo].addr)
 		lo--;

@@ -6,6 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/floor.h"
+#include "core/base/grow.h"
+
 struct perf_ent {
 	uint64_t start, size;
 	uint32_t name; /* offset into names */
@@ -30,27 +33,9 @@ static int ent_order(const void *a, const void *b)
 
 static int add(struct stk_perf_map *m, uint64_t start, uint64_t size, const char *name, size_t nl)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 256;
-		void *p = realloc(m->ents, cap * sizeof(*m->ents));
-
-		if (!p)
-			return -1;
-		m->ents = p;
-		m->cap = cap;
-	}
-	if (m->names_len + nl + 1 > m->names_cap) {
-		size_t cap = m->names_cap ? m->names_cap : 4096;
-		void *p;
-
-		while (cap < m->names_len + nl + 1)
-			cap *= 2;
-		p = realloc(m->names, cap);
-		if (!p)
-			return -1;
-		m->names = p;
-		m->names_cap = cap;
-	}
+	if (stk_grow((void **)&m->ents, &m->cap, m->n + 1, sizeof(*m->ents)) ||
+	    stk_grow((void **)&m->names, &m->names_cap, m->names_len + nl + 1, 1))
+		return -1;
 	m->ents[m->n] = (struct perf_ent){ start, size, (uint32_t)m->names_len, (uint32_t)m->n };
 	memcpy(m->names + m->names_len, name, nl);
 	m->names[m->names_len + nl] = '\0';
@@ -146,21 +131,13 @@ int stk_perf_map_lookup(const struct stk_perf_map *m, uint64_t addr, const char 
 			uint64_t *offset)
 {
 	const struct perf_ent *best = NULL;
-	size_t lo = 0, hi;
+	size_t at;
 
-	if (!m || !m->n || addr < m->ents[0].start)
+	if (!m)
 		return -1;
-	hi = m->n;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->ents[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	STK_FLOOR(at, m->n, i, m->ents[i].start <= addr);
 	/* Entries can overlap (re-JITted code): among those holding addr, the newest line. */
-	for (size_t i = lo + 1, seen = 0; i-- > 0 && seen < 64; seen++) {
+	for (size_t i = at, seen = 0; i-- > 0 && seen < 64; seen++) {
 		const struct perf_ent *e = &m->ents[i];
 
 		if (addr - e->start < e->size && (!best || e->line > best->line))

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "core/base/clock.h"
+
 void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -19,10 +21,7 @@ void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...)
 
 int64_t sym_monotonic_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return stk_now_ns(CLOCK_MONOTONIC);
 }
 
 /* Checked before each process or file is learned: the deadline and the stop request. */

@@ -11,6 +11,8 @@
 
 #include <stdlib.h>
 
+#include "core/base/key_index.h"
+
 /* A power of two: about 2.4 MB, more distinct frames than a busy server's stacks show. */
 #define CACHE_SLOTS 16384
 
@@ -25,11 +27,8 @@ struct sym_cached_frame {
 
 static size_t slot_of(pid_t pid, uint64_t addr, bool return_address)
 {
-	uint64_t h = addr ^ (uint64_t)(uint32_t)pid << 40 ^ (uint64_t)return_address << 63;
-
-	h ^= h >> 31;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 40) & (CACHE_SLOTS - 1);
+	return (size_t)stk_hash_u64(addr ^ (uint64_t)(uint32_t)pid << 40 ^ (uint64_t)return_address << 63) &
+	       (CACHE_SLOTS - 1);
 }
 
 bool sym_frame_cached(const struct stk_symbolizer *s, pid_t pid, uint64_t generation, uint64_t addr,

@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "core/base/grow.h"
+#include "core/base/key_index.h"
 
 struct stk_group {
 	struct stk_group_spec spec;
 	struct stk_group_row *rows;
 	size_t n, cap;
-	size_t *index; /* open addressing over rows: row + 1, 0 empty */
-	size_t index_cap;
+	struct stk_key_index index; /* over rows, by their values */
 	uint64_t samples;
 };
 
@@ -53,16 +53,21 @@ struct stk_group *stk_group_new(const struct stk_group_spec *spec)
 	return g;
 }
 
+/* The values' hash, each folded in. */
 static uint64_t hash_values(char *const *values, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		for (const unsigned char *p = (const unsigned char *)values[i]; *p; p++)
-			h = (h ^ *p) * 1099511628211ULL;
-		h = (h ^ 0x1f) * 1099511628211ULL;
-	}
+	for (size_t i = 0; i < n; i++)
+		h = stk_hash_u64(h ^ stk_hash_bytes(values[i], strlen(values[i])));
 	return h;
+}
+
+static uint64_t row_hash(const void *ctx, size_t r)
+{
+	const struct stk_group *g = ctx;
+
+	return hash_values(g->rows[r].values, g->spec.n);
 }
 
 static bool same_values(char *const *a, char *const *b, size_t n)
@@ -71,30 +76,6 @@ static bool same_values(char *const *a, char *const *b, size_t n)
 		if (strcmp(a[i], b[i]) != 0)
 			return false;
 	return true;
-}
-
-static size_t *slot_for(struct stk_group *g, char *const *values, uint64_t h)
-{
-	size_t i = (size_t)h & (g->index_cap - 1);
-
-	while (g->index[i] && !same_values(g->rows[g->index[i] - 1].values, values, g->spec.n))
-		i = (i + 1) & (g->index_cap - 1);
-	return &g->index[i];
-}
-
-static int grow_index(struct stk_group *g)
-{
-	size_t cap = g->index_cap ? g->index_cap * 2 : 64;
-	size_t *index = calloc(cap, sizeof(*index));
-
-	if (!index)
-		return -1;
-	free(g->index);
-	g->index = index;
-	g->index_cap = cap;
-	for (size_t r = 0; r < g->n; r++)
-		*slot_for(g, g->rows[r].values, hash_values(g->rows[r].values, g->spec.n)) = r + 1;
-	return 0;
 }
 
 int stk_group_add(struct stk_group *g, const struct stk_thread *t)
@@ -106,13 +87,13 @@ int stk_group_add(struct stk_group *g, const struct stk_thread *t)
 		stk_tcol_value(t, g->spec.cols[i], bufs[i], sizeof(bufs[i]));
 		values[i] = bufs[i];
 	}
-	if ((g->n + 1) * 2 > g->index_cap && grow_index(g))
-		return -1;
-	size_t *slot = slot_for(g, values, hash_values(values, g->spec.n));
-	if (*slot) {
-		g->rows[*slot - 1].count++;
-		return 0;
-	}
+	struct stk_key_probe probe;
+	for (int64_t r = stk_key_index_first(&g->index, hash_values(values, g->spec.n), &probe); r >= 0;
+	     r = stk_key_index_next(&g->index, &probe))
+		if (same_values(g->rows[r].values, values, g->spec.n)) {
+			g->rows[r].count++;
+			return 0;
+		}
 	if (stk_grow((void **)&g->rows, &g->cap, g->n + 1, sizeof(*g->rows)))
 		return -1;
 	struct stk_group_row *row = &g->rows[g->n];
@@ -129,7 +110,13 @@ int stk_group_add(struct stk_group *g, const struct stk_thread *t)
 	}
 	row->n_values = g->spec.n;
 	row->count = 1;
-	*slot = ++g->n;
+	if (stk_key_index_put(&g->index, &probe, g->n + 1, row_hash, g)) {
+		for (size_t i = 0; i < g->spec.n; i++)
+			free(row->values[i]);
+		free(row->values);
+		return -1;
+	}
+	g->n++;
 	return 0;
 }
 
@@ -160,11 +147,8 @@ static int by_count_then_values(const void *a, const void *b)
 const struct stk_group_row *stk_group_sorted(struct stk_group *g, size_t *n)
 {
 	qsort(g->rows, g->n, sizeof(*g->rows), by_count_then_values);
-	/* The index points at the old order now. */
-	if (g->index)
-		memset(g->index, 0, g->index_cap * sizeof(*g->index));
-	for (size_t r = 0; r < g->n; r++)
-		*slot_for(g, g->rows[r].values, hash_values(g->rows[r].values, g->spec.n)) = r + 1;
+	/* the index points at the old order now; it has room for every row already, so this cannot fail */
+	stk_key_index_rebuild(&g->index, g->n, row_hash, g);
 	*n = g->n;
 	return g->rows;
 }
@@ -178,8 +162,7 @@ void stk_group_reset(struct stk_group *g)
 	}
 	g->n = 0;
 	g->samples = 0;
-	if (g->index)
-		memset(g->index, 0, g->index_cap * sizeof(*g->index));
+	stk_key_index_clear(&g->index);
 }
 
 void stk_group_free(struct stk_group *g)
@@ -188,6 +171,6 @@ void stk_group_free(struct stk_group *g)
 		return;
 	stk_group_reset(g);
 	free(g->rows);
-	free(g->index);
+	stk_key_index_free(&g->index);
 	free(g);
 }

@@ -3,18 +3,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Slot layout: [u32 key][u8 used][u8 seen][pad] then the value, 8-aligned. */
+#include "core/base/grow.h"
+#include "core/base/key_index.h"
+
+/* Entry layout: [u32 key][u8 seen][pad] then the value, 8-aligned. */
 #define HDR 8
+#define SEEN 4
 
 struct stk_idmap {
-	unsigned char *slots;
-	size_t cap, n, value_size, slot_size;
+	unsigned char *entries; /* in the order first put, n of them */
+	size_t n, cap, value_size, entry_size;
+	struct stk_key_index index; /* over entries, by key */
 	void (*release)(void *value);
 };
 
-static unsigned char *slot_at(const struct stk_idmap *m, size_t i)
+static unsigned char *entry_at(const struct stk_idmap *m, size_t i)
 {
-	return m->slots + i * m->slot_size;
+	return m->entries + i * m->entry_size;
 }
 
 struct stk_idmap *stk_idmap_new(size_t value_size, void (*release)(void *value))
@@ -24,114 +29,82 @@ struct stk_idmap *stk_idmap_new(size_t value_size, void (*release)(void *value))
 	if (!m)
 		return NULL;
 	m->value_size = value_size;
-	m->slot_size = HDR + ((value_size + 7) & ~(size_t)7);
+	m->entry_size = HDR + ((value_size + 7) & ~(size_t)7);
+	m->index = (struct stk_key_index){ .key_size = sizeof(uint32_t), .stride = m->entry_size };
 	m->release = release;
 	return m;
 }
 
-static size_t hash(uint32_t key, size_t cap)
-{
-	return (size_t)((key * 2654435761u) & (cap - 1));
-}
-
-/* Index of key's slot, or of the empty slot where it would go. cap > n. */
-static size_t find(const struct stk_idmap *m, uint32_t key)
-{
-	size_t i = hash(key, m->cap);
-
-	for (;;) {
-		unsigned char *s = slot_at(m, i);
-		uint32_t k;
-		memcpy(&k, s, sizeof(k));
-		if (!s[4] || k == key)
-			return i;
-		i = (i + 1) & (m->cap - 1);
-	}
-}
-
-static int rehash(struct stk_idmap *m, size_t cap)
-{
-	unsigned char *old = m->slots;
-	size_t old_cap = m->cap;
-
-	m->slots = calloc(cap, m->slot_size);
-	if (!m->slots) {
-		m->slots = old;
-		return -1;
-	}
-	m->cap = cap;
-	for (size_t i = 0; i < old_cap; i++) {
-		unsigned char *s = old + i * m->slot_size;
-		uint32_t k;
-		if (!s[4])
-			continue;
-		memcpy(&k, s, sizeof(k));
-		memcpy(slot_at(m, find(m, k)), s, m->slot_size);
-	}
-	free(old);
-	return 0;
-}
-
 void *stk_idmap_get(struct stk_idmap *m, uint32_t key)
 {
-	if (!m->n)
+	int64_t i = stk_key_index_find(&m->index, m->entries, &key);
+	unsigned char *e;
+
+	if (i < 0)
 		return NULL;
-	unsigned char *s = slot_at(m, find(m, key));
-	if (!s[4])
-		return NULL;
-	s[5] = 1;
-	return s + HDR;
+	e = entry_at(m, (size_t)i);
+	e[SEEN] = 1;
+	return e + HDR;
 }
 
 void *stk_idmap_put(struct stk_idmap *m, uint32_t key, bool *created)
 {
-	*created = false;
-	if ((m->n + 1) * 2 > m->cap && rehash(m, m->cap ? m->cap * 2 : 64))
-		return NULL;
-	unsigned char *s = slot_at(m, find(m, key));
-	if (!s[4]) {
-		memset(s, 0, m->slot_size);
-		memcpy(s, &key, sizeof(key));
-		s[4] = 1;
-		m->n++;
-		*created = true;
+	int64_t i = stk_key_index_find(&m->index, m->entries, &key);
+	unsigned char *e;
+
+	*created = i < 0;
+	if (i < 0) {
+		if (stk_grow((void **)&m->entries, &m->cap, m->n + 1, m->entry_size))
+			return NULL;
+		e = entry_at(m, m->n);
+		memset(e, 0, m->entry_size);
+		memcpy(e, &key, sizeof(key));
+		if (stk_key_index_add(&m->index, m->entries, m->n + 1))
+			return NULL;
+		i = (int64_t)m->n++;
 	}
-	s[5] = 1;
-	return s + HDR;
+	e = entry_at(m, (size_t)i);
+	e[SEEN] = 1;
+	return e + HDR;
+}
+
+/* Indexes the entries again after some were dropped. */
+static void reindex(struct stk_idmap *m)
+{
+	stk_key_index_clear(&m->index);
+	for (size_t i = 0; i < m->n; i++)
+		stk_key_index_add(&m->index, m->entries, i + 1); /* room for all already: no allocation */
 }
 
 void stk_idmap_sweep(struct stk_idmap *m)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < m->cap; i++) {
-		unsigned char *s = slot_at(m, i);
-		if (!s[4])
-			continue;
-		if (!s[5]) {
+	for (size_t i = 0; i < m->n; i++) {
+		unsigned char *e = entry_at(m, i);
+
+		if (!e[SEEN]) {
 			if (m->release)
-				m->release(s + HDR);
-			s[4] = 0;
-		} else {
-			s[5] = 0;
-			kept++;
+				m->release(e + HDR);
+			continue;
 		}
+		e[SEEN] = 0;
+		if (kept != i)
+			memcpy(entry_at(m, kept), e, m->entry_size);
+		kept++;
 	}
-	m->n = kept;
-	/* Removal breaks probe chains: re-insert what is left. */
-	if (m->cap)
-		rehash(m, m->cap);
+	if (kept != m->n) {
+		m->n = kept;
+		reindex(m);
+	}
 }
 
 void stk_idmap_clear(struct stk_idmap *m)
 {
-	for (size_t i = 0; i < m->cap; i++) {
-		unsigned char *s = slot_at(m, i);
-		if (s[4] && m->release)
-			m->release(s + HDR);
-		s[4] = 0;
-	}
+	for (size_t i = 0; m->release && i < m->n; i++)
+		m->release(entry_at(m, i) + HDR);
 	m->n = 0;
+	stk_key_index_clear(&m->index);
 }
 
 size_t stk_idmap_count(const struct stk_idmap *m)
@@ -141,13 +114,12 @@ size_t stk_idmap_count(const struct stk_idmap *m)
 
 void stk_idmap_for_each(struct stk_idmap *m, int (*fn)(void *ctx, uint32_t key, void *value), void *ctx)
 {
-	for (size_t i = 0; i < m->cap; i++) {
-		unsigned char *s = slot_at(m, i);
+	for (size_t i = 0; i < m->n; i++) {
+		unsigned char *e = entry_at(m, i);
 		uint32_t k;
-		if (!s[4])
-			continue;
-		memcpy(&k, s, sizeof(k));
-		if (fn(ctx, k, s + HDR))
+
+		memcpy(&k, e, sizeof(k));
+		if (fn(ctx, k, e + HDR))
 			return;
 	}
 }
@@ -156,11 +128,8 @@ void stk_idmap_free(struct stk_idmap *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->cap; i++) {
-		unsigned char *s = slot_at(m, i);
-		if (s[4] && m->release)
-			m->release(s + HDR);
-	}
-	free(m->slots);
+	stk_idmap_clear(m);
+	free(m->entries);
+	stk_key_index_free(&m->index);
 	free(m);
 }

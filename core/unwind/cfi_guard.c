@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/floor.h"
 #include "core/base/grow.h"
 #include "core/unwind/cfi_encoded.h"
 #include "core/unwind/cfi_program.h"
@@ -193,19 +194,10 @@ static void add_cie(struct scan *s, struct section_scan *ss, uint64_t offset, co
 
 static const struct cie_info *find_cie(const struct section_scan *ss, uint64_t offset)
 {
-	size_t lo = 0, hi = ss->n_cies;
+	size_t at;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ss->cies[mid].offset == offset)
-			return &ss->cies[mid];
-		if (ss->cies[mid].offset < offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	STK_FLOOR(at, ss->n_cies, i, ss->cies[i].offset <= offset);
+	return at && ss->cies[at - 1].offset == offset ? &ss->cies[at - 1] : NULL;
 }
 
 /* An FDE as libdw's intern_fde reads it: its range, then its instructions. */
@@ -422,20 +414,13 @@ int stk_cfi_guard_scan(Elf *e, struct stk_cfi_guard *out)
 
 const char *stk_cfi_guard_check(const struct stk_cfi_guard *g, uint64_t vaddr)
 {
-	size_t lo = 0, hi = g->n_refused;
+	size_t at;
 
 	if (g->all)
 		return g->all;
 	/* the last range starting at or below vaddr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->refused[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && vaddr < g->refused[lo - 1].end ? g->refused[lo - 1].reason : NULL;
+	STK_FLOOR(at, g->n_refused, i, g->refused[i].start <= vaddr);
+	return at && vaddr < g->refused[at - 1].end ? g->refused[at - 1].reason : NULL;
 }
 
 void stk_cfi_guard_free(struct stk_cfi_guard *g)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/floor.h"
+
 int stk_cfi_ranges_read(Elf *e, struct stk_cfi_ranges *out)
 {
 	struct stk_cfi_guard g;
@@ -23,19 +25,10 @@ int stk_cfi_ranges_read(Elf *e, struct stk_cfi_ranges *out)
 
 long stk_cfi_ranges_lookup(const struct stk_cfi_ranges *c, uint64_t vaddr)
 {
-	size_t lo = 0, hi = c->n;
+	size_t at;
 
-	if (!c->n || vaddr < c->ranges[0].start)
-		return -1;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->ranges[mid].start <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return vaddr - c->ranges[lo].start < c->ranges[lo].size ? (long)lo : -1;
+	STK_FLOOR(at, c->n, i, c->ranges[i].start <= vaddr);
+	return at && vaddr - c->ranges[at - 1].start < c->ranges[at - 1].size ? (long)at - 1 : -1;
 }
 
 void stk_cfi_ranges_free(struct stk_cfi_ranges *c)

@@ -49,7 +49,7 @@ static void frames(const uint8_t *data, size_t size)
 static void group(const uint8_t *data, size_t size)
 {
 	struct stk_frame_lines_table t;
-	struct stk_pq_buf out = { 0 };
+	struct stk_buf out = { 0 };
 	char err[256];
 
 	stk_frame_lines_table_init(&t, 1 << 20);
@@ -63,7 +63,7 @@ static void group(const uint8_t *data, size_t size)
 		frames(out.data, out.len);
 		p += n + 1;
 	}
-	stk_pq_buf_free(&out);
+	stk_buf_free(&out);
 	stk_frame_lines_table_free(&t);
 }
 

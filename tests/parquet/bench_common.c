@@ -5,7 +5,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "core/parquet/byte_buf.h"
+#include "core/parquet/numbers.h"
 #include "core/parquet/footer.h"
 
 double bench_now(void)

@@ -72,7 +72,7 @@ static void frames_round_trip(struct test_ctx *t)
 	};
 	const struct stk_stack st = { .kernel = kernel, .n_kernel = 2, .user = user, .n_user = 3, .user_missing = true,
 				      .unwind_stop = "outermost frame" };
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	struct stk_stack back = { 0 };
 	struct stk_decoded_frames *owner;
 	char err[256];
@@ -86,7 +86,7 @@ static void frames_round_trip(struct test_ctx *t)
 	CHECK(t, back.n_kernel == 2 && frames_equal(kernel, back.kernel, 2));
 	CHECK(t, back.n_user == 3 && frames_equal(user, back.user, 3));
 	stk_frames_free(owner);
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 /* A byte that needs escaping (or a UTF-8 sequence that does not) at every position of a name,
@@ -101,7 +101,7 @@ static void frames_escape_every_position(struct test_ctx *t)
 			char name[64];
 			struct stk_frame f = { .symbol = name, .module = "/m", .address = 0x1000 };
 			const struct stk_stack st = { .user = &f, .n_user = 1 };
-			struct stk_pq_buf b = { 0 };
+			struct stk_buf b = { 0 };
 			struct stk_stack back = { 0 };
 			struct stk_decoded_frames *owner = NULL;
 			char err[256];
@@ -113,7 +113,7 @@ static void frames_escape_every_position(struct test_ctx *t)
 			right &= stk_frames_decode((const char *)b.data, b.len, &back, &owner, err, sizeof(err)) == 0 &&
 				 back.n_user == 1 && back.user[0].symbol && strcmp(back.user[0].symbol, name) == 0;
 			stk_frames_free(owner);
-			stk_pq_buf_free(&b);
+			stk_buf_free(&b);
 		}
 	CHECK(t, right);
 }
@@ -156,7 +156,7 @@ struct recording {
 	int fd;
 	struct stk_ev_writer *w;
 	char texts[16][512];
-	struct stk_pq_buf frames[16];
+	struct stk_buf frames[16];
 	struct stk_ev_stack_ref refs[16];
 	size_t n_refs;
 };
@@ -217,7 +217,7 @@ static bool recording_close(struct recording *r)
 	bool ok = stk_ev_writer_close(r->w, err, sizeof(err)) == 0;
 
 	for (size_t i = 0; i < r->n_refs; i++)
-		stk_pq_buf_free(&r->frames[i]);
+		stk_buf_free(&r->frames[i]);
 	if (!ok)
 		printf("  closing the recording: %s\n", err);
 	return ok;

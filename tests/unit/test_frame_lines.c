@@ -10,24 +10,24 @@
 #define U3 "u\t-\t7f1000000010\t0\t7f1000000000\t7f1000010000\t0\t\\N\t[anon]\t\\N\tcfi\t\\N\t0"
 #define I1 "i\tinlined_helper\tapp.c\t7"
 
-static const char *compact(struct test_ctx *t, struct stk_frame_lines *w, const char *full, struct stk_pq_buf *b)
+static const char *compact(struct test_ctx *t, struct stk_frame_lines *w, const char *full, struct stk_buf *b)
 {
 	b->len = 0;
 	CHECK(t, stk_frame_lines_compact(w, full, strlen(full), b) == 0);
-	stk_pq_buf_byte(b, '\0');
+	stk_buf_byte(b, '\0');
 	return (const char *)b->data;
 }
 
 /* Takes value into the reader's table and checks it expands to want. */
 static void expands(struct test_ctx *t, struct stk_frame_lines_table *r, const char *value, const char *want)
 {
-	struct stk_pq_buf out = { 0 };
+	struct stk_buf out = { 0 };
 	char err[256] = "";
 
 	CHECK(t, stk_frame_lines_take(r, value, strlen(value), &out, err, sizeof(err)) == 0);
-	stk_pq_buf_byte(&out, '\0');
+	stk_buf_byte(&out, '\0');
 	CHECK_STR(t, (const char *)out.data, want);
-	stk_pq_buf_free(&out);
+	stk_buf_free(&out);
 }
 
 static void shared_lines_referenced_and_expanded(struct test_ctx *t)
@@ -37,7 +37,7 @@ static void shared_lines_referenced_and_expanded(struct test_ctx *t)
 	const char *c = "stk-frames 1\t1\t0\tno CFI\n" K2 "\n" U3 "\n" K2; /* a line twice in one stack */
 	struct stk_frame_lines w;
 	struct stk_frame_lines_table r;
-	struct stk_pq_buf buf = { 0 };
+	struct stk_buf buf = { 0 };
 
 	stk_frame_lines_init(&w);
 	stk_frame_lines_table_init(&r, 1 << 20);
@@ -54,7 +54,7 @@ static void shared_lines_referenced_and_expanded(struct test_ctx *t)
 	expands(t, &r, (const char *)buf.data, c);
 	stk_frame_lines_free(&w);
 	stk_frame_lines_table_free(&r);
-	stk_pq_buf_free(&buf);
+	stk_buf_free(&buf);
 }
 
 static void known_stack_still_feeds_the_table(struct test_ctx *t)
@@ -98,14 +98,14 @@ static void bad_references_refused(struct test_ctx *t)
 
 	stk_frame_lines_table_init(&r, 1 << 20);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct stk_pq_buf out = { 0 };
+		struct stk_buf out = { 0 };
 
 		stk_frame_lines_table_reset(&r);
 		CHECK(t, stk_frame_lines_take(&r, two, strlen(two), NULL, err, sizeof(err)) == 0);
 		err[0] = '\0';
 		CHECK(t, stk_frame_lines_take(&r, bad[i], strlen(bad[i]), &out, err, sizeof(err)) == -1);
 		CHECK(t, err[0] != '\0');
-		stk_pq_buf_free(&out);
+		stk_buf_free(&out);
 	}
 	stk_frame_lines_table_free(&r);
 }
@@ -115,7 +115,7 @@ static void expansion_budget_bounds_a_hostile_file(struct test_ctx *t)
 	const char *lines = "stk-frames 2\t0\t0\t\\N\n" K1 "\n" K2;
 	const char *refs = "stk-frames 2\t0\t0\t\\N\n=0+2";
 	struct stk_frame_lines_table r;
-	struct stk_pq_buf out = { 0 };
+	struct stk_buf out = { 0 };
 	char err[256] = "";
 	int rc = 0, taken = 0;
 
@@ -125,21 +125,21 @@ static void expansion_budget_bounds_a_hostile_file(struct test_ctx *t)
 		taken++, out.len = 0;
 	CHECK(t, rc == -1 && taken > 0 && taken < 10);
 	CHECK(t, strstr(err, "more text") != NULL);
-	stk_pq_buf_free(&out);
+	stk_buf_free(&out);
 	stk_frame_lines_table_free(&r);
 }
 
 static void compact_refuses_what_is_not_frames(struct test_ctx *t)
 {
 	struct stk_frame_lines w;
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	const char *eq = HEAD "\n=0";
 
 	stk_frame_lines_init(&w);
 	CHECK(t, stk_frame_lines_compact(&w, "stk-frames 2\t0\t0\t\\N", 20, &b) == -1);
 	CHECK(t, stk_frame_lines_compact(&w, eq, strlen(eq), &b) == -1);
 	stk_frame_lines_free(&w);
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 const struct test_case frame_lines_tests[] = {

@@ -9,15 +9,16 @@
 #include <string.h>
 
 #include "harness.h"
+#include "core/base/gzip.h"
 #include "core/parquet/bitpack.h"
 #include "core/parquet/delta_binary.h"
 #include "core/parquet/footer.h"
 #include "core/parquet/format.h"
 #include "core/parquet/hybrid_rle.h"
-#include "core/parquet/page_gzip.h"
+#include "core/parquet/numbers.h"
 #include "core/parquet/thrift_compact.h"
 
-static int same_bytes(const struct stk_pq_buf *b, const uint8_t *want, size_t n)
+static int same_bytes(const struct stk_buf *b, const uint8_t *want, size_t n)
 {
 	return !b->oom && b->len == n && memcmp(b->data, want, n) == 0;
 }
@@ -56,7 +57,7 @@ static void hybrid_rle_bytes(struct test_ctx *t)
 	/* 100 fives in 3 bits: header 200 as ULEB128, value in one byte */
 	const uint8_t run[] = { 0xc8, 0x01, 0x05 };
 	uint32_t fives[100], back[100];
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 
 	stk_pq_rle_encode(&b, seq, 8, 3);
 	CHECK(t, same_bytes(&b, packed, sizeof(packed)));
@@ -78,13 +79,13 @@ static void hybrid_rle_bytes(struct test_ctx *t)
 	CHECK(t, stk_pq_rle_decode(back, 8, short_pack, sizeof(short_pack), 3) < 0);
 	CHECK(t, stk_pq_rle_decode(back, 1, empty_run, sizeof(empty_run), 1) < 0);
 	CHECK(t, stk_pq_rle_decode(back, 1, wide, sizeof(wide), 33) < 0);
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 static void hybrid_rle_mixed_runs(struct test_ctx *t)
 {
 	uint32_t v[1000], back[1000];
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 
 	/* short runs, long runs and a ragged end, in the widths levels and indices use */
 	for (int i = 0; i < 1000; i++)
@@ -97,7 +98,7 @@ static void hybrid_rle_mixed_runs(struct test_ctx *t)
 			CHECK(t, stk_pq_rle_decode(back, n, b.data, b.len, width) == 0 && memcmp(back, v, n * 4) == 0);
 		}
 	}
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 static void delta_spec_examples(struct test_ctx *t)
@@ -108,7 +109,7 @@ static void delta_spec_examples(struct test_ctx *t)
 	/* Example 2: 7 5 3 1 2 3 4 5 -> min delta -2, width 2, 0 0 0 3 3 3 3 (0) packed */
 	const int64_t ex2[] = { 7, 5, 3, 1, 2, 3, 4, 5 };
 	const uint8_t want2[] = { 0x08, 0x01, 0x08, 0x0e, 0x03, 0x02, 0xc0, 0x3f };
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	int64_t back[8];
 	const uint8_t *p;
 
@@ -127,14 +128,14 @@ static void delta_spec_examples(struct test_ctx *t)
 	CHECK(t, stk_pq_delta_decode(back, 7, &p, want2 + sizeof(want2)) < 0);
 	p = want2;
 	CHECK(t, stk_pq_delta_decode(back, 8, &p, want2 + sizeof(want2) - 1) < 0);
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 static void delta_wraps_and_blocks(struct test_ctx *t)
 {
 	enum { N = 1000 };
 	int64_t *v = malloc(N * sizeof(*v)), *back = malloc(N * sizeof(*back));
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	const uint8_t *p;
 
 	if (!v || !back)
@@ -155,7 +156,7 @@ static void delta_wraps_and_blocks(struct test_ctx *t)
 out:
 	free(v);
 	free(back);
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 static void thrift_compact_bytes(struct test_ctx *t)
@@ -169,7 +170,7 @@ static void thrift_compact_bytes(struct test_ctx *t)
 	 */
 	const uint8_t want[] = { 0x15, 0x04, 0x38, 0x02, 'a', 'b', 0x11, 0x5c, 0x16, 0x01, 0x00,
 				 0x19, 0x25, 0x02, 0x01, 0x05, 0x50, 0x00, 0x00 };
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	struct stk_thrift_writer w;
 	struct stk_thrift_reader r = { .p = want, .end = want + sizeof(want) };
 	int16_t last = 0, id;
@@ -198,7 +199,7 @@ static void thrift_compact_bytes(struct test_ctx *t)
 		CHECK(t, stk_thrift_skip(&r, type) == 0);
 	CHECK(t, !r.err && last == 40 && r.p == want + sizeof(want));
 	(void)i64;
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 static void thrift_reader_refusals(struct test_ctx *t)
@@ -231,41 +232,41 @@ static void page_header_round_trip(struct test_ctx *t)
 {
 	struct stk_pq_page_header h = { .type = STK_PQ_PAGE_DATA, .uncompressed_size = 1234, .compressed_size = 99,
 					.num_values = 16384, .encoding = STK_PQ_ENC_RLE_DICTIONARY }, back;
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	const char *err = NULL;
 	size_t used = 0;
 
 	stk_pq_page_header_encode(&b, &h);
-	stk_pq_buf_put(&b, "tail", 4);
+	stk_buf_put(&b, "tail", 4);
 	CHECK(t, stk_pq_page_header_decode(b.data, b.len, &back, &used, &err) == 0);
 	CHECK(t, used == b.len - 4 && back.type == h.type && back.num_values == 16384 &&
 		 back.uncompressed_size == 1234 && back.compressed_size == 99 &&
 		 back.encoding == STK_PQ_ENC_RLE_DICTIONARY && back.def_encoding == STK_PQ_ENC_RLE);
 	CHECK(t, stk_pq_page_header_decode(b.data, used - 1, &back, &used, &err) < 0 && err);
-	stk_pq_buf_free(&b);
+	stk_buf_free(&b);
 }
 
 static void gzip_bounded(struct test_ctx *t)
 {
-	struct stk_pq_deflater d;
-	struct stk_pq_inflater z;
-	struct stk_pq_buf b = { 0 };
+	struct stk_deflater d;
+	struct stk_inflater z;
+	struct stk_buf b = { 0 };
 	uint8_t in[5000], out[5001];
 
 	for (size_t i = 0; i < sizeof(in); i++)
 		in[i] = (uint8_t)(i % 17);
-	CHECK(t, stk_pq_deflater_init(&d, 6) == 0 && stk_pq_inflater_init(&z) == 0);
-	CHECK(t, stk_pq_gzip(&d, &b, in, sizeof(in)) == 0 && b.len > 18 && b.data[0] == 0x1f && b.data[1] == 0x8b);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in), b.data, b.len) == 0 && memcmp(in, out, sizeof(in)) == 0);
+	CHECK(t, stk_deflater_init(&d, 6) == 0 && stk_inflater_init(&z) == 0);
+	CHECK(t, stk_gzip(&d, &b, in, sizeof(in)) == 0 && b.len > 18 && b.data[0] == 0x1f && b.data[1] == 0x8b);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in), b.data, b.len) == 0 && memcmp(in, out, sizeof(in)) == 0);
 	/* more or fewer bytes than declared, trailing bytes, a cut stream: refused */
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in) - 1, b.data, b.len) < 0);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in) + 1, b.data, b.len) < 0);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in), b.data, b.len - 1) < 0);
-	stk_pq_buf_byte(&b, 0);
-	CHECK(t, stk_pq_gunzip(&z, out, sizeof(in), b.data, b.len) < 0);
-	stk_pq_deflater_end(&d);
-	stk_pq_inflater_end(&z);
-	stk_pq_buf_free(&b);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in) - 1, b.data, b.len) < 0);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in) + 1, b.data, b.len) < 0);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in), b.data, b.len - 1) < 0);
+	stk_buf_byte(&b, 0);
+	CHECK(t, stk_gunzip(&z, out, sizeof(in), b.data, b.len) < 0);
+	stk_deflater_end(&d);
+	stk_inflater_end(&z);
+	stk_buf_free(&b);
 }
 
 const struct test_case parquet_encodings_tests[] = {

@@ -153,7 +153,7 @@ static int rewrite_footer(const struct pq_bytes *in, struct pq_bytes *out, void 
 		       (uint32_t)in->data[in->len - 6] << 16 | (uint32_t)in->data[in->len - 5] << 24;
 	size_t data_len = in->len - 8 - len;
 	struct stk_pq_footer f;
-	struct stk_pq_buf b = { 0 };
+	struct stk_buf b = { 0 };
 	const char *why;
 	int rc = -1;
 
@@ -163,10 +163,10 @@ static int rewrite_footer(const struct pq_bytes *in, struct pq_bytes *out, void 
 
 		mutate(&f);
 		enc.num_rows = f.num_rows;
-		stk_pq_buf_put(&b, in->data, data_len);
+		stk_buf_put(&b, in->data, data_len);
 		if (stk_pq_footer_encode(&b, &enc) == 0) {
-			stk_pq_buf_le32(&b, (uint32_t)(b.len - data_len));
-			stk_pq_buf_put(&b, "PAR1", 4);
+			stk_buf_le32(&b, (uint32_t)(b.len - data_len));
+			stk_buf_put(&b, "PAR1", 4);
 			rc = b.oom ? -1 : 0;
 		}
 	}

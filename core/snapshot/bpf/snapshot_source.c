@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/clock.h"
+#include "core/base/grow.h"
 #include "core/ladder/climb.h"
 #include "core/snapshot/bpf/snap_iter.h"
 #include "core/snapshot/frame_names.h"
@@ -128,12 +130,9 @@ void stk_snapper_free(struct stk_snapper *s)
 	free(s);
 }
 
-static double ms_since(const struct timespec *t0)
+static double ms_since(int64_t t0)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+	return (double)(stk_now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
 }
 
 /* The pending records (only those flagged with bits) into s->tids/tgids/at. Their count, or -1: no memory. */
@@ -142,22 +141,15 @@ static long collect_pending(struct stk_snapper *s, const struct stk_snap *out, u
 	size_t n = 0;
 
 	if (s->cap < out->n) {
-		size_t cap = out->n;
-		uint32_t *tids = realloc(s->tids, cap * sizeof(*tids));
-		if (tids)
-			s->tids = tids;
-		uint32_t *tgids = realloc(s->tgids, cap * sizeof(*tgids));
-		if (tgids)
-			s->tgids = tgids;
-		size_t *at = realloc(s->at, cap * sizeof(*at));
-		if (at)
-			s->at = at;
-		bool *sampled = realloc(s->sampled, cap * sizeof(*sampled));
-		if (sampled)
-			s->sampled = sampled;
-		if (!tids || !tgids || !at || !sampled)
+		/* four arrays of one capacity: each grows from it alike */
+		size_t cap[4] = { s->cap, s->cap, s->cap, s->cap };
+
+		if (stk_grow((void **)&s->tids, &cap[0], out->n, sizeof(*s->tids)) ||
+		    stk_grow((void **)&s->tgids, &cap[1], out->n, sizeof(*s->tgids)) ||
+		    stk_grow((void **)&s->at, &cap[2], out->n, sizeof(*s->at)) ||
+		    stk_grow((void **)&s->sampled, &cap[3], out->n, sizeof(*s->sampled)))
 			return -1;
-		s->cap = cap;
+		s->cap = cap[0];
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		if (!(out->threads[i].pending & bits))
@@ -253,14 +245,13 @@ static void give_up(struct stk_snap_thread *t)
 
 int stk_snapper_take(struct stk_snapper *s, struct stk_snap *out, struct stk_snap_stats *st)
 {
-	struct timespec t0;
+	int64_t t0 = stk_now_ns(CLOCK_MONOTONIC);
 
 	memset(st, 0, sizeof(*st));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	stk_snap_reset(out);
 	if (s->rung.take(s->rung.impl, &s->req.want, out))
 		return -1;
-	st->pass_ms = ms_since(&t0);
+	st->pass_ms = ms_since(t0);
 	for (int round = 0; round < MAX_ROUNDS; round++) {
 		long pending = collect_pending(s, out, STK_SNAP_RUNNING | STK_SNAP_RACED);
 
@@ -279,6 +270,6 @@ int stk_snapper_take(struct stk_snapper *s, struct stk_snap *out, struct stk_sna
 		}
 	}
 	st->threads = out->n;
-	st->total_ms = ms_since(&t0);
+	st->total_ms = ms_since(t0);
 	return 0;
 }

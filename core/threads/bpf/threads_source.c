@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/clock.h"
 #include "core/stack/stack.h"
 #include "core/sym/symbolize.h"
 #include "core/ladder/climb.h"
@@ -118,18 +119,10 @@ const char *stk_tsource_tried(const struct stk_thread_sampler *s)
 	return s->tried;
 }
 
-static int64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int stk_tsource_sample(struct stk_thread_sampler *s, struct stk_thread_batch *b)
 {
-	b->wall_ns = now_ns(CLOCK_REALTIME);
-	b->mono_ns = now_ns(CLOCK_MONOTONIC);
+	b->wall_ns = stk_now_ns(CLOCK_REALTIME);
+	b->mono_ns = stk_now_ns(CLOCK_MONOTONIC);
 	return s->impl.sample(s->impl.impl, b);
 }
 
