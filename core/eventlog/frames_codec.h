@@ -24,10 +24,6 @@
 #include <stddef.h>
 
 #include "core/base/byte_buf.h"
-
-/* The buffer's old names, for core/session/event_sink.c until it says struct stk_buf. */
-#define stk_pq_buf stk_buf
-#define stk_pq_buf_free stk_buf_free
 #include "core/stack/stack.h"
 
 /* Appends s's frames to b (b->oom on allocation failure). */

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/stack_sample.h"
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
 #include "core/base/kernel_release.h"
@@ -140,7 +141,6 @@ static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size
 	struct stk_stack_sample *s = data;
 	struct stk_raw_stack raw = { 0 };
 	struct stk_unwind_result r = { .ips = d->ips, .how = d->opts.verbose ? d->how : NULL };
-	struct timespec t0, t1;
 
 	if (size < STK_SAMPLE_FIXED || s->user_bytes > size - STK_SAMPLE_FIXED || s->n_kernel > STK_SAMPLE_KSTACK_MAX) {
 		d->lost++;
@@ -169,10 +169,10 @@ static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size
 		if (why) {
 			leaf_only(d, &in, &r, why);
 		} else {
-			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+			int64_t t0 = stk_now_ns(CLOCK_THREAD_CPUTIME_ID);
+
 			stk_unwind(d->unwinder, &in, &r);
-			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-			d->unwind_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+			d->unwind_ns += (uint64_t)(stk_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
 		}
 		raw.user = r.ips;
 		raw.n_user = r.n;
@@ -253,14 +253,6 @@ static void on_lost(void *ctx, int cpu, __u64 count)
 	d->buffer_lost += count;
 }
 
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /*
  * Empties the kernel buffer, then unwinds queued samples for one time slice,
  * emptying the buffer again after each. Samples left over keep pending_fd
@@ -269,12 +261,12 @@ static long long now_ns(void)
 static void consume(void *ctx)
 {
 	struct stk_dwarf_samples *d = ctx;
-	long long until = now_ns() + UNWIND_SLICE_NS;
+	int64_t until = stk_now_ns(CLOCK_MONOTONIC) + UNWIND_SLICE_NS;
 	uint64_t one = 1;
 
 	perf_buffer__consume(d->buf);
 	/* A signal ends the turn: the loop then reports it, and the session drains the rest. */
-	while (d->pending && now_ns() < until && !(d->loop && stk_run_loop_stop_requested(d->loop))) {
+	while (d->pending && stk_now_ns(CLOCK_MONOTONIC) < until && !(d->loop && stk_run_loop_stop_requested(d->loop))) {
 		record_first_pending(d, NULL);
 		perf_buffer__consume(d->buf);
 	}
@@ -347,7 +339,7 @@ void stk_dwarf_samples_set_deadline(struct stk_dwarf_samples *d, int64_t deadlin
 /* Why the next queued sample is not unwound, or NULL: it is. */
 static const char *drain_stop(struct stk_dwarf_samples *d)
 {
-	if (d->deadline_ns && now_ns() >= d->deadline_ns)
+	if (d->deadline_ns && stk_now_ns(CLOCK_MONOTONIC) >= d->deadline_ns)
 		return d->deadline_why;
 	return d->loop && stk_run_loop_stop_requested(d->loop) ? signal_stop : NULL;
 }

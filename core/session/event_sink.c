@@ -80,7 +80,7 @@ struct stk_event_sink {
 	size_t kept_bytes;          /* of them, against KEPT_BYTES */
 	uint64_t renders;  /* stacks rendered, again each time one was dropped and needed */
 	struct stk_waitlist pending; /* events (struct stk_event) waiting on their copy's content hash */
-	struct stk_pq_buf frames;    /* a stack's frames as they are encoded: kept, so encoding does not regrow it */
+	struct stk_buf frames;       /* a stack's frames as they are encoded: kept, so encoding does not regrow it */
 	struct stk_folded_scratch *folded; /* the same for its text */
 	size_t unwound_seen; /* the copies unwound whose waiting events have been released */
 	struct description d;
@@ -558,7 +558,7 @@ void stk_event_sink_free(struct stk_event_sink *k)
 	free(k->entries);
 	stk_key_index_free(&k->index);
 	stk_waitlist_free(&k->pending);
-	stk_pq_buf_free(&k->frames);
+	stk_buf_free(&k->frames);
 	stk_folded_scratch_free(k->folded);
 	free_description(&k->d);
 	free(k);
