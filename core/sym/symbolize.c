@@ -75,34 +75,6 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 	free(s);
 }
 
-int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, bool with_guard, stk_exec_mapping_fn fn,
-				     void *ctx)
-{
-	struct stk_process *p = stk_symbolizer_process(s, pid);
-
-	if (!p)
-		return -1;
-	for (size_t i = 0; i < p->n_maps; i++) {
-		const struct stk_mapping *m = &p->maps[i];
-		struct stk_exec_mapping em = { .start = m->start, .end = m->end, .offset = m->offset, .path = m->path,
-					       .fd = -1 };
-		struct stk_file *f = m->file;
-
-		if (m->kind == STK_MAPPING_SPECIAL || m->gone)
-			continue;
-		if (f) {
-			em.file = f;
-			em.elf = f->elf;
-			em.cfi_guard = f->elf && with_guard ? stk_file_cfi_guard(f) : NULL;
-			em.fd = f->elf ? f->fd : -1;
-			em.image = f->image;
-			em.image_size = f->image_size;
-		}
-		fn(ctx, &em);
-	}
-	return 0;
-}
-
 /* ---- the copy unwinder's view of the process table ---- */
 
 static struct stk_process *unwind_process(void *table, pid_t pid)

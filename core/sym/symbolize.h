@@ -110,30 +110,6 @@ struct stk_process *stk_symbolizer_process(struct stk_symbolizer *s, pid_t pid);
 struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t pid);
 
 /*
- * Every executable mapping of pid, for the kernel unwinder's tables: file
- * mappings (elf the file's, when kept), the vDSO (stk's own image: the
- * kernel maps the same one into every process) and anonymous code (JITs;
- * elf and file NULL). file identifies the file: the same pointer for every
- * mapping of it, in any process. with_guard: cfi_guard set too (the file's
- * CFI scanned now, once per file). Learns pid when unknown. 0, or -1 when
- * pid's mappings could not be read.
- */
-struct stk_exec_mapping {
-	uint64_t start, end, offset;
-	const char *path;
-	struct Elf *elf;
-	const void *file;
-	const struct stk_cfi_guard *cfi_guard; /* with elf and with_guard: what of its CFI libdw may run */
-	/* with elf: where another reader reads the file from (fd >= 0), or its image (the vDSO's copy) */
-	int fd;
-	const void *image;
-	size_t image_size;
-};
-typedef void (*stk_exec_mapping_fn)(void *ctx, const struct stk_exec_mapping *m);
-int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, bool with_guard, stk_exec_mapping_fn fn,
-				     void *ctx);
-
-/*
  * The process table as the copy unwinder's source (core/unwind/unwind_dwarf.h):
  * the unwinder's per-process state in the process's own entry (freed with
  * it, or when the process exits), mappings reread at most once per 50 ms

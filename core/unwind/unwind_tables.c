@@ -18,8 +18,9 @@ enum file_state {
 	FILE_NO_ROOM,  /* a table of want_rows rows, with no room for it when it was built */
 };
 
-struct file_table {
-	const void *file;
+/* A file's table in the maps: the tables' part of its entry (struct stk_file's table). */
+struct stk_file_table {
+	struct stk_file *file;
 	enum file_state state;
 	uint64_t base_vaddr;
 	uint32_t first_row, n_rows, first_page, n_pages; /* n_pages + 1 page entries */
@@ -28,20 +29,14 @@ struct file_table {
 	uint64_t last_use; /* for eviction, oldest first */
 };
 
-/* What a load was made from: an identical list needs no new load. */
-struct loaded_map {
-	uint64_t start, end, offset;
-	const void *file;
-};
-
-struct proc_entry {
-	uint32_t tgid;
+/* A process loaded in the maps: the tables' part of its entry (struct stk_process's tables). */
+struct stk_proc_tables {
+	struct stk_process *proc;
+	size_t at;                 /* in the tables' list of loaded processes */
 	uint32_t first_map, n_maps;
-	unsigned reload_tokens;   /* reloads it may make now (a process remapping code all the time waits) */
-	int64_t tokens_at;        /* when the last token was added */
-	struct file_table **files; /* the tables it holds a reference on */
-	size_t n_files;
-	struct loaded_map *loaded; /* n_maps of them */
+	unsigned reload_tokens;    /* reloads it may make now (a process remapping code all the time waits) */
+	int64_t tokens_at;         /* when the last token was added */
+	struct stk_mapping *loaded; /* the n_maps mappings written: an identical list needs no new load */
 	bool partial;
 };
 
@@ -53,9 +48,9 @@ struct stk_unwind_tables {
 	stk_unwind_submit_fn submit; /* NULL: tables are built where a load needs them */
 	void *submit_ctx;
 	struct stk_range_alloc rows, pages, mappings;
-	struct file_table **files;
+	struct stk_file_table **files; /* every file given a part: eviction looks among them */
 	size_t n_files, cap_files;
-	struct proc_entry *procs; /* sorted by tgid */
+	struct stk_proc_tables **procs; /* every process loaded */
 	size_t n_procs, cap_procs;
 	uint64_t clock;
 	struct stk_unwind_tables_stats stats;
@@ -92,38 +87,60 @@ void stk_unwind_tables_set_builder(struct stk_unwind_tables *t, stk_unwind_submi
 	t->submit_ctx = ctx;
 }
 
-static void release_proc(struct proc_entry *p)
+/* Whether a mapping goes into the kernel's list: what the walk can meet now. */
+static bool walkable(const struct stk_mapping *m)
 {
-	for (size_t i = 0; i < p->n_files; i++)
-		p->files[i]->refs--;
-	free(p->files);
-	free(p->loaded);
-	p->files = NULL;
-	p->loaded = NULL;
-	p->n_files = 0;
+	return m->kind != STK_MAPPING_SPECIAL && !m->gone;
 }
 
-/* Whether p was loaded from exactly these mappings. */
-static bool same_maps(const struct proc_entry *p, const struct stk_unwind_source_map *maps, size_t n)
+/* Whether a mapping's file can have a table (a file the unwinders keep). */
+static bool has_table(const struct stk_mapping *m)
 {
-	if (!p->loaded || p->n_maps != n)
+	return m->file && m->file->elf;
+}
+
+/* The references of a load's mappings on their files' tables given back. */
+static void unref(const struct stk_mapping *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (has_table(&maps[i]))
+			maps[i].file->table->refs--;
+}
+
+/* Whether pt was loaded from exactly these mappings. */
+static bool same_maps(const struct stk_proc_tables *pt, const struct stk_mapping *maps, size_t n)
+{
+	if (pt->n_maps != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (p->loaded[i].start != maps[i].start || p->loaded[i].end != maps[i].end ||
-		    p->loaded[i].offset != maps[i].offset || p->loaded[i].file != maps[i].file)
+		if (pt->loaded[i].start != maps[i].start || pt->loaded[i].end != maps[i].end ||
+		    pt->loaded[i].offset != maps[i].offset || pt->loaded[i].file != maps[i].file)
 			return false;
 	return true;
+}
+
+/* pt's part taken back from its process and freed (its slots in the maps are the caller's to give). */
+static void drop_proc(struct stk_unwind_tables *t, struct stk_proc_tables *pt)
+{
+	unref(pt->loaded, pt->n_maps);
+	free(pt->loaded);
+	t->procs[pt->at] = t->procs[--t->n_procs];
+	t->procs[pt->at]->at = pt->at;
+	pt->proc->tables = NULL;
+	free(pt);
 }
 
 void stk_unwind_tables_free(struct stk_unwind_tables *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_procs; i++)
-		release_proc(&t->procs[i]);
+	while (t->n_procs)
+		drop_proc(t, t->procs[t->n_procs - 1]);
 	free(t->procs);
-	for (size_t i = 0; i < t->n_files; i++)
+	for (size_t i = 0; i < t->n_files; i++) {
+		t->files[i]->file->table = NULL;
 		free(t->files[i]);
+	}
 	free(t->files);
 	stk_range_alloc_release(&t->rows);
 	stk_range_alloc_release(&t->pages);
@@ -131,21 +148,13 @@ void stk_unwind_tables_free(struct stk_unwind_tables *t)
 	free(t);
 }
 
-static struct file_table *file_lookup(struct stk_unwind_tables *t, const void *file)
-{
-	for (size_t i = 0; i < t->n_files; i++)
-		if (t->files[i]->file == file)
-			return t->files[i];
-	return NULL;
-}
-
 /* Gives an unreferenced table's slots back, oldest first. false: none left to evict. */
 static bool evict_one(struct stk_unwind_tables *t)
 {
-	struct file_table *victim = NULL;
+	struct stk_file_table *victim = NULL;
 
 	for (size_t i = 0; i < t->n_files; i++) {
-		struct file_table *f = t->files[i];
+		struct stk_file_table *f = t->files[i];
 
 		if (f->state == FILE_PLACED && !f->refs && (!victim || f->last_use < victim->last_use))
 			victim = f;
@@ -173,7 +182,7 @@ static bool could_fit(const struct stk_unwind_tables *t, size_t n_rows, size_t n
 }
 
 /* Slots for a table of n_rows rows and n_pages pages, evicting unused tables as needed. 0, or -1. */
-static int place(struct stk_unwind_tables *t, struct file_table *f, size_t n_rows, size_t n_pages)
+static int place(struct stk_unwind_tables *t, struct stk_file_table *f, size_t n_rows, size_t n_pages)
 {
 	int64_t r, p;
 
@@ -219,7 +228,7 @@ static void note_built(struct stk_unwind_tables_stats *st, const char *name, con
 }
 
 /* f's table, built: placed and written into the maps, or FILE_NO_ROOM. */
-static void store(struct stk_unwind_tables *t, struct file_table *f, const char *name, const struct stk_cfi_table *tab)
+static void store(struct stk_unwind_tables *t, struct stk_file_table *f, const char *name, const struct stk_cfi_table *tab)
 {
 	f->base_vaddr = tab->base_vaddr;
 	if (place(t, f, tab->n_rows, tab->n_pages)) {
@@ -245,33 +254,34 @@ static void store(struct stk_unwind_tables *t, struct file_table *f, const char 
 	}
 }
 
-static void build_failed(struct stk_unwind_tables *t, struct file_table *f, const char *name, const char *why)
+static void build_failed(struct stk_unwind_tables *t, struct stk_file_table *f, const char *name, const char *why)
 {
 	t->stats.files_failed++;
 	note_failure(t, name, why);
 	f->state = FILE_NO_CFI;
 }
 
-/* m's file's table, built here and stored. */
-static void build(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
+/* m's file's table, built here (with the file's guard: none with a builder) and stored. */
+static void build(struct stk_unwind_tables *t, struct stk_file_table *f, const struct stk_mapping *m)
 {
+	const struct stk_cfi_guard *guard = t->submit ? NULL : stk_file_cfi_guard(m->file);
 	struct stk_cfi_table tab;
 	char why[160];
 
-	if (stk_cfi_table_build(m->elf, m->guard, &t->lim, &tab, why, sizeof(why))) {
+	if (stk_cfi_table_build(m->file->elf, guard, &t->lim, &tab, why, sizeof(why))) {
 		t->stats.build_ns += tab.stats.build_ns;
-		build_failed(t, f, m->name, why);
+		build_failed(t, f, m->path, why);
 		return;
 	}
 	t->stats.build_ns += tab.stats.build_ns;
-	store(t, f, m->name, &tab);
+	store(t, f, m->path, &tab);
 	stk_cfi_table_free(&tab);
 }
 
-void stk_unwind_tables_built(struct stk_unwind_tables *t, const void *file, const char *name,
+void stk_unwind_tables_built(struct stk_unwind_tables *t, struct stk_file *file, const char *name,
 			     const struct stk_cfi_table *tab, const char *why, int64_t build_ns)
 {
-	struct file_table *f = file_lookup(t, file);
+	struct stk_file_table *f = file->table;
 
 	if (!f || f->state != FILE_BUILDING)
 		return;
@@ -282,19 +292,19 @@ void stk_unwind_tables_built(struct stk_unwind_tables *t, const void *file, cons
 		build_failed(t, f, name, why ? why : "no table");
 }
 
-void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const void *file,
+void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const struct stk_file *file,
 				 void (*fn)(void *ctx, uint32_t tgid), void *ctx)
 {
 	uint32_t *users = NULL;
 	size_t n = 0;
 
-	/* gathered first: fn loads processes again, which changes the table */
+	/* gathered first: fn loads processes again, which changes the list */
 	if (t->n_procs && !(users = calloc(t->n_procs, sizeof(*users))))
 		return;
 	for (size_t i = 0; i < t->n_procs; i++)
-		for (size_t k = 0; k < t->procs[i].n_files; k++)
-			if (t->procs[i].files[k]->file == file) {
-				users[n++] = t->procs[i].tgid;
+		for (size_t k = 0; k < t->procs[i]->n_maps; k++)
+			if (t->procs[i]->loaded[k].file == file) {
+				users[n++] = (uint32_t)t->procs[i]->proc->pid;
 				break;
 			}
 	for (size_t i = 0; i < n; i++)
@@ -303,13 +313,15 @@ void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const void *
 }
 
 /* f's table wanted: built (or queued with the builder) unless there is one, or it could not have room. */
-static void want_table(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
+static void want_table(struct stk_unwind_tables *t, struct stk_file_table *f, const struct stk_mapping *m)
 {
+	struct stk_file *file = m->file;
+
 	if (f->state == FILE_NO_ROOM && !could_fit(t, f->want_rows, f->want_pages))
 		return;
 	if (f->state != FILE_NEW && f->state != FILE_NO_ROOM)
 		return;
-	if (t->submit && (m->fd >= 0 || m->image) && t->submit(t->submit_ctx, m) == 0) {
+	if (t->submit && (file->fd >= 0 || file->image) && t->submit(t->submit_ctx, file, m->path) == 0) {
 		f->state = FILE_BUILDING;
 		t->stats.files_queued++;
 		return;
@@ -317,10 +329,10 @@ static void want_table(struct stk_unwind_tables *t, struct file_table *f, const 
 	build(t, f, m);
 }
 
-/* The table of m's file, built on first sight (or after eviction); NULL when out of memory. */
-static struct file_table *table_for(struct stk_unwind_tables *t, const struct stk_unwind_source_map *m)
+/* The table of m's file (its part of the file's entry), built on first sight (or after eviction); NULL when out of memory. */
+static struct stk_file_table *table_for(struct stk_unwind_tables *t, const struct stk_mapping *m)
 {
-	struct file_table *f = file_lookup(t, m->file);
+	struct stk_file_table *f = m->file->table;
 
 	if (!f) {
 		if (stk_grow((void **)&t->files, &t->cap_files, t->n_files + 1, sizeof(*t->files)) ||
@@ -329,34 +341,19 @@ static struct file_table *table_for(struct stk_unwind_tables *t, const struct st
 		f->file = m->file;
 		f->state = FILE_NEW;
 		t->files[t->n_files++] = f;
+		m->file->table = f;
 	}
 	want_table(t, f, m);
 	f->last_use = ++t->clock;
 	return f;
 }
 
-static size_t proc_find(const struct stk_unwind_tables *t, uint32_t tgid, bool *found)
-{
-	size_t lo = 0, hi = t->n_procs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->procs[mid].tgid == tgid) {
-			*found = true;
-			return mid;
-		}
-		if (t->procs[mid].tgid < tgid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
-}
-
-/* The kernel's view of mapping m, whose file's table is f (NULL: anonymous code). */
-static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *m, const struct file_table *f)
+/*
+ * The kernel's view of mapping m, whose file's table is f (NULL: anonymous
+ * code, or a file without a kept ELF): the one place the BPF map's value is
+ * made.
+ */
+static struct stk_unwind_mapping mapping_of(const struct stk_mapping *m, const struct stk_file_table *f)
 {
 	struct stk_unwind_mapping um = { .start = m->start, .end = m->end, .flags = STK_MAP_NO_CFI };
 
@@ -365,7 +362,7 @@ static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *
 	if (!f || f->state == FILE_NO_CFI)
 		return um;
 	/* not placed (yet): n_rows stays 0, the walk hands the sample to the copy path */
-	if (stk_cfi_table_mapping_base(m->elf, f->base_vaddr, m->start, m->offset, &base))
+	if (stk_cfi_table_mapping_base(m->file->elf, f->base_vaddr, m->start, m->offset, &base))
 		return um;
 	um.base = base;
 	um.flags = 0;
@@ -379,7 +376,7 @@ static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *
 }
 
 /* Whether p may reload now: a token per STK_UNWIND_RELOAD_EVERY_NS, up to the burst. */
-static bool take_reload_token(struct proc_entry *p, int64_t now_ns)
+static bool take_reload_token(struct stk_proc_tables *p, int64_t now_ns)
 {
 	int64_t earned = (now_ns - p->tokens_at) / STK_UNWIND_RELOAD_EVERY_NS;
 
@@ -395,123 +392,136 @@ static bool take_reload_token(struct proc_entry *p, int64_t now_ns)
 	return true;
 }
 
-enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid,
-						   const struct stk_unwind_source_map *maps, size_t n, int64_t now_ns)
+/* p's mappings the walk can meet (at most STK_UNWIND_PROC_MAPS_MAX: *cut says more were left out); NULL when out of memory. */
+static struct stk_mapping *walkable_maps(const struct stk_process *p, size_t *n, bool *cut)
 {
-	struct stk_unwind_mapping *um = NULL;
-	struct file_table **files = NULL;
-	struct loaded_map *loaded = NULL;
-	struct stk_unwind_proc entry = { 0 };
-	size_t n_files = 0;
-	bool found, same, partial = false;
-	size_t at = proc_find(t, tgid, &found);
-	int64_t first;
+	struct stk_mapping *maps;
 
-	if (n > STK_UNWIND_PROC_MAPS_MAX) {
-		n = STK_UNWIND_PROC_MAPS_MAX;
-		partial = true;
+	*n = 0;
+	*cut = false;
+	for (size_t i = 0; i < p->n_maps; i++)
+		*n += walkable(&p->maps[i]);
+	if (*n > STK_UNWIND_PROC_MAPS_MAX) {
+		*n = STK_UNWIND_PROC_MAPS_MAX;
+		*cut = true;
 	}
+	if (!(maps = malloc((*n ? *n : 1) * sizeof(*maps))))
+		return NULL;
+	for (size_t i = 0, k = 0; i < p->n_maps && k < *n; i++)
+		if (walkable(&p->maps[i]))
+			maps[k++] = p->maps[i];
+	return maps;
+}
+
+/* A new part for p, its tokens full; NULL when out of memory. */
+static struct stk_proc_tables *new_proc(struct stk_unwind_tables *t, struct stk_process *p, int64_t now_ns)
+{
+	struct stk_proc_tables *pt;
+
+	if (stk_grow((void **)&t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs)) ||
+	    !(pt = calloc(1, sizeof(*pt))))
+		return NULL;
+	*pt = (struct stk_proc_tables){ .proc = p, .at = t->n_procs, .reload_tokens = STK_UNWIND_RELOAD_BURST,
+					.tokens_at = now_ns };
+	t->procs[t->n_procs++] = pt;
+	p->tables = pt;
+	return pt;
+}
+
+enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, struct stk_process *p,
+						   int64_t now_ns)
+{
+	struct stk_proc_tables *pt = p->tables;
+	struct stk_unwind_mapping *um = NULL;
+	struct stk_unwind_proc entry = { 0 };
+	struct stk_mapping *maps;
+	size_t n, held = 0;
+	bool same, partial;
+	int64_t first = -1;
+
+	if (!(maps = walkable_maps(p, &n, &partial)))
+		goto fail;
 	/* announced again with nothing changed (its first key after a load at start) */
-	same = found && same_maps(&t->procs[at], maps, n);
-	if (same && !t->procs[at].partial)
+	same = pt && same_maps(pt, maps, n);
+	if (same && !pt->partial) {
+		free(maps);
 		return STK_UNWIND_LOADED;
+	}
 	/* new mappings cost a token (its refresh_asked stays set meanwhile: the walk asks no more);
 	 * the same ones again only pick up the tables placed since */
-	if (found && !same && !take_reload_token(&t->procs[at], now_ns))
+	if (pt && !same && !take_reload_token(pt, now_ns)) {
+		free(maps);
 		return STK_UNWIND_LATER;
-	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files))) ||
-		  !(loaded = calloc(n, sizeof(*loaded)))))
+	}
+	if (n && !(um = calloc(n, sizeof(*um))))
 		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		struct file_table *f = NULL;
+	for (; held < n; held++) {
+		struct stk_file_table *f = NULL;
 
-		loaded[i] = (struct loaded_map){ maps[i].start, maps[i].end, maps[i].offset, maps[i].file };
-		if (maps[i].file && maps[i].elf && !(f = table_for(t, &maps[i])))
+		if (has_table(&maps[held]) && !(f = table_for(t, &maps[held])))
 			goto fail;
-		um[i] = mapping_of(&maps[i], f);
+		um[held] = mapping_of(&maps[held], f);
 		if (f && f->state != FILE_PLACED && f->state != FILE_NO_CFI)
 			partial = true;
-		if (f) {
+		if (f)
 			f->refs++;
-			files[n_files++] = f;
-		}
 	}
 	first = stk_range_alloc_take(&t->mappings, (uint32_t)n);
-	if (first < 0 || (n && t->ops->write_mappings(t->ctx, (uint32_t)first, um, n))) {
-		if (first >= 0)
-			stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
-		for (size_t i = 0; i < n_files; i++)
-			files[i]->refs--;
+	if (first < 0 || (n && t->ops->write_mappings(t->ctx, (uint32_t)first, um, n)))
 		goto fail;
-	}
 	entry.first_map = (uint32_t)first;
 	entry.n_maps = (uint32_t)n;
 	entry.flags = partial ? STK_PROC_PARTIAL : 0;
-	if (t->ops->write_proc(t->ctx, tgid, &entry)) {
-		stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
-		for (size_t i = 0; i < n_files; i++)
-			files[i]->refs--;
+	if (!pt && !(pt = new_proc(t, p, now_ns)))
+		goto fail;
+	if (t->ops->write_proc(t->ctx, (uint32_t)p->pid, &entry)) {
+		if (!pt->loaded) /* new: nothing of it was written before */
+			drop_proc(t, pt);
 		goto fail;
 	}
-	if (found) {
-		struct proc_entry *p = &t->procs[at];
-
+	if (pt->loaded) {
 		/* the walk now reads the new entry: the old slots are free */
-		stk_range_alloc_give(&t->mappings, p->first_map, p->n_maps);
-		release_proc(p);
+		stk_range_alloc_give(&t->mappings, pt->first_map, pt->n_maps);
+		unref(pt->loaded, pt->n_maps);
+		free(pt->loaded);
 		t->stats.reloads++;
 	} else {
-		if (stk_grow((void **)&t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs))) {
-			t->ops->delete_proc(t->ctx, tgid);
-			stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
-			for (size_t i = 0; i < n_files; i++)
-				files[i]->refs--;
-			goto fail;
-		}
-		memmove(&t->procs[at + 1], &t->procs[at], (t->n_procs - at) * sizeof(*t->procs));
-		t->procs[at] = (struct proc_entry){ .tgid = tgid, .reload_tokens = STK_UNWIND_RELOAD_BURST,
-						    .tokens_at = now_ns };
-		t->n_procs++;
 		t->stats.procs_loaded++;
 	}
-	t->procs[at].first_map = (uint32_t)first;
-	t->procs[at].n_maps = (uint32_t)n;
-	t->procs[at].files = files;
-	t->procs[at].n_files = n_files;
-	t->procs[at].loaded = loaded;
-	t->procs[at].partial = partial;
+	pt->first_map = (uint32_t)first;
+	pt->n_maps = (uint32_t)n;
+	pt->loaded = maps;
+	pt->partial = partial;
 	if (partial)
 		t->stats.procs_partial++;
 	free(um);
 	return partial ? STK_UNWIND_PARTIAL : STK_UNWIND_LOADED;
 fail:
+	if (first >= 0)
+		stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
+	if (maps)
+		unref(maps, held);
 	free(um);
-	free(files);
-	free(loaded);
+	free(maps);
 	t->stats.procs_failed++;
 	return STK_UNWIND_LOAD_FAILED;
 }
 
-void stk_unwind_tables_forget(struct stk_unwind_tables *t, uint32_t tgid)
+void stk_unwind_tables_forget(struct stk_unwind_tables *t, struct stk_process *p)
 {
-	bool found;
-	size_t at = proc_find(t, tgid, &found);
+	struct stk_proc_tables *pt = p->tables;
 
-	if (!found)
+	if (!pt)
 		return;
-	t->ops->delete_proc(t->ctx, tgid);
-	stk_range_alloc_give(&t->mappings, t->procs[at].first_map, t->procs[at].n_maps);
-	release_proc(&t->procs[at]);
-	memmove(&t->procs[at], &t->procs[at + 1], (t->n_procs - at - 1) * sizeof(*t->procs));
-	t->n_procs--;
+	t->ops->delete_proc(t->ctx, (uint32_t)p->pid);
+	stk_range_alloc_give(&t->mappings, pt->first_map, pt->n_maps);
+	drop_proc(t, pt);
 }
 
-bool stk_unwind_tables_has(const struct stk_unwind_tables *t, uint32_t tgid)
+bool stk_unwind_tables_has(const struct stk_unwind_tables *t, const struct stk_process *p)
 {
-	bool found;
-
-	proc_find(t, tgid, &found);
-	return found;
+	(void)t;
+	return p->tables != NULL;
 }
 
 void stk_unwind_tables_get_stats(const struct stk_unwind_tables *t, struct stk_unwind_tables_stats *st)
