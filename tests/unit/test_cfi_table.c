@@ -27,24 +27,7 @@
 #include "core/unwind/cfi_table.h"
 #include "core/unwind/unwind_tables.h"
 #include "fake_unwind_maps.h"
-
-/* build/tests/unit -> build/tests/fixtures/NAME */
-static int fixture(const char *name, char *out, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	if (!(slash = strrchr(exe, '/')))
-		return -1;
-	*slash = '\0';
-	if (snprintf(out, len, "%s/fixtures/%s", exe, name) >= (int)len)
-		return -1;
-	return access(out, R_OK);
-}
+#include "sym_fixture.h"
 
 struct open_elf {
 	int fd;
@@ -138,7 +121,7 @@ static void rows_of_a_fixture(struct test_ctx *t)
 	char path[PATH_MAX], why[160];
 	const struct stk_cfi_row *r;
 
-	if (fixture("sym_pie", path, sizeof(path)) || open_elf(path, &o)) {
+	if (fixture_path("sym_pie", path, sizeof(path)) || open_elf(path, &o)) {
 		CHECK(t, !"fixture sym_pie");
 		return;
 	}
