@@ -29,14 +29,12 @@
 #include "core/sym/debuginfod.h"
 #include "core/sym/dwarf_lines.h"
 
-static void index_init(struct sym_file_cache *c)
+void sym_file_cache_init(struct sym_file_cache *c)
 {
-	if (!c->by_inode.stride) {
-		c->by_inode = (struct stk_key_index){ .key_size = 2 * sizeof(uint64_t),
-						      .stride = sizeof(struct sym_inode_key) };
-		c->by_build_id = (struct stk_key_index){ .key_size = sizeof(c->build_ids->build_id),
-							 .stride = sizeof(struct sym_build_id_key) };
-	}
+	memset(c, 0, sizeof(*c));
+	c->by_inode = (struct stk_key_index){ .key_size = 2 * sizeof(uint64_t), .stride = sizeof(struct sym_inode_key) };
+	c->by_build_id = (struct stk_key_index){ .key_size = sizeof(c->build_ids->build_id),
+						 .stride = sizeof(struct sym_build_id_key) };
 }
 
 /* The entry of the file at (dev, ino) when that inode was opened before; *seen says whether it was. */
@@ -269,7 +267,6 @@ struct sym_file *sym_learn_file(struct stk_symbolizer *s, pid_t pid, const struc
 		close(fd);
 		return NULL;
 	}
-	index_init(c);
 	f = by_inode(c, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &seen);
 	if (seen) {
 		close(fd);

@@ -60,7 +60,7 @@ static inline struct sym_file *sym_file_of(struct stk_file *f)
 	return (struct sym_file *)f;
 }
 
-/* Keys of the file cache's indexes: an inode seen, a build ID parsed (zero-padded, compared whole). */
+/* The file cache's index entries (key first): an inode opened, a build ID parsed (zero-padded, compared whole). */
 struct sym_inode_key {
 	uint64_t dev, ino;
 	struct sym_file *file;
@@ -144,6 +144,7 @@ struct sym_file *sym_vdso_file(struct stk_symbolizer *s);
 void sym_fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f);
 /* path without a " (deleted)" suffix (*deleted says whether it had one). */
 void sym_strip_deleted(const char *path, char *out, size_t len, int *deleted);
+void sym_file_cache_init(struct sym_file_cache *c);
 void sym_file_cache_free(struct sym_file_cache *c);
 
 /* sym_frame_cache.c: frames made before, by (pid, generation, address); kernel frames pid 0, generation 0. */

@@ -57,6 +57,7 @@ struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts
 		return NULL;
 	}
 	s->opts.kallsyms_path = s->kallsyms_path;
+	sym_file_cache_init(&s->files);
 	elf_version(EV_CURRENT);
 	return s;
 }
