@@ -37,29 +37,11 @@ struct stk_kernel_unwind {
 	size_t n_later, cap_later;
 	int timer_fd;
 	bool over; /* the capture ended: nothing more is built */
-	/* a process's mappings, gathered for one load */
-	struct stk_unwind_source_map *maps;
-	size_t n_maps, cap_maps;
-	bool oom;
 };
 
 int stk_kernel_unwind_prepare(struct stk_bpf *skel, const struct stk_unwind_sizes *sizes)
 {
 	return stk_unwind_maps_size(skel, sizes);
-}
-
-static void gather(void *ctx, const struct stk_exec_mapping *m)
-{
-	struct stk_kernel_unwind *u = ctx;
-
-	if (stk_grow((void **)&u->maps, &u->cap_maps, u->n_maps + 1, sizeof(*u->maps))) {
-		u->oom = true;
-		return;
-	}
-	u->maps[u->n_maps++] = (struct stk_unwind_source_map){
-		.start = m->start, .end = m->end, .offset = m->offset, .file = m->file, .elf = m->elf,
-		.guard = m->cfi_guard, .name = m->path, .fd = m->fd, .image = m->image, .image_size = m->image_size,
-	};
 }
 
 static int64_t monotonic_ns(void)
@@ -85,16 +67,28 @@ static void load_later(struct stk_kernel_unwind *u, pid_t pid)
 		timerfd_settime(u->timer_fd, 0, &in, NULL);
 }
 
-/* Loads pid's tables: the files' built here (no builder: the start), or queued with the builder. */
+/*
+ * Loads pid's tables from its entry in the process table: the files' built
+ * here (no builder: the start), or queued with the builder.
+ */
 static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 {
-	u->n_maps = 0;
-	u->oom = false;
-	if (stk_symbolizer_each_exec_mapping(u->sym, pid, !u->builder, gather, u) || u->oom)
+	struct stk_process *p = stk_symbolizer_process(u->sym, pid);
+
+	if (!p)
 		return; /* gone already: its samples keep taking the copy path */
-	if (stk_unwind_tables_load(u->tables, (uint32_t)pid, u->maps, u->n_maps, monotonic_ns()) == STK_UNWIND_LATER)
+	if (stk_unwind_tables_load(u->tables, p, monotonic_ns()) == STK_UNWIND_LATER)
 		load_later(u, pid);
 	u->loads++;
+}
+
+/* pid exited or exec'd: its part of the tables given back. */
+static void forget(struct stk_kernel_unwind *u, uint32_t pid)
+{
+	struct stk_process *p = stk_symbolizer_find_process(u->sym, (pid_t)pid);
+
+	if (p)
+		stk_unwind_tables_forget(u->tables, p);
 }
 
 void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
@@ -103,11 +97,11 @@ void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
 		load_now(u, pid);
 }
 
-static int submit(void *ctx, const struct stk_unwind_source_map *m)
+static int submit(void *ctx, struct stk_file *file, const char *name)
 {
 	struct stk_kernel_unwind *u = ctx;
 
-	return stk_table_builder_submit(u->builder, m->file, m->name, m->fd, m->image, m->image_size);
+	return stk_table_builder_submit(u->builder, file, name, file->fd, file->image, file->image_size);
 }
 
 /* The processes to load again after a turn's tables were placed. */
@@ -196,12 +190,12 @@ static void on_request(void *ctx, int cpu, void *data, __u32 size)
 			break;
 		stk_symbolizer_refresh_process(u->sym, (pid_t)req.tgid);
 		if (req.kind == STK_UNWIND_REQ_EXEC)
-			stk_unwind_tables_forget(u->tables, req.tgid);
+			forget(u, req.tgid);
 		load_now(u, (pid_t)req.tgid);
 		u->refreshes++;
 		break;
 	case STK_UNWIND_REQ_EXIT:
-		stk_unwind_tables_forget(u->tables, req.tgid);
+		forget(u, req.tgid);
 		stk_symbolizer_process_exited(u->sym, (pid_t)req.tgid);
 		u->exits++;
 		break;
@@ -368,6 +362,5 @@ void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
 		close(u->timer_fd);
 	stk_table_builder_free(u->builder);
 	free(u->later);
-	free(u->maps);
 	free(u);
 }

@@ -26,7 +26,9 @@ int stk_kernel_unwind_prepare(struct stk_bpf *skel, const struct stk_unwind_size
 
 /*
  * After load: the tables over skel's maps, the exec and exit hooks
- * attached, and pids loaded now. NULL after printing a one-line error.
+ * attached, and pids loaded now. The processes and files come from sym's
+ * process table and file cache, which keep the tables' part of each entry:
+ * sym outlives the result. NULL after printing a one-line error.
  */
 struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk_bpf *skel,
 						  struct stk_symbolizer *sym, const uint32_t *pids, size_t n_pids,
@@ -36,7 +38,7 @@ void stk_kernel_unwind_set_stop(struct stk_kernel_unwind *u, bool (*stop)(void *
 /* Reads the hooks' and the walk's requests from loop. 0, or -1 after printing an error. */
 int stk_kernel_unwind_watch(const char *applet, struct stk_kernel_unwind *u, struct stk_run_loop *loop);
 /*
- * pid's tables loaded (or reloaded) from the symbolizer's view of it (an
+ * pid's tables loaded (or reloaded) from its entry in the process table (an
  * announcement): files without a table go to the builder's thread
  * (core/unwind/table_builder.h), so a large file's table never holds up the
  * loop; the process is loaded again as each arrives.

@@ -6,6 +6,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/*
+ * One line of /proc/PID/maps as the kernel prints it (permissions, device,
+ * inode, the path's text): what is read, not what is kept. The process
+ * table turns the executable ones into struct stk_mapping
+ * (core/unwind/mapping.h), the one mapping type its readers share.
+ */
 struct stk_map_entry {
 	uint64_t start, end, offset;
 	uint64_t inode;

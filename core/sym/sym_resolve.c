@@ -34,7 +34,7 @@ static const char *display_name(struct stk_symbolizer *s, struct stk_elf_file *f
  * "module+0xSTART" (an ELF address, the same in every run and process), so
  * distinct unnamed functions stay distinct.
  */
-static void name_from_cfi(struct sym_file *f, const struct sym_map *m, uint64_t vaddr, struct stk_frame *frame)
+static void name_from_cfi(struct sym_file *f, const struct stk_mapping *m, uint64_t vaddr, struct stk_frame *frame)
 {
 	long i = stk_cfi_ranges_lookup(&f->elf.cfi, vaddr);
 	char path[4096], *name;
@@ -87,11 +87,11 @@ static void open_dwarf(struct stk_symbolizer *s, struct sym_file *f, const char 
 
 void stk_symbolizer_open_debug(struct stk_symbolizer *s, pid_t pid)
 {
-	struct sym_proc *p = sym_get_proc(s, pid);
+	struct stk_process *p = stk_symbolizer_process(s, pid);
 
-	for (size_t i = 0; p && !p->err && i < p->n_maps && !sym_stopped(s); i++)
+	for (size_t i = 0; p && i < p->n_maps && !sym_stopped(s); i++)
 		if (p->maps[i].file && !p->maps[i].gone)
-			open_dwarf(s, p->maps[i].file, p->maps[i].path);
+			open_dwarf(s, sym_file_of(p->maps[i].file), p->maps[i].path);
 }
 
 static void add_source_lines(struct stk_symbolizer *s, struct sym_file *f, uint64_t vaddr, bool return_address,
@@ -122,7 +122,7 @@ static void add_source_lines(struct stk_symbolizer *s, struct sym_file *f, uint6
 	frame->line = info.line;
 }
 
-static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const struct sym_map *m,
+static void resolve_in_file(struct stk_symbolizer *s, struct sym_file *f, const struct stk_mapping *m,
 			    uint64_t addr, bool return_address, struct stk_frame *frame)
 {
 	uint64_t vaddr;
@@ -150,12 +150,12 @@ void sym_resolve_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool r
 			   struct stk_frame *frame)
 {
 	struct sym_proc *p;
-	const struct sym_map *m;
+	const struct stk_mapping *m;
 	const char *name;
 	uint64_t off;
 
 	p = sym_get_proc(s, pid);
-	if (p && !p->err && sym_frame_cached(s, pid, p->generation, addr, return_address, frame))
+	if (p && !p->err && sym_frame_cached(s, pid, p->proc.generation, addr, return_address, frame))
 		return;
 	memset(frame, 0, sizeof(*frame));
 	frame->address = addr;
@@ -170,13 +170,11 @@ void sym_resolve_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool r
 	frame->map_offset = m->offset;
 	frame->main_exe = m->exe;
 	switch (m->kind) {
-	case MAP_FILE:
-		resolve_in_file(s, m->file, m, addr, return_address, frame);
+	case STK_MAPPING_FILE:
+	case STK_MAPPING_VDSO:
+		resolve_in_file(s, sym_file_of(m->file), m, addr, return_address, frame);
 		break;
-	case MAP_VDSO:
-		resolve_in_file(s, sym_vdso_file(s), m, addr, return_address, frame);
-		break;
-	case MAP_ANON:
+	case STK_MAPPING_ANON:
 		frame->module = "[anon]";
 		if (sym_proc_perf_name(s, p, addr, &name, &off))
 			return;
@@ -184,8 +182,8 @@ void sym_resolve_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool r
 		frame->symbol = name;
 		frame->symbol_offset = off;
 		return; /* a JIT may put other code there: not kept */
-	case MAP_SPECIAL:
+	case STK_MAPPING_SPECIAL:
 		break;
 	}
-	sym_frame_keep(s, pid, p->generation, addr, return_address, frame);
+	sym_frame_keep(s, pid, p->proc.generation, addr, return_address, frame);
 }

@@ -57,6 +57,7 @@ struct stk_symbolizer *stk_symbolizer_new(const struct stk_symbolizer_opts *opts
 		return NULL;
 	}
 	s->opts.kallsyms_path = s->kallsyms_path;
+	sym_file_cache_init(&s->files);
 	elf_version(EV_CURRENT);
 	return s;
 }
@@ -65,15 +66,9 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_procs; i++)
-		sym_proc_free(s, s->procs[i]);
-	free(s->procs);
+	sym_proc_table_free(&s->procs);
 	stk_string_pool_free(s->strings);
-	for (size_t i = 0; i < s->n_files; i++)
-		sym_file_free(s->files[i]);
-	free(s->files);
-	free(s->keys);
-	sym_file_free(s->vdso);
+	sym_file_cache_free(&s->files);
 	sym_frame_cache_free(s);
 	stk_debuginfod_free(s->debuginfod);
 	stk_kallsyms_free(s->ksyms);
@@ -81,85 +76,11 @@ void stk_symbolizer_free(struct stk_symbolizer *s)
 	free(s);
 }
 
-int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx)
-{
-	struct sym_proc *p = sym_get_proc(s, pid);
-
-	if (!p || p->err)
-		return -1;
-	for (size_t i = 0; i < p->n_maps; i++) {
-		const struct sym_map *m = &p->maps[i];
-		struct stk_user_module um = { m->start, m->end, m->offset, m->path, NULL, NULL };
-
-		if (m->kind != MAP_FILE || m->gone || !m->file || !m->file->unwind_elf)
-			continue;
-		um.elf = m->file->unwind_elf;
-		um.cfi_guard = sym_cfi_guard_of(m->file);
-		fn(ctx, &um);
-	}
-	return 0;
-}
-
-int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, bool with_guard, stk_exec_mapping_fn fn,
-				     void *ctx)
-{
-	struct sym_proc *p = sym_get_proc(s, pid);
-
-	if (!p || p->err)
-		return -1;
-	for (size_t i = 0; i < p->n_maps; i++) {
-		const struct sym_map *m = &p->maps[i];
-		struct stk_exec_mapping em = { .start = m->start, .end = m->end, .offset = m->offset, .path = m->path,
-					       .fd = -1 };
-		struct sym_file *f = m->kind == MAP_FILE ? m->file : m->kind == MAP_VDSO ? sym_vdso_file(s) : NULL;
-
-		if (m->kind == MAP_SPECIAL || m->gone)
-			continue;
-		if (f) {
-			em.file = f;
-			em.elf = f->unwind_elf;
-			em.cfi_guard = f->unwind_elf && with_guard ? sym_cfi_guard_of(f) : NULL;
-			em.fd = f->unwind_elf && !f->vdso_image ? f->unwind_fd : -1;
-			em.image = f->vdso_image;
-			em.image_size = f->vdso_size;
-		}
-		fn(ctx, &em);
-	}
-	return 0;
-}
-
 /* ---- the copy unwinder's view of the process table ---- */
 
-static int unwind_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx);
-
-struct module_relay {
-	stk_unwind_module_fn fn;
-	void *ctx;
-};
-
-static void relay_module(void *ctx, const struct stk_user_module *m)
+static struct stk_process *unwind_process(void *table, pid_t pid)
 {
-	const struct module_relay *r = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
-
-	r->fn(r->ctx, &um);
-}
-
-static int unwind_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	struct module_relay r = { fn, ctx };
-
-	return stk_symbolizer_each_module(table, pid, relay_module, &r);
-}
-
-static void **unwind_slot(void *table, pid_t pid, uint64_t *generation)
-{
-	struct sym_proc *p = sym_get_proc(table, pid);
-
-	if (!p || p->err)
-		return NULL;
-	*generation = p->generation;
-	return &p->unwinder;
+	return stk_symbolizer_process(table, pid);
 }
 
 /*
@@ -175,15 +96,13 @@ static bool unwind_reread(void *table, pid_t pid)
 	/* an exited process's pid may be another's by now: its mappings stay as they were */
 	if (!p || p->exited || sym_monotonic_ns() - p->read_ns < 50000000LL)
 		return false;
-	generation = p->generation;
-	return stk_symbolizer_refresh_process(s, pid) == 0 && p->generation != generation;
+	generation = p->proc.generation;
+	return stk_symbolizer_refresh_process(s, pid) == 0 && p->proc.generation != generation;
 }
 
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s)
 {
-	s->unwinder_free = stk_unwinder_slot_free;
-	return (struct stk_unwind_source){ .table = s, .modules = unwind_modules, .slot = unwind_slot,
-					   .reread = unwind_reread };
+	return (struct stk_unwind_source){ .table = s, .process = unwind_process, .reread = unwind_reread };
 }
 
 void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)

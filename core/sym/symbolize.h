@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "core/stack/stack.h"
+#include "core/unwind/mapping.h"
 #include "core/unwind/unwind_dwarf.h"
 
 enum stk_demangle {
@@ -30,7 +31,7 @@ struct stk_symbolizer_opts {
 	enum stk_demangle demangle;
 	const char *kallsyms_path; /* NULL: /proc/kallsyms (tests pass a fixture) */
 	bool skip_map_files;       /* open files via /proc/PID/root only (tests the non-root path) */
-	bool keep_elf;             /* keep each file's ELF (in memory) for stk_symbolizer_each_module() */
+	bool keep_elf;             /* keep each file's ELF for the unwinders (struct stk_file's elf) */
 	bool debuginfod;           /* fetch missing debug files from $DEBUGINFOD_URLS (after the capture) */
 	bool verbose;              /* debuginfod: say where each debug file came from */
 	bool no_inline;            /* no inlined frames from DWARF (source lines stay) */
@@ -97,55 +98,22 @@ struct stk_frame *stk_symbolize_ips(struct stk_symbolizer *sym, const uint64_t *
  */
 int stk_symbolizer_kernel_status(struct stk_symbolizer *s, char *why, size_t len);
 
-struct stk_cfi_guard;
 /*
- * One executable file mapping of a process, with its file's ELF and the
- * guard of its CFI (core/unwind/cfi_guard.h: scanned once per file, when a
- * module of it is first handed out), both owned by the symbolizer.
+ * The process table (core/unwind/mapping.h), which the copy unwinder and
+ * the kernel unwinder's tables read too: pid's entry, learned on first
+ * sight, or NULL when its mappings could not be read (it exited before it
+ * was first seen). Entries live as long as the symbolizer; their mappings
+ * change when the process is read again (refresh_process, a miss).
  */
-struct stk_user_module {
-	uint64_t start, end, offset;
-	const char *path;
-	struct Elf *elf;
-	const struct stk_cfi_guard *cfi_guard;
-};
-typedef void (*stk_user_module_fn)(void *ctx, const struct stk_user_module *m);
-/*
- * Calls fn for every executable file mapping of pid whose ELF was kept
- * (opts.keep_elf), learning pid when unknown. 0, or -1 when pid's mappings
- * could not be read.
- */
-int stk_symbolizer_each_module(struct stk_symbolizer *s, pid_t pid, stk_user_module_fn fn, void *ctx);
-
-/*
- * Every executable mapping of pid, for the kernel unwinder's tables: file
- * mappings (elf the file's, when kept), the vDSO (stk's own image: the
- * kernel maps the same one into every process) and anonymous code (JITs;
- * elf and file NULL). file identifies the file: the same pointer for every
- * mapping of it, in any process. with_guard: cfi_guard set too (the file's
- * CFI scanned now, once per file). Learns pid when unknown. 0, or -1 when
- * pid's mappings could not be read.
- */
-struct stk_exec_mapping {
-	uint64_t start, end, offset;
-	const char *path;
-	struct Elf *elf;
-	const void *file;
-	const struct stk_cfi_guard *cfi_guard; /* with elf and with_guard: what of its CFI libdw may run */
-	/* with elf: where another reader reads the file from (fd >= 0), or its image (the vDSO's copy) */
-	int fd;
-	const void *image;
-	size_t image_size;
-};
-typedef void (*stk_exec_mapping_fn)(void *ctx, const struct stk_exec_mapping *m);
-int stk_symbolizer_each_exec_mapping(struct stk_symbolizer *s, pid_t pid, bool with_guard, stk_exec_mapping_fn fn,
-				     void *ctx);
+struct stk_process *stk_symbolizer_process(struct stk_symbolizer *s, pid_t pid);
+/* pid's entry when it is in the table (never learned here), else NULL. */
+struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t pid);
 
 /*
  * The process table as the copy unwinder's source (core/unwind/unwind_dwarf.h):
- * modules from each_module, the unwinder's per-process state in the
- * process's own entry (freed with it), mappings reread at most once per
- * 50 ms when a pc falls outside them. One unwinder per symbolizer.
+ * the unwinder's per-process state in the process's own entry (freed with
+ * it, or when the process exits), mappings reread at most once per 50 ms
+ * when a pc falls outside them. One unwinder per symbolizer.
  */
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s);
 

@@ -17,7 +17,7 @@
 #include "core/unwind/cfi_guard.h"
 
 struct job {
-	const void *file;
+	struct stk_file *file;
 	char name[96];
 	int fd;      /* owned; -1: image */
 	void *image; /* owned copy */
@@ -160,7 +160,7 @@ struct stk_table_builder *stk_table_builder_new(const struct stk_cfi_table_limit
 	return b;
 }
 
-int stk_table_builder_submit(struct stk_table_builder *b, const void *file, const char *name, int fd,
+int stk_table_builder_submit(struct stk_table_builder *b, struct stk_file *file, const char *name, int fd,
 			     const void *image, size_t size)
 {
 	struct job j = { .file = file, .fd = -1 };

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "core/unwind/cfi_table.h"
+#include "core/unwind/mapping.h"
 
 struct stk_table_builder;
 
@@ -26,7 +27,7 @@ struct stk_table_builder;
 
 /* A finished job. */
 struct stk_table_built {
-	const void *file;          /* the job's identity, as submitted */
+	struct stk_file *file;     /* the job's file, as submitted (a name for the result: never read by the thread) */
 	char name[96];             /* for -v */
 	bool ok;                   /* false: no table (why says so) */
 	struct stk_cfi_table table; /* ok: the caller frees it (stk_cfi_table_free) */
@@ -39,7 +40,7 @@ struct stk_table_builder *stk_table_builder_new(const struct stk_cfi_table_limit
  * Queues file's table: read through a descriptor of its own (a dup of fd),
  * or, when fd < 0, from a copy of image (size bytes: a vDSO). 0, or -1 (errno).
  */
-int stk_table_builder_submit(struct stk_table_builder *b, const void *file, const char *name, int fd,
+int stk_table_builder_submit(struct stk_table_builder *b, struct stk_file *file, const char *name, int fd,
 			     const void *image, size_t size);
 /* Readable (an eventfd) while finished jobs wait to be taken. */
 int stk_table_builder_fd(const struct stk_table_builder *b);

@@ -39,8 +39,8 @@ struct module_ref {
 	const struct stk_cfi_guard *guard;
 };
 
-/* A process's session, kept in its slot of the process table. */
-struct proc_dwfl {
+/* A process's session, kept in its entry of the process table (struct stk_process's unwinder). */
+struct stk_unwinder_proc {
 	pid_t pid;
 	uint64_t generation; /* of the mappings it was made from */
 	const struct stk_unwinder *owner; /* libdwfl calls back into its unwinder: another one makes its own */
@@ -183,7 +183,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 struct report_ctx {
 	Dwfl *dwfl;
-	struct proc_dwfl *p;
+	struct stk_unwinder_proc *p;
 	Elf *first;
 	unsigned reported;
 };
@@ -193,10 +193,10 @@ struct report_ctx {
  * the mapping's end, so libdwfl's load bias (low address - first PT_LOAD's
  * aligned vaddr) equals the real one: mapping start - vaddr of its offset.
  */
-static void report_module(void *ctx, const struct stk_unwind_module *m)
+static void report_module(struct report_ctx *rc, const struct stk_mapping *m, Elf *elf,
+			  const struct stk_cfi_guard *guard)
 {
-	struct report_ctx *rc = ctx;
-	struct proc_dwfl *p = rc->p;
+	struct stk_unwinder_proc *p = rc->p;
 	struct module_ref *ref;
 	uint64_t bias = 0, first_vaddr = 0;
 	int have_bias = 0, have_first = 0;
@@ -205,12 +205,12 @@ static void report_module(void *ctx, const struct stk_unwind_module *m)
 	Dwfl_Module *mod;
 	void **userdata;
 
-	if (!m->elf || !gelf_getehdr(m->elf, &eh) || elf_getphdrnum(m->elf, &phnum))
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum))
 		return;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		if (!have_first) {
 			first_vaddr = ph.p_align ? ph.p_vaddr & -ph.p_align : ph.p_vaddr;
@@ -230,19 +230,19 @@ static void report_module(void *ctx, const struct stk_unwind_module *m)
 	if (stk_grow((void **)&p->refs, &p->cap_refs, p->n_refs + 1, sizeof(*p->refs)) ||
 	    !(ref = malloc(sizeof(*ref))))
 		return;
-	*ref = (struct module_ref){ m->elf, m->cfi_guard };
+	*ref = (struct module_ref){ elf, guard };
 	p->refs[p->n_refs++] = ref;
-	mod = dwfl_report_module(rc->dwfl, m->name, first_vaddr + bias, m->end);
+	mod = dwfl_report_module(rc->dwfl, m->path, first_vaddr + bias, m->end);
 	if (!mod)
 		return; /* overlaps a module already reported (a second mapping of the same file) */
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = ref;
 	if (!rc->first)
-		rc->first = m->elf;
+		rc->first = elf;
 	rc->reported++;
 }
 
-static void free_refs(struct proc_dwfl *p)
+static void free_refs(struct stk_unwinder_proc *p)
 {
 	for (size_t i = 0; i < p->n_refs; i++)
 		free(p->refs[i]);
@@ -251,7 +251,18 @@ static void free_refs(struct proc_dwfl *p)
 	p->n_refs = p->cap_refs = 0;
 }
 
-static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
+/* Each of proc's file mappings with a kept ELF, gone ones aside, reported as a module. */
+static void report_modules(struct report_ctx *rc, const struct stk_process *proc)
+{
+	for (size_t i = 0; i < proc->n_maps; i++) {
+		const struct stk_mapping *m = &proc->maps[i];
+
+		if (m->kind == STK_MAPPING_FILE && !m->gone && m->file && m->file->elf)
+			report_module(rc, m, m->file->elf, stk_file_cfi_guard(m->file));
+	}
+}
+
+static void open_session(struct stk_unwinder *u, struct stk_unwinder_proc *p, const struct stk_process *proc)
 {
 	struct report_ctx rc = { .p = p };
 
@@ -261,10 +272,7 @@ static void open_session(struct stk_unwinder *u, struct proc_dwfl *p)
 		return;
 	}
 	dwfl_report_begin(rc.dwfl);
-	if (u->src.modules(u->src.table, p->pid, report_module, &rc)) {
-		p->why = "the process's mappings are unknown (it exited before it was first seen)";
-		goto fail;
-	}
+	report_modules(&rc, proc);
 	dwfl_report_end(rc.dwfl, NULL, NULL);
 	if (!rc.reported) {
 		p->why = "no executable file mappings with readable ELF files";
@@ -283,10 +291,8 @@ fail:
 	free_refs(p);
 }
 
-void stk_unwinder_slot_free(void *state)
+void stk_unwinder_slot_free(struct stk_unwinder_proc *p)
 {
-	struct proc_dwfl *p = state;
-
 	if (!p)
 		return;
 	if (p->dwfl)
@@ -295,26 +301,25 @@ void stk_unwinder_slot_free(void *state)
 	free(p);
 }
 
-/* pid's session from its slot, made again when its mappings changed since; NULL when pid is unknown. */
-static struct proc_dwfl *get_proc(struct stk_unwinder *u, pid_t pid)
+/* pid's session from its entry, made again when its mappings changed since; NULL when pid is unknown. */
+static struct stk_unwinder_proc *get_proc(struct stk_unwinder *u, pid_t pid)
 {
-	uint64_t generation;
-	void **slot = u->src.slot(u->src.table, pid, &generation);
-	struct proc_dwfl *p;
+	struct stk_process *proc = u->src.process(u->src.table, pid);
+	struct stk_unwinder_proc *p;
 
-	if (!slot)
+	if (!proc)
 		return NULL;
-	p = *slot;
-	if (p && p->generation == generation && p->owner == u)
+	p = proc->unwinder;
+	if (p && p->generation == proc->generation && p->owner == u)
 		return p;
 	stk_unwinder_slot_free(p);
-	*slot = p = calloc(1, sizeof(*p));
+	proc->unwinder = p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	p->generation = generation;
+	p->generation = proc->generation;
 	p->owner = u;
-	open_session(u, p);
+	open_session(u, p, proc);
 	return p;
 }
 
@@ -525,12 +530,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 /* Whether pc lies in none of p's modules (or p has none to unwind with). */
-static bool outside_modules(const struct proc_dwfl *p, uint64_t pc)
+static bool outside_modules(const struct stk_unwinder_proc *p, uint64_t pc)
 {
 	return !p || !p->dwfl || !dwfl_addrmodule(p->dwfl, pc);
 }
 
-static void walk(struct stk_unwinder *u, struct proc_dwfl *p, const struct stk_unwind_input *in,
+static void walk(struct stk_unwinder *u, struct stk_unwinder_proc *p, const struct stk_unwind_input *in,
 		 struct stk_unwind_result *r)
 {
 	int ret;
@@ -556,7 +561,7 @@ static void walk(struct stk_unwinder *u, struct proc_dwfl *p, const struct stk_u
 
 void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struct stk_unwind_result *r)
 {
-	struct proc_dwfl *p;
+	struct stk_unwinder_proc *p;
 
 	r->n = 0;
 	if (!in->regs || !in->n_regs) {

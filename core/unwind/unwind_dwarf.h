@@ -5,9 +5,9 @@
  * and their modules come from the caller's process table (struct
  * stk_unwind_source: the symbolizer's in stk, learned when a process was
  * first seen, so processes that exited still unwind), which also keeps the
- * unwinder's libdwfl session for each process: one table of processes, not
- * two. A session lives as long as the mappings it was made from (their
- * generation): CFI is parsed once per mapping set.
+ * unwinder's libdwfl session in each process's entry: one table of
+ * processes, not two. A session lives as long as the mappings it was made
+ * from (their generation): CFI is parsed once per mapping set.
  * libdw runs no CFI the module's guard refuses (core/unwind/cfi_guard.h: a
  * user's program could make one lookup cost minutes and gigabytes), and a
  * sample's unwinding stops after STK_UNWIND_MAX_SAMPLE_MS of CPU; either
@@ -21,8 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct Elf;
-struct stk_cfi_guard;
+#include "core/unwind/mapping.h"
 
 /*
  * CPU time one sample's unwinding may take (its process's first sample also
@@ -32,35 +31,20 @@ struct stk_cfi_guard;
 #define STK_UNWIND_MAX_SAMPLE_MS 10
 
 /*
- * One executable file mapping of a process. elf and cfi_guard stay owned by
- * the source (one guard per file, shared by its processes); a module without
- * a guard has none of its CFI run.
+ * The process table the unwinder works from (core/unwind/mapping.h). A
+ * process's modules are its file mappings with a kept ELF, gone ones
+ * aside; each file's CFI guard is scanned when a module of it is first
+ * reported (stk_file_cfi_guard).
  */
-struct stk_unwind_module {
-	uint64_t start, end, offset; /* the mapping, as /proc/PID/maps shows it */
-	const char *name;
-	struct Elf *elf;
-	const struct stk_cfi_guard *cfi_guard; /* stk_cfi_guard_scan of elf */
-};
-typedef void (*stk_unwind_module_fn)(void *ctx, const struct stk_unwind_module *m);
-
-/* The process table the unwinder works from. */
 struct stk_unwind_source {
 	void *table;
-	/* Calls fn for each of pid's executable file mappings. 0, or -1 when pid is unknown. */
-	int (*modules)(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx);
-	/*
-	 * pid's slot for the unwinder's state (freed by the table with
-	 * stk_unwinder_slot_free when the process or the table goes), and the
-	 * generation of its mappings: bumped whenever they are read again and differ.
-	 * NULL when pid is unknown and cannot be learned.
-	 */
-	void **(*slot)(void *table, pid_t pid, uint64_t *generation);
+	/* pid's entry, learned on first sight; NULL when pid is unknown and cannot be learned. */
+	struct stk_process *(*process)(void *table, pid_t pid);
 	/* Reads pid's mappings again (a pc fell outside them); false when it did not (too soon, gone) or they are the same. */
 	bool (*reread)(void *table, pid_t pid);
 };
-/* What frees the unwinder's state in a slot: the table calls it. */
-void stk_unwinder_slot_free(void *state);
+/* What frees the unwinder's state in a process's slot (struct stk_process's unwinder): the table calls it. */
+void stk_unwinder_slot_free(struct stk_unwinder_proc *state);
 
 /* How a frame was found. */
 enum stk_unwind_how {

@@ -1,65 +1,14 @@
-/* Files' CFI tables and processes' mappings, placed in the kernel's maps: see unwind_tables.h. */
-#include "core/unwind/unwind_tables.h"
+/*
+ * Each process's mappings in the kernel's maps (see unwind_tables.h), kept
+ * in its process-table entry: loaded, reloaded on a budget, forgotten; and
+ * the tables' lifecycle. Files' tables: file_tables.c.
+ */
+#include "core/unwind/unwind_tables_state.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/grow.h"
-#include "core/unwind/range_alloc.h"
-
-
-enum file_state {
-	FILE_NEW,      /* no table yet (or evicted): built when a process maps it */
-	FILE_BUILDING, /* with the builder */
-	FILE_PLACED,   /* its rows and pages are in the maps */
-	FILE_NO_CFI,   /* no table (no CFI, too large, unreadable): frame-pointer steps */
-	FILE_NO_ROOM,  /* a table of want_rows rows, with no room for it when it was built */
-};
-
-struct file_table {
-	const void *file;
-	enum file_state state;
-	uint64_t base_vaddr;
-	uint32_t first_row, n_rows, first_page, n_pages; /* n_pages + 1 page entries */
-	size_t want_rows, want_pages;                    /* FILE_NO_ROOM: what it needs */
-	unsigned refs;     /* loaded processes mapping it */
-	uint64_t last_use; /* for eviction, oldest first */
-};
-
-/* What a load was made from: an identical list needs no new load. */
-struct loaded_map {
-	uint64_t start, end, offset;
-	const void *file;
-};
-
-struct proc_entry {
-	uint32_t tgid;
-	uint32_t first_map, n_maps;
-	unsigned reload_tokens;   /* reloads it may make now (a process remapping code all the time waits) */
-	int64_t tokens_at;        /* when the last token was added */
-	struct file_table **files; /* the tables it holds a reference on */
-	size_t n_files;
-	struct loaded_map *loaded; /* n_maps of them */
-	bool partial;
-};
-
-struct stk_unwind_tables {
-	const struct stk_unwind_maps_ops *ops;
-	void *ctx;
-	struct stk_unwind_capacity cap;
-	struct stk_cfi_table_limits lim;
-	stk_unwind_submit_fn submit; /* NULL: tables are built where a load needs them */
-	void *submit_ctx;
-	struct stk_range_alloc rows, pages, mappings;
-	struct file_table **files;
-	size_t n_files, cap_files;
-	struct proc_entry *procs; /* sorted by tgid */
-	size_t n_procs, cap_procs;
-	uint64_t clock;
-	struct stk_unwind_tables_stats stats;
-};
 
 struct stk_unwind_tables *stk_unwind_tables_new(const struct stk_unwind_maps_ops *ops, void *ctx,
 						const struct stk_unwind_capacity *cap,
@@ -92,209 +41,76 @@ void stk_unwind_tables_set_builder(struct stk_unwind_tables *t, stk_unwind_submi
 	t->submit_ctx = ctx;
 }
 
-static void release_proc(struct proc_entry *p)
+/* Whether a mapping goes into the kernel's list: what the walk can meet now. */
+static bool walkable(const struct stk_mapping *m)
 {
-	for (size_t i = 0; i < p->n_files; i++)
-		p->files[i]->refs--;
-	free(p->files);
-	free(p->loaded);
-	p->files = NULL;
-	p->loaded = NULL;
-	p->n_files = 0;
+	return m->kind != STK_MAPPING_SPECIAL && !m->gone;
 }
 
-/* Whether p was loaded from exactly these mappings. */
-static bool same_maps(const struct proc_entry *p, const struct stk_unwind_source_map *maps, size_t n)
+/* Whether a mapping's file can have a table (a file the unwinders keep). */
+static bool has_table(const struct stk_mapping *m)
 {
-	if (!p->loaded || p->n_maps != n)
+	return m->file && m->file->elf;
+}
+
+/* The references of a load's mappings on their files' tables given back. */
+static void unref(const struct stk_mapping *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (has_table(&maps[i]))
+			maps[i].file->table->refs--;
+}
+
+/* Whether pt was loaded from exactly these mappings. */
+static bool same_maps(const struct stk_proc_tables *pt, const struct stk_mapping *maps, size_t n)
+{
+	if (pt->n_maps != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (p->loaded[i].start != maps[i].start || p->loaded[i].end != maps[i].end ||
-		    p->loaded[i].offset != maps[i].offset || p->loaded[i].file != maps[i].file)
+		if (pt->loaded[i].start != maps[i].start || pt->loaded[i].end != maps[i].end ||
+		    pt->loaded[i].offset != maps[i].offset || pt->loaded[i].file != maps[i].file)
 			return false;
 	return true;
+}
+
+/* pt's part taken back from its process and freed (its slots in the maps are the caller's to give). */
+static void drop_proc(struct stk_unwind_tables *t, struct stk_proc_tables *pt)
+{
+	unref(pt->loaded, pt->n_maps);
+	free(pt->loaded);
+	t->procs[pt->at] = t->procs[--t->n_procs];
+	t->procs[pt->at]->at = pt->at;
+	pt->proc->tables = NULL;
+	free(pt);
 }
 
 void stk_unwind_tables_free(struct stk_unwind_tables *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_procs; i++)
-		release_proc(&t->procs[i]);
+	while (t->n_procs)
+		drop_proc(t, t->procs[t->n_procs - 1]);
 	free(t->procs);
-	for (size_t i = 0; i < t->n_files; i++)
-		free(t->files[i]);
-	free(t->files);
+	stk_file_tables_release(t);
 	stk_range_alloc_release(&t->rows);
 	stk_range_alloc_release(&t->pages);
 	stk_range_alloc_release(&t->mappings);
 	free(t);
 }
 
-static struct file_table *file_lookup(struct stk_unwind_tables *t, const void *file)
-{
-	for (size_t i = 0; i < t->n_files; i++)
-		if (t->files[i]->file == file)
-			return t->files[i];
-	return NULL;
-}
-
-/* Gives an unreferenced table's slots back, oldest first. false: none left to evict. */
-static bool evict_one(struct stk_unwind_tables *t)
-{
-	struct file_table *victim = NULL;
-
-	for (size_t i = 0; i < t->n_files; i++) {
-		struct file_table *f = t->files[i];
-
-		if (f->state == FILE_PLACED && !f->refs && (!victim || f->last_use < victim->last_use))
-			victim = f;
-	}
-	if (!victim)
-		return false;
-	stk_range_alloc_give(&t->rows, victim->first_row, victim->n_rows);
-	stk_range_alloc_give(&t->pages, victim->first_page, victim->n_pages + 1);
-	victim->state = FILE_NEW; /* rebuilt when a process maps it again */
-	t->stats.files_evicted++;
-	return true;
-}
-
-/* Whether a table of n_rows rows and n_pages pages could have room now (free slots, or unused tables to evict). */
-static bool could_fit(const struct stk_unwind_tables *t, size_t n_rows, size_t n_pages)
-{
-	uint64_t rows = t->cap.rows - t->rows.used, pages = t->cap.pages - t->pages.used;
-
-	for (size_t i = 0; i < t->n_files; i++)
-		if (t->files[i]->state == FILE_PLACED && !t->files[i]->refs) {
-			rows += t->files[i]->n_rows;
-			pages += t->files[i]->n_pages + 1;
-		}
-	return rows >= n_rows && pages >= n_pages + 1;
-}
-
-/* Slots for a table of n_rows rows and n_pages pages, evicting unused tables as needed. 0, or -1. */
-static int place(struct stk_unwind_tables *t, struct file_table *f, size_t n_rows, size_t n_pages)
-{
-	int64_t r, p;
-
-	if (n_rows > t->cap.rows || n_pages + 1 > t->cap.pages)
-		return -1;
-	for (;;) {
-		r = stk_range_alloc_take(&t->rows, (uint32_t)n_rows);
-		p = r < 0 ? -1 : stk_range_alloc_take(&t->pages, (uint32_t)n_pages + 1);
-		if (p >= 0)
-			break;
-		if (r >= 0)
-			stk_range_alloc_give(&t->rows, (uint32_t)r, (uint32_t)n_rows);
-		if (!evict_one(t))
-			return -1;
-	}
-	f->first_row = (uint32_t)r;
-	f->n_rows = (uint32_t)n_rows;
-	f->first_page = (uint32_t)p;
-	f->n_pages = (uint32_t)n_pages;
-	return 0;
-}
-
-static void note_failure(struct stk_unwind_tables *t, const char *name, const char *why)
-{
-	snprintf(t->stats.last_failure, sizeof(t->stats.last_failure), "%s: %s", name ? name : "?", why);
-}
-
-/* Keeps the STK_UNWIND_BUILT_KEPT largest tables built, largest first. */
-static void note_built(struct stk_unwind_tables_stats *st, const char *name, const struct stk_cfi_table *tab)
-{
-	size_t at = st->n_built;
-
-	while (at > 0 && st->built[at - 1].rows < tab->n_rows)
-		at--;
-	if (at == STK_UNWIND_BUILT_KEPT)
-		return;
-	if (st->n_built < STK_UNWIND_BUILT_KEPT)
-		st->n_built++;
-	memmove(&st->built[at + 1], &st->built[at], (st->n_built - 1 - at) * sizeof(st->built[0]));
-	st->built[at] = (struct stk_unwind_built){ .rows = tab->n_rows, .pages = tab->n_pages + 1,
-						   .build_ns = tab->stats.build_ns };
-	snprintf(st->built[at].name, sizeof(st->built[at].name), "%s", name ? name : "?");
-}
-
-/* f's table, built: placed and written into the maps, or FILE_NO_ROOM. */
-static void store(struct stk_unwind_tables *t, struct file_table *f, const char *name, const struct stk_cfi_table *tab)
-{
-	f->base_vaddr = tab->base_vaddr;
-	if (place(t, f, tab->n_rows, tab->n_pages)) {
-		t->stats.files_no_room++;
-		note_failure(t, name, "no room left in the unwind tables");
-		f->state = FILE_NO_ROOM;
-		f->want_rows = tab->n_rows;
-		f->want_pages = tab->n_pages;
-	} else if (t->ops->write_rows(t->ctx, f->first_row, tab->rows, tab->n_rows) ||
-		   t->ops->write_pages(t->ctx, f->first_page, tab->pages, tab->n_pages + 1)) {
-		note_failure(t, name, strerror(errno));
-		stk_range_alloc_give(&t->rows, f->first_row, f->n_rows);
-		stk_range_alloc_give(&t->pages, f->first_page, f->n_pages + 1);
-		f->state = FILE_NO_CFI; /* the maps refused it: not tried again */
-	} else {
-		f->state = FILE_PLACED;
-		t->stats.files_built++;
-		if (tab->n_rows > t->stats.biggest_rows) {
-			t->stats.biggest_rows = tab->n_rows;
-			snprintf(t->stats.biggest, sizeof(t->stats.biggest), "%s", name ? name : "?");
-		}
-		note_built(&t->stats, name, tab);
-	}
-}
-
-static void build_failed(struct stk_unwind_tables *t, struct file_table *f, const char *name, const char *why)
-{
-	t->stats.files_failed++;
-	note_failure(t, name, why);
-	f->state = FILE_NO_CFI;
-}
-
-/* m's file's table, built here and stored. */
-static void build(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
-{
-	struct stk_cfi_table tab;
-	char why[160];
-
-	if (stk_cfi_table_build(m->elf, m->guard, &t->lim, &tab, why, sizeof(why))) {
-		t->stats.build_ns += tab.stats.build_ns;
-		build_failed(t, f, m->name, why);
-		return;
-	}
-	t->stats.build_ns += tab.stats.build_ns;
-	store(t, f, m->name, &tab);
-	stk_cfi_table_free(&tab);
-}
-
-void stk_unwind_tables_built(struct stk_unwind_tables *t, const void *file, const char *name,
-			     const struct stk_cfi_table *tab, const char *why, int64_t build_ns)
-{
-	struct file_table *f = file_lookup(t, file);
-
-	if (!f || f->state != FILE_BUILDING)
-		return;
-	t->stats.build_ns += build_ns;
-	if (tab)
-		store(t, f, name, tab);
-	else
-		build_failed(t, f, name, why ? why : "no table");
-}
-
-void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const void *file,
+void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const struct stk_file *file,
 				 void (*fn)(void *ctx, uint32_t tgid), void *ctx)
 {
 	uint32_t *users = NULL;
 	size_t n = 0;
 
-	/* gathered first: fn loads processes again, which changes the table */
+	/* gathered first: fn loads processes again, which changes the list */
 	if (t->n_procs && !(users = calloc(t->n_procs, sizeof(*users))))
 		return;
 	for (size_t i = 0; i < t->n_procs; i++)
-		for (size_t k = 0; k < t->procs[i].n_files; k++)
-			if (t->procs[i].files[k]->file == file) {
-				users[n++] = t->procs[i].tgid;
+		for (size_t k = 0; k < t->procs[i]->n_maps; k++)
+			if (t->procs[i]->loaded[k].file == file) {
+				users[n++] = (uint32_t)t->procs[i]->proc->pid;
 				break;
 			}
 	for (size_t i = 0; i < n; i++)
@@ -302,84 +118,8 @@ void stk_unwind_tables_each_user(const struct stk_unwind_tables *t, const void *
 	free(users);
 }
 
-/* f's table wanted: built (or queued with the builder) unless there is one, or it could not have room. */
-static void want_table(struct stk_unwind_tables *t, struct file_table *f, const struct stk_unwind_source_map *m)
-{
-	if (f->state == FILE_NO_ROOM && !could_fit(t, f->want_rows, f->want_pages))
-		return;
-	if (f->state != FILE_NEW && f->state != FILE_NO_ROOM)
-		return;
-	if (t->submit && (m->fd >= 0 || m->image) && t->submit(t->submit_ctx, m) == 0) {
-		f->state = FILE_BUILDING;
-		t->stats.files_queued++;
-		return;
-	}
-	build(t, f, m);
-}
-
-/* The table of m's file, built on first sight (or after eviction); NULL when out of memory. */
-static struct file_table *table_for(struct stk_unwind_tables *t, const struct stk_unwind_source_map *m)
-{
-	struct file_table *f = file_lookup(t, m->file);
-
-	if (!f) {
-		if (stk_grow((void **)&t->files, &t->cap_files, t->n_files + 1, sizeof(*t->files)) ||
-		    !(f = calloc(1, sizeof(*f))))
-			return NULL;
-		f->file = m->file;
-		f->state = FILE_NEW;
-		t->files[t->n_files++] = f;
-	}
-	want_table(t, f, m);
-	f->last_use = ++t->clock;
-	return f;
-}
-
-static size_t proc_find(const struct stk_unwind_tables *t, uint32_t tgid, bool *found)
-{
-	size_t lo = 0, hi = t->n_procs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->procs[mid].tgid == tgid) {
-			*found = true;
-			return mid;
-		}
-		if (t->procs[mid].tgid < tgid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = false;
-	return lo;
-}
-
-/* The kernel's view of mapping m, whose file's table is f (NULL: anonymous code). */
-static struct stk_unwind_mapping mapping_of(const struct stk_unwind_source_map *m, const struct file_table *f)
-{
-	struct stk_unwind_mapping um = { .start = m->start, .end = m->end, .flags = STK_MAP_NO_CFI };
-
-	uint64_t base;
-
-	if (!f || f->state == FILE_NO_CFI)
-		return um;
-	/* not placed (yet): n_rows stays 0, the walk hands the sample to the copy path */
-	if (stk_cfi_table_mapping_base(m->elf, f->base_vaddr, m->start, m->offset, &base))
-		return um;
-	um.base = base;
-	um.flags = 0;
-	if (f->state == FILE_PLACED) {
-		um.first_row = f->first_row;
-		um.n_rows = f->n_rows;
-		um.first_page = f->first_page;
-		um.n_pages = f->n_pages;
-	}
-	return um;
-}
-
 /* Whether p may reload now: a token per STK_UNWIND_RELOAD_EVERY_NS, up to the burst. */
-static bool take_reload_token(struct proc_entry *p, int64_t now_ns)
+static bool take_reload_token(struct stk_proc_tables *p, int64_t now_ns)
 {
 	int64_t earned = (now_ns - p->tokens_at) / STK_UNWIND_RELOAD_EVERY_NS;
 
@@ -395,123 +135,136 @@ static bool take_reload_token(struct proc_entry *p, int64_t now_ns)
 	return true;
 }
 
-enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, uint32_t tgid,
-						   const struct stk_unwind_source_map *maps, size_t n, int64_t now_ns)
+/* p's mappings the walk can meet (at most STK_UNWIND_PROC_MAPS_MAX: *cut says more were left out); NULL when out of memory. */
+static struct stk_mapping *walkable_maps(const struct stk_process *p, size_t *n, bool *cut)
 {
-	struct stk_unwind_mapping *um = NULL;
-	struct file_table **files = NULL;
-	struct loaded_map *loaded = NULL;
-	struct stk_unwind_proc entry = { 0 };
-	size_t n_files = 0;
-	bool found, same, partial = false;
-	size_t at = proc_find(t, tgid, &found);
-	int64_t first;
+	struct stk_mapping *maps;
 
-	if (n > STK_UNWIND_PROC_MAPS_MAX) {
-		n = STK_UNWIND_PROC_MAPS_MAX;
-		partial = true;
+	*n = 0;
+	*cut = false;
+	for (size_t i = 0; i < p->n_maps; i++)
+		*n += walkable(&p->maps[i]);
+	if (*n > STK_UNWIND_PROC_MAPS_MAX) {
+		*n = STK_UNWIND_PROC_MAPS_MAX;
+		*cut = true;
 	}
+	if (!(maps = malloc((*n ? *n : 1) * sizeof(*maps))))
+		return NULL;
+	for (size_t i = 0, k = 0; i < p->n_maps && k < *n; i++)
+		if (walkable(&p->maps[i]))
+			maps[k++] = p->maps[i];
+	return maps;
+}
+
+/* A new part for p, its tokens full; NULL when out of memory. */
+static struct stk_proc_tables *new_proc(struct stk_unwind_tables *t, struct stk_process *p, int64_t now_ns)
+{
+	struct stk_proc_tables *pt;
+
+	if (stk_grow((void **)&t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs)) ||
+	    !(pt = calloc(1, sizeof(*pt))))
+		return NULL;
+	*pt = (struct stk_proc_tables){ .proc = p, .at = t->n_procs, .reload_tokens = STK_UNWIND_RELOAD_BURST,
+					.tokens_at = now_ns };
+	t->procs[t->n_procs++] = pt;
+	p->tables = pt;
+	return pt;
+}
+
+enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, struct stk_process *p,
+						   int64_t now_ns)
+{
+	struct stk_proc_tables *pt = p->tables;
+	struct stk_unwind_mapping *um = NULL;
+	struct stk_unwind_proc entry = { 0 };
+	struct stk_mapping *maps;
+	size_t n, held = 0;
+	bool same, partial;
+	int64_t first = -1;
+
+	if (!(maps = walkable_maps(p, &n, &partial)))
+		goto fail;
 	/* announced again with nothing changed (its first key after a load at start) */
-	same = found && same_maps(&t->procs[at], maps, n);
-	if (same && !t->procs[at].partial)
+	same = pt && same_maps(pt, maps, n);
+	if (same && !pt->partial) {
+		free(maps);
 		return STK_UNWIND_LOADED;
+	}
 	/* new mappings cost a token (its refresh_asked stays set meanwhile: the walk asks no more);
 	 * the same ones again only pick up the tables placed since */
-	if (found && !same && !take_reload_token(&t->procs[at], now_ns))
+	if (pt && !same && !take_reload_token(pt, now_ns)) {
+		free(maps);
 		return STK_UNWIND_LATER;
-	if (n && (!(um = calloc(n, sizeof(*um))) || !(files = calloc(n, sizeof(*files))) ||
-		  !(loaded = calloc(n, sizeof(*loaded)))))
+	}
+	if (n && !(um = calloc(n, sizeof(*um))))
 		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		struct file_table *f = NULL;
+	for (; held < n; held++) {
+		struct stk_file_table *f = NULL;
 
-		loaded[i] = (struct loaded_map){ maps[i].start, maps[i].end, maps[i].offset, maps[i].file };
-		if (maps[i].file && maps[i].elf && !(f = table_for(t, &maps[i])))
+		if (has_table(&maps[held]) && !(f = stk_file_table_for(t, &maps[held])))
 			goto fail;
-		um[i] = mapping_of(&maps[i], f);
-		if (f && f->state != FILE_PLACED && f->state != FILE_NO_CFI)
+		um[held] = stk_file_table_mapping(&maps[held], f);
+		if (f && stk_file_table_pending(f))
 			partial = true;
-		if (f) {
+		if (f)
 			f->refs++;
-			files[n_files++] = f;
-		}
 	}
 	first = stk_range_alloc_take(&t->mappings, (uint32_t)n);
-	if (first < 0 || (n && t->ops->write_mappings(t->ctx, (uint32_t)first, um, n))) {
-		if (first >= 0)
-			stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
-		for (size_t i = 0; i < n_files; i++)
-			files[i]->refs--;
+	if (first < 0 || (n && t->ops->write_mappings(t->ctx, (uint32_t)first, um, n)))
 		goto fail;
-	}
 	entry.first_map = (uint32_t)first;
 	entry.n_maps = (uint32_t)n;
 	entry.flags = partial ? STK_PROC_PARTIAL : 0;
-	if (t->ops->write_proc(t->ctx, tgid, &entry)) {
-		stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
-		for (size_t i = 0; i < n_files; i++)
-			files[i]->refs--;
+	if (!pt && !(pt = new_proc(t, p, now_ns)))
+		goto fail;
+	if (t->ops->write_proc(t->ctx, (uint32_t)p->pid, &entry)) {
+		if (!pt->loaded) /* new: nothing of it was written before */
+			drop_proc(t, pt);
 		goto fail;
 	}
-	if (found) {
-		struct proc_entry *p = &t->procs[at];
-
+	if (pt->loaded) {
 		/* the walk now reads the new entry: the old slots are free */
-		stk_range_alloc_give(&t->mappings, p->first_map, p->n_maps);
-		release_proc(p);
+		stk_range_alloc_give(&t->mappings, pt->first_map, pt->n_maps);
+		unref(pt->loaded, pt->n_maps);
+		free(pt->loaded);
 		t->stats.reloads++;
 	} else {
-		if (stk_grow((void **)&t->procs, &t->cap_procs, t->n_procs + 1, sizeof(*t->procs))) {
-			t->ops->delete_proc(t->ctx, tgid);
-			stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
-			for (size_t i = 0; i < n_files; i++)
-				files[i]->refs--;
-			goto fail;
-		}
-		memmove(&t->procs[at + 1], &t->procs[at], (t->n_procs - at) * sizeof(*t->procs));
-		t->procs[at] = (struct proc_entry){ .tgid = tgid, .reload_tokens = STK_UNWIND_RELOAD_BURST,
-						    .tokens_at = now_ns };
-		t->n_procs++;
 		t->stats.procs_loaded++;
 	}
-	t->procs[at].first_map = (uint32_t)first;
-	t->procs[at].n_maps = (uint32_t)n;
-	t->procs[at].files = files;
-	t->procs[at].n_files = n_files;
-	t->procs[at].loaded = loaded;
-	t->procs[at].partial = partial;
+	pt->first_map = (uint32_t)first;
+	pt->n_maps = (uint32_t)n;
+	pt->loaded = maps;
+	pt->partial = partial;
 	if (partial)
 		t->stats.procs_partial++;
 	free(um);
 	return partial ? STK_UNWIND_PARTIAL : STK_UNWIND_LOADED;
 fail:
+	if (first >= 0)
+		stk_range_alloc_give(&t->mappings, (uint32_t)first, (uint32_t)n);
+	if (maps)
+		unref(maps, held);
 	free(um);
-	free(files);
-	free(loaded);
+	free(maps);
 	t->stats.procs_failed++;
 	return STK_UNWIND_LOAD_FAILED;
 }
 
-void stk_unwind_tables_forget(struct stk_unwind_tables *t, uint32_t tgid)
+void stk_unwind_tables_forget(struct stk_unwind_tables *t, struct stk_process *p)
 {
-	bool found;
-	size_t at = proc_find(t, tgid, &found);
+	struct stk_proc_tables *pt = p->tables;
 
-	if (!found)
+	if (!pt)
 		return;
-	t->ops->delete_proc(t->ctx, tgid);
-	stk_range_alloc_give(&t->mappings, t->procs[at].first_map, t->procs[at].n_maps);
-	release_proc(&t->procs[at]);
-	memmove(&t->procs[at], &t->procs[at + 1], (t->n_procs - at - 1) * sizeof(*t->procs));
-	t->n_procs--;
+	t->ops->delete_proc(t->ctx, (uint32_t)p->pid);
+	stk_range_alloc_give(&t->mappings, pt->first_map, pt->n_maps);
+	drop_proc(t, pt);
 }
 
-bool stk_unwind_tables_has(const struct stk_unwind_tables *t, uint32_t tgid)
+bool stk_unwind_tables_has(const struct stk_unwind_tables *t, const struct stk_process *p)
 {
-	bool found;
-
-	proc_find(t, tgid, &found);
-	return found;
+	(void)t;
+	return p->tables != NULL;
 }
 
 void stk_unwind_tables_get_stats(const struct stk_unwind_tables *t, struct stk_unwind_tables_stats *st)

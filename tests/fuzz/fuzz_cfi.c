@@ -5,7 +5,7 @@
  * .eh_frame/.debug_frame from a pc inside its first executable segment.
  * Build (clang, host libdw/libelf):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_cfi.c \
- *     core/unwind/unwind_dwarf.c core/unwind/cfi_*.c core/base/grow.c -ldw -lelf -lz -o fuzz_cfi
+ *     core/unwind/unwind_dwarf.c core/unwind/mapping.c core/unwind/cfi_*.c core/base/grow.c -ldw -lelf -lz -o fuzz_cfi
  *   ./fuzz_cfi -max_total_time=60 CORPUS_DIR   (seed it with a few ELF files)
  */
 #include <gelf.h>
@@ -26,17 +26,6 @@ struct image {
 	uint64_t exec_offset, exec_size;
 	struct stk_cfi_guard guard;
 };
-
-static int one_module(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	const struct image *im = source;
-	struct stk_unwind_module m = { MAP_START, MAP_START + im->exec_size, im->exec_offset, "fuzz", im->elf,
-				       &im->guard };
-
-	(void)pid;
-	fn(ctx, &m);
-	return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -67,7 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* As the applets: libdw runs only CFI the guard lets through. */
 	if (im.exec_size && stk_cfi_guard_scan(im.elf, &im.guard) == 0) {
-		struct one_process table = { one_module, &im, NULL };
+		/* the image's guard, scanned above: the file's, as the file cache's would be */
+		struct stk_file file = { .elf = im.elf, .fd = -1, .cfi_guard = im.guard, .cfi_scanned = true };
+		struct stk_mapping map = { MAP_START, MAP_START + im.exec_size, im.exec_offset, "fuzz", &file,
+					   STK_MAPPING_FILE, false, false };
+		struct one_process table = { { .pid = 1, .maps = &map, .n_maps = 1 } };
 		struct stk_unwind_source us = one_process_source(&table);
 		struct stk_unwinder *u = stk_unwinder_new(&us);
 		uint8_t how[64];

@@ -1,7 +1,8 @@
 /*
  * A one-process table for the copy unwinder (core/unwind/unwind_dwarf.h) in
- * tests and fuzz targets whose modules come from a function of their own:
- * one slot, never reread, freed by one_process_end.
+ * tests and fuzz targets whose mappings are their own: the caller fills
+ * proc (pid, maps; generation 0), never reread; one_process_end frees the
+ * unwinder's state.
  */
 #ifndef STK_TEST_ONE_PROCESS_H
 #define STK_TEST_ONE_PROCESS_H
@@ -13,23 +14,13 @@
 #include "core/unwind/unwind_dwarf.h"
 
 struct one_process {
-	int (*modules)(void *ctx, pid_t pid, stk_unwind_module_fn fn, void *fn_ctx);
-	void *ctx;
-	void *slot;
+	struct stk_process proc;
 };
 
-static inline int one_process_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *fn_ctx)
-{
-	struct one_process *o = table;
-
-	return o->modules(o->ctx, pid, fn, fn_ctx);
-}
-
-static inline void **one_process_slot(void *table, pid_t pid, uint64_t *generation)
+static inline struct stk_process *one_process_get(void *table, pid_t pid)
 {
 	(void)pid;
-	*generation = 0;
-	return &((struct one_process *)table)->slot;
+	return &((struct one_process *)table)->proc;
 }
 
 static inline bool one_process_reread(void *table, pid_t pid)
@@ -41,13 +32,13 @@ static inline bool one_process_reread(void *table, pid_t pid)
 
 static inline struct stk_unwind_source one_process_source(struct one_process *o)
 {
-	return (struct stk_unwind_source){ o, one_process_modules, one_process_slot, one_process_reread };
+	return (struct stk_unwind_source){ o, one_process_get, one_process_reread };
 }
 
 static inline void one_process_end(struct one_process *o)
 {
-	stk_unwinder_slot_free(o->slot);
-	o->slot = NULL;
+	stk_unwinder_slot_free(o->proc.unwinder);
+	o->proc.unwinder = NULL;
 }
 
 #endif

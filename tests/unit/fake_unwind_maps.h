@@ -1,7 +1,8 @@
 /*
  * Unit tests' stand-in for the kernel unwinder's BPF maps (arrays behind
  * struct stk_unwind_maps_ops, recording the order of writes), and this
- * process's executable mappings gathered as the session gathers them.
+ * process as the symbolizer's process table has it, copied so a test may
+ * change what it loads.
  */
 #ifndef STK_TEST_FAKE_UNWIND_MAPS_H
 #define STK_TEST_FAKE_UNWIND_MAPS_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/sym/symbolize.h"
 #include "core/unwind/unwind_tables.h"
@@ -115,22 +117,27 @@ static inline void fake_free(struct fake_maps *f)
 	}
 }
 
-/* This process's executable mappings, from the symbolizer as the session gathers them. */
-struct gathered {
-	struct stk_unwind_source_map maps[64];
+/*
+ * This process's entry in sym's process table, copied with the mappings the
+ * kernel's walk can meet (special and gone ones aside): its own slot for the
+ * tables, so it may be loaded with fewer (n_maps) than it has.
+ */
+struct self_process {
+	struct stk_process proc;
+	struct stk_mapping maps[256];
 	size_t n;
 };
 
-static inline void gather(void *ctx, const struct stk_exec_mapping *m)
+static inline bool self_process(struct stk_symbolizer *sym, struct self_process *out)
 {
-	struct gathered *g = ctx;
+	const struct stk_process *p = stk_symbolizer_process(sym, getpid());
 
-	if (g->n < 64)
-		g->maps[g->n++] = (struct stk_unwind_source_map){
-			.start = m->start, .end = m->end, .offset = m->offset, .file = m->file, .elf = m->elf,
-			.guard = m->cfi_guard, .name = m->path, .fd = m->fd, .image = m->image,
-			.image_size = m->image_size,
-		};
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; p && i < p->n_maps && out->n < 256; i++)
+		if (p->maps[i].kind != STK_MAPPING_SPECIAL && !p->maps[i].gone)
+			out->maps[out->n++] = p->maps[i];
+	out->proc = (struct stk_process){ .pid = getpid(), .maps = out->maps, .n_maps = out->n };
+	return out->n > 0;
 }
 
 #endif

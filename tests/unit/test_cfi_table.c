@@ -27,24 +27,7 @@
 #include "core/unwind/cfi_table.h"
 #include "core/unwind/unwind_tables.h"
 #include "fake_unwind_maps.h"
-
-/* build/tests/unit -> build/tests/fixtures/NAME */
-static int fixture(const char *name, char *out, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	if (!(slash = strrchr(exe, '/')))
-		return -1;
-	*slash = '\0';
-	if (snprintf(out, len, "%s/fixtures/%s", exe, name) >= (int)len)
-		return -1;
-	return access(out, R_OK);
-}
+#include "sym_fixture.h"
 
 struct open_elf {
 	int fd;
@@ -138,7 +121,7 @@ static void rows_of_a_fixture(struct test_ctx *t)
 	char path[PATH_MAX], why[160];
 	const struct stk_cfi_row *r;
 
-	if (fixture("sym_pie", path, sizeof(path)) || open_elf(path, &o)) {
+	if (fixture_path("sym_pie", path, sizeof(path)) || open_elf(path, &o)) {
 		CHECK(t, !"fixture sym_pie");
 		return;
 	}
@@ -342,7 +325,7 @@ static void walk_matches_libdw(struct test_ctx *t)
 	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
 	struct stk_unwind_source us = sym ? stk_symbolizer_unwind_source(sym) : (struct stk_unwind_source){ 0 };
 	struct stk_unwinder *u = sym ? stk_unwinder_new(&us) : NULL;
-	struct gathered g = { .n = 0 };
+	struct stk_process *self;
 	uint64_t kips[64], dips[64];
 	struct stk_unwind_result r = { .ips = dips, .max = 64 };
 	size_t n;
@@ -350,8 +333,11 @@ static void walk_matches_libdw(struct test_ctx *t)
 	CHECK(t, sym && tables && u);
 	if (!sym || !tables || !u)
 		goto out;
-	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), true, gather, &g) == 0 && g.n > 0);
-	CHECK(t, stk_unwind_tables_load(tables, (uint32_t)getpid(), g.maps, g.n, 0) != STK_UNWIND_LOAD_FAILED);
+	/* the process table's own entry, as the session loads it */
+	CHECK(t, (self = stk_symbolizer_process(sym, getpid())) != NULL);
+	if (!self)
+		goto out;
+	CHECK(t, stk_unwind_tables_load(tables, self, 0) != STK_UNWIND_LOAD_FAILED);
 	CHECK(t, cfi_test_outer(&s) == 2);
 	n = walk(fm, &s, kips, 64);
 	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
@@ -392,34 +378,41 @@ static void store_lifecycle(struct test_ctx *t)
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
 	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
 	struct stk_unwind_tables_stats st;
-	struct gathered g = { .n = 0 };
-	uint32_t me = (uint32_t)getpid();
+	static struct self_process g;
+	struct stk_process *me = &g.proc;
+	size_t n;
 
 	CHECK(t, fm && sym && tables);
 	if (!fm || !sym || !tables)
 		goto out;
-	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), true, gather, &g) == 0 && g.n > 0);
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LOADED);
-	CHECK(t, fm->has_proc && fm->tgid == me && fm->proc.n_maps == g.n && fm->proc_written_last);
+	CHECK(t, self_process(sym, &g));
+	n = g.n;
+	CHECK(t, stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_LOADED);
+	CHECK(t, fm->has_proc && fm->tgid == (uint32_t)getpid() && fm->proc.n_maps == n && fm->proc_written_last);
 	CHECK(t, stk_unwind_tables_has(tables, me));
 	/* the same mappings again: nothing is written */
 	unsigned writes = fm->writes, procs = fm->proc_writes;
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LOADED);
+	CHECK(t, stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_LOADED);
 	CHECK(t, fm->writes == writes && fm->proc_writes == procs);
 	/* one mapping fewer: a new entry (the files' tables are shared, not rebuilt) */
 	stk_unwind_tables_get_stats(tables, &st);
 	unsigned built = st.files_built;
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n - 1, 0) == STK_UNWIND_LOADED);
+	me->n_maps = n - 1;
+	CHECK(t, stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_LOADED);
 	stk_unwind_tables_get_stats(tables, &st);
-	CHECK(t, fm->proc.n_maps == g.n - 1 && st.files_built == built && st.reloads == 1);
-	CHECK(t, st.mappings_used == g.n - 1);
+	CHECK(t, fm->proc.n_maps == n - 1 && st.files_built == built && st.reloads == 1);
+	CHECK(t, st.mappings_used == n - 1);
 	/* the reload budget: a burst, then one per interval */
-	for (int i = 0; i < STK_UNWIND_RELOAD_BURST + 4; i++)
-		stk_unwind_tables_load(tables, me, g.maps, (i & 1) ? g.n : g.n - 1, 0);
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LATER ||
-		 stk_unwind_tables_load(tables, me, g.maps, g.n - 1, 0) == STK_UNWIND_LATER);
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, fm->proc.n_maps == g.n ? g.n - 1 : g.n,
-					STK_UNWIND_RELOAD_EVERY_NS) == STK_UNWIND_LOADED);
+	for (int i = 0; i < STK_UNWIND_RELOAD_BURST + 4; i++) {
+		me->n_maps = (i & 1) ? n : n - 1;
+		stk_unwind_tables_load(tables, me, 0);
+	}
+	me->n_maps = n;
+	bool later = stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_LATER;
+	me->n_maps = n - 1;
+	CHECK(t, later || stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_LATER);
+	me->n_maps = fm->proc.n_maps == n ? n - 1 : n;
+	CHECK(t, stk_unwind_tables_load(tables, me, STK_UNWIND_RELOAD_EVERY_NS) == STK_UNWIND_LOADED);
 	/* forgotten: deleted from the map, its slots back */
 	stk_unwind_tables_forget(tables, me);
 	stk_unwind_tables_get_stats(tables, &st);
@@ -427,8 +420,9 @@ static void store_lifecycle(struct test_ctx *t)
 	stk_unwind_tables_free(tables);
 	/* no room for any table: the process still loads, partial (its frames take the copy path) */
 	const struct stk_unwind_capacity small = { 8, 8, CAP_MAPS, 16 };
+	me->n_maps = n;
 	tables = stk_unwind_tables_new(&fake_ops, fm, &small, &lim);
-	CHECK(t, tables && stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_PARTIAL);
+	CHECK(t, tables && stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_PARTIAL);
 	CHECK(t, fm->has_proc && (fm->proc.flags & STK_PROC_PARTIAL));
 	stk_unwind_tables_get_stats(tables, &st);
 	CHECK(t, st.files_no_room > 0 && strstr(st.last_failure, "no room"));

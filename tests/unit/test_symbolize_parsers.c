@@ -14,6 +14,7 @@
 #include "core/sym/perf_map.h"
 #include "core/sym/sym_demangle.h"
 #include "core/sym/symbolize.h"
+#include "sym_fixture.h"
 
 static int write_file(const char *path, const char *text)
 {
@@ -186,23 +187,6 @@ static void demangle(struct test_ctx *t)
 	free(rust);
 }
 
-/* build/tests/unit -> build/tests/fixtures/NAME */
-static int fixture(const char *name, char *out, size_t len)
-{
-	char exe[PATH_MAX / 2];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	if (!(slash = strrchr(exe, '/')))
-		return -1;
-	*slash = '\0';
-	snprintf(out, len, "%s/fixtures/%s", exe, name);
-	return 0;
-}
-
 static void elf_debuglink_and_crc(struct test_ctx *t)
 {
 	char bin[PATH_MAX], dbg[PATH_MAX], why[128];
@@ -210,8 +194,8 @@ static void elf_debuglink_and_crc(struct test_ctx *t)
 	uint32_t crc = 0;
 	int fd;
 
-	CHECK(t, fixture("sym_stripped", bin, sizeof(bin)) == 0);
-	CHECK(t, fixture("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
+	CHECK(t, fixture_path("sym_stripped", bin, sizeof(bin)) == 0);
+	CHECK(t, fixture_path("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
 	fd = open(bin, O_RDONLY);
 	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &f, why, sizeof(why)) == 0);
 	if (fd < 0)
@@ -273,7 +257,7 @@ static void elf_weak_and_versioned(struct test_ctx *t)
 	struct stk_elf_file f, all;
 	int fd;
 
-	CHECK(t, fixture("libstkweak.so", lib, sizeof(lib)) == 0);
+	CHECK(t, fixture_path("libstkweak.so", lib, sizeof(lib)) == 0);
 	fd = open(lib, O_RDONLY);
 	CHECK(t, fd >= 0);
 	if (fd < 0)
@@ -312,8 +296,8 @@ static void elf_cfi_ranges(struct test_ctx *t)
 	size_t matched = 0, text_funcs = 0;
 	int fd;
 
-	CHECK(t, fixture("sym_stripped", bin, sizeof(bin)) == 0);
-	CHECK(t, fixture("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
+	CHECK(t, fixture_path("sym_stripped", bin, sizeof(bin)) == 0);
+	CHECK(t, fixture_path("sym_stripped.debug", dbg, sizeof(dbg)) == 0);
 	fd = open(bin, O_RDONLY);
 	CHECK(t, fd >= 0 && stk_elf_file_from_fd(fd, &f, why, sizeof(why)) == 0);
 	if (fd < 0)

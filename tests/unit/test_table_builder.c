@@ -21,7 +21,7 @@
 
 struct reloads {
 	struct stk_unwind_tables *tables;
-	struct gathered *g;
+	struct stk_process *proc;
 	unsigned n;
 	enum stk_unwind_load_result last;
 };
@@ -31,29 +31,32 @@ static void reload(void *ctx, uint32_t tgid)
 	struct reloads *r = ctx;
 
 	r->n++;
-	r->last = stk_unwind_tables_load(r->tables, tgid, r->g->maps, r->g->n, 0);
+	r->last = tgid == (uint32_t)r->proc->pid ? stk_unwind_tables_load(r->tables, r->proc, 0) : STK_UNWIND_LOAD_FAILED;
 }
 
-static int submit(void *ctx, const struct stk_unwind_source_map *m)
+static int submit(void *ctx, struct stk_file *file, const char *name)
 {
-	return stk_table_builder_submit(ctx, m->file, m->name, m->fd, m->image, m->image_size);
+	return stk_table_builder_submit(ctx, file, name, file->fd, file->image, file->image_size);
 }
 
-/* rows the same files take when every table is built on the spot (with the symbolizer's guards) */
-static uint64_t rows_built_here(struct stk_symbolizer *sym)
+/* rows the same files take when every table is built on the spot (another process table, its own guards) */
+static uint64_t rows_built_here(void)
 {
-	struct gathered g = { .n = 0 };
+	struct stk_symbolizer_opts so = { .keep_elf = true };
+	struct stk_symbolizer *sym = stk_symbolizer_new(&so);
+	struct stk_process *self = sym ? stk_symbolizer_process(sym, getpid()) : NULL;
 	struct fake_maps *fm = fake_new();
 	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
 	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
 	struct stk_unwind_tables_stats st = { 0 };
 
-	if (tables && stk_symbolizer_each_exec_mapping(sym, getpid(), true, gather, &g) == 0) {
-		stk_unwind_tables_load(tables, 1, g.maps, g.n, 0);
+	if (tables && self) {
+		stk_unwind_tables_load(tables, self, 0);
 		stk_unwind_tables_get_stats(tables, &st);
 	}
 	stk_unwind_tables_free(tables);
+	stk_symbolizer_free(sym);
 	fake_free(fm);
 	return st.rows_used;
 }
@@ -68,24 +71,22 @@ static void tables_arrive_from_the_thread(struct test_ctx *t)
 	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
 	struct stk_table_builder *b = stk_table_builder_new(&lim);
 	struct stk_unwind_tables_stats st;
-	struct gathered g = { .n = 0 };
-	uint32_t me = (uint32_t)getpid();
-	struct reloads r = { tables, &g, 0, STK_UNWIND_LOAD_FAILED };
+	struct stk_process *me = sym ? stk_symbolizer_process(sym, getpid()) : NULL;
+	struct reloads r = { tables, me, 0, STK_UNWIND_LOAD_FAILED };
 	unsigned arrived = 0;
 
-	CHECK(t, fm && sym && tables && b);
-	if (!fm || !sym || !tables || !b)
+	CHECK(t, fm && sym && tables && b && me);
+	if (!fm || !sym || !tables || !b || !me)
 		goto out;
-	/* no guard asked for: the builder scans each file itself */
-	CHECK(t, stk_symbolizer_each_exec_mapping(sym, getpid(), false, gather, &g) == 0 && g.n > 0);
+	/* with a builder the loop scans no guard: the builder scans each file itself */
 	stk_unwind_tables_set_builder(tables, submit, b);
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_PARTIAL);
+	CHECK(t, stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_PARTIAL);
 	CHECK(t, fm->has_proc && (fm->proc.flags & STK_PROC_PARTIAL) && fm->proc_written_last);
 	stk_unwind_tables_get_stats(tables, &st);
 	CHECK(t, st.files_queued > 0 && st.files_built == 0 && st.rows_used == 0);
 	/* loaded again before anything came: nothing is queued twice */
 	unsigned queued = st.files_queued;
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_PARTIAL);
+	CHECK(t, stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_PARTIAL);
 	stk_unwind_tables_get_stats(tables, &st);
 	CHECK(t, st.files_queued == queued);
 	/* each result as the loop would take it: placed, then the process loaded again */
@@ -109,10 +110,10 @@ static void tables_arrive_from_the_thread(struct test_ctx *t)
 	CHECK(t, !(fm->proc.flags & STK_PROC_PARTIAL) && fm->proc_written_last);
 	stk_unwind_tables_get_stats(tables, &st);
 	CHECK(t, st.files_built > 0 && st.files_built + st.files_failed == queued);
-	CHECK(t, st.rows_used == rows_built_here(sym));
+	CHECK(t, st.rows_used == rows_built_here());
 	/* a load with nothing new writes nothing */
 	unsigned writes = fm->writes;
-	CHECK(t, stk_unwind_tables_load(tables, me, g.maps, g.n, 0) == STK_UNWIND_LOADED && fm->writes == writes);
+	CHECK(t, stk_unwind_tables_load(tables, me, 0) == STK_UNWIND_LOADED && fm->writes == writes);
 out:
 	stk_table_builder_free(b);
 	stk_unwind_tables_free(tables);
@@ -125,6 +126,7 @@ static void freed_with_work_queued(struct test_ctx *t)
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
 	struct stk_table_builder *b = stk_table_builder_new(&lim);
 	static const char image[] = "not an ELF file";
+	static struct stk_file junk, self;
 	struct stk_table_built done;
 	struct pollfd pfd;
 
@@ -132,18 +134,18 @@ static void freed_with_work_queued(struct test_ctx *t)
 	if (!b)
 		return;
 	/* a job that fails comes back with why, the file it was for, and no table */
-	CHECK(t, stk_table_builder_submit(b, image, "junk", -1, image, sizeof(image)) == 0);
+	CHECK(t, stk_table_builder_submit(b, &junk, "junk", -1, image, sizeof(image)) == 0);
 	pfd = (struct pollfd){ .fd = stk_table_builder_fd(b), .events = POLLIN };
 	CHECK(t, poll(&pfd, 1, 60000) == 1 && stk_table_builder_take(b, &done));
-	CHECK(t, done.file == image && !done.ok && strstr(done.why, "not an ELF file") && !done.table.rows);
+	CHECK(t, done.file == &junk && !done.ok && strstr(done.why, "not an ELF file") && !done.table.rows);
 	CHECK(t, !stk_table_builder_take(b, &done));
 	/* no descriptor and no image: refused at once */
-	CHECK(t, stk_table_builder_submit(b, image, "none", -1, NULL, 0) == -1);
+	CHECK(t, stk_table_builder_submit(b, &junk, "none", -1, NULL, 0) == -1);
 	/* this test binary, many times over: freed at once, the queue and any build under way go */
 	for (int i = 0; i < 50; i++) {
 		int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 
-		CHECK(t, fd >= 0 && stk_table_builder_submit(b, &done, "self", fd, NULL, 0) == 0);
+		CHECK(t, fd >= 0 && stk_table_builder_submit(b, &self, "self", fd, NULL, 0) == 0);
 		if (fd >= 0)
 			close(fd);
 	}
@@ -155,7 +157,7 @@ static void builds_ahead_while_the_caller_is_busy(struct test_ctx *t)
 {
 	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
 	struct stk_table_builder *b = stk_table_builder_new(&lim);
-	static const int ids[4];
+	static struct stk_file ids[4];
 	struct stk_table_built done;
 	struct pollfd pfd;
 	unsigned waited = 0, taken = 0;

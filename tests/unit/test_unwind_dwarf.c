@@ -213,60 +213,57 @@ static void bad_input_stops_with_reason(struct test_ctx *t)
 	stk_symbolizer_free(sym);
 }
 
-/* The symbolizer's modules, with the guard of the one holding this code replaced by the test's. */
-struct guarded_source {
-	struct stk_symbolizer *sym;
-	const struct stk_cfi_guard *guard; /* NULL: the module goes without one */
-	uint64_t bias;                     /* runtime address - ELF vaddr, in that module */
-	stk_unwind_module_fn fn;
-	void *ctx;
-};
-
-static void guarded_relay(void *ctx, const struct stk_user_module *m)
+/*
+ * One unwind of s through this process's mappings as the symbolizer has
+ * them, the file holding this code given guard instead of its own (a new
+ * unwinder: modules are read once per process). *bias: runtime address -
+ * ELF vaddr in that file.
+ */
+static void unwind_guarded(struct stk_symbolizer *sym, const struct stk_cfi_guard *guard, struct snapshot *s,
+			   struct stk_unwind_result *r, uint64_t *bias)
 {
-	struct guarded_source *g = ctx;
+	const struct stk_process *me = stk_symbolizer_process(sym, getpid());
 	uint64_t here = (uint64_t)(uintptr_t)unwind_test_snapshot;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
+	struct stk_mapping *maps = me ? calloc(me->n_maps + 1, sizeof(*maps)) : NULL;
+	struct stk_file own;
 	GElf_Ehdr eh;
 	size_t phnum;
 
-	if (here >= m->start && here < m->end && gelf_getehdr(m->elf, &eh) && elf_getphdrnum(m->elf, &phnum) == 0) {
-		for (size_t i = 0; i < phnum; i++) {
+	r->n = 0;
+	r->stop = NULL;
+	if (!maps)
+		return;
+	for (size_t i = 0; i < me->n_maps; i++) {
+		struct stk_mapping *m = &maps[i];
+
+		*m = me->maps[i];
+		if (m->kind != STK_MAPPING_FILE || !m->file || !m->file->elf || here < m->start || here >= m->end)
+			continue;
+		own = *m->file;
+		own.cfi_guard = *guard;
+		own.cfi_scanned = true;
+		m->file = &own;
+		if (!gelf_getehdr(own.elf, &eh) || elf_getphdrnum(own.elf, &phnum))
+			continue;
+		for (size_t k = 0; k < phnum; k++) {
 			GElf_Phdr ph;
 
-			if (gelf_getphdr(m->elf, (int)i, &ph) && ph.p_type == PT_LOAD && m->offset >= ph.p_offset &&
+			if (gelf_getphdr(own.elf, (int)k, &ph) && ph.p_type == PT_LOAD && m->offset >= ph.p_offset &&
 			    m->offset < ph.p_offset + ph.p_filesz)
-				g->bias = eh.e_type == ET_EXEC ? 0 : m->start - (ph.p_vaddr + (m->offset - ph.p_offset));
+				*bias = eh.e_type == ET_EXEC ? 0 : m->start - (ph.p_vaddr + (m->offset - ph.p_offset));
 		}
-		um.cfi_guard = g->guard;
 	}
-	g->fn(g->ctx, &um);
-}
-
-static int guarded_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	struct guarded_source *g = source;
-
-	g->fn = fn;
-	g->ctx = ctx;
-	return stk_symbolizer_each_module(g->sym, pid, guarded_relay, g);
-}
-
-/* One unwind of s through src's modules (a new unwinder: modules are read once per process). */
-static void unwind_guarded(struct guarded_source *src, struct snapshot *s, struct stk_unwind_result *r)
-{
-	struct one_process table = { guarded_modules, src, NULL };
+	struct one_process table = { { .pid = getpid(), .maps = maps, .n_maps = me->n_maps } };
 	struct stk_unwind_source us = one_process_source(&table);
 	struct stk_unwinder *u = stk_unwinder_new(&us);
 	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
 					.regs = s->regs, .n_regs = 17, .sp = s->regs[7], .stack = s->stack, .stack_len = s->len };
 
-	r->n = 0;
-	r->stop = NULL;
 	if (u)
 		stk_unwind(u, &in, r);
 	stk_unwinder_free(u);
 	one_process_end(&table);
+	free(maps);
 }
 
 /*
@@ -282,8 +279,7 @@ static void guard_ends_the_chain_where_it_refuses(struct test_ctx *t)
 	struct stk_unwinder *u = stk_unwinder_new(&src_);
 	struct stk_cfi_guard refuse = { 0 };
 	struct stk_cfi_guard_range range;
-	struct guarded_source src = { .sym = sym };
-	uint64_t ips[64], first[64];
+	uint64_t ips[64], first[64], bias = 0;
 	struct stk_unwind_result r = { .ips = ips, .max = 64 }, whole = { .ips = first, .max = 64 };
 
 	CHECK(t, sym && u && unwind_test_outer(&s) == 2);
@@ -296,28 +292,24 @@ static void guard_ends_the_chain_where_it_refuses(struct test_ctx *t)
 	CHECK(t, whole.n >= 4);
 	if (whole.n < 4)
 		goto out;
-	/* No guard: none of the module's CFI runs. */
-	unwind_guarded(&src, &s, &r);
-	CHECK(t, r.n == 1 && r.stop && strstr(r.stop, "not checked"));
 	/* Every address refused: the leaf only. */
 	refuse.all = "test: all refused";
-	src.guard = &refuse;
-	unwind_guarded(&src, &s, &r);
+	unwind_guarded(sym, &refuse, &s, &r, &bias);
 	CHECK(t, r.n == 1 && r.stop && strcmp(r.stop, "test: all refused") == 0);
 	/* The first frame's pc itself. */
 	refuse.all = NULL;
 	refuse.refused = &range;
 	refuse.n_refused = 1;
-	range = (struct stk_cfi_guard_range){ first[0] - src.bias, first[0] - src.bias + 1, "test: leaf refused" };
-	unwind_guarded(&src, &s, &r);
+	range = (struct stk_cfi_guard_range){ first[0] - bias, first[0] - bias + 1, "test: leaf refused" };
+	unwind_guarded(sym, &refuse, &s, &r, &bias);
 	CHECK(t, r.n == 1 && ips[0] == first[0] && r.stop && strcmp(r.stop, "test: leaf refused") == 0);
 	/* The second frame's call (its return address - 1): two frames. */
-	range = (struct stk_cfi_guard_range){ first[1] - 1 - src.bias, first[1] - src.bias, "test: caller refused" };
-	unwind_guarded(&src, &s, &r);
+	range = (struct stk_cfi_guard_range){ first[1] - 1 - bias, first[1] - bias, "test: caller refused" };
+	unwind_guarded(sym, &refuse, &s, &r, &bias);
 	CHECK(t, r.n == 2 && ips[1] == first[1] && r.stop && strcmp(r.stop, "test: caller refused") == 0);
 	/* Refusing an address no frame looks up changes nothing. */
-	range = (struct stk_cfi_guard_range){ first[1] + 64 - src.bias, first[1] + 65 - src.bias, "test: elsewhere" };
-	unwind_guarded(&src, &s, &r);
+	range = (struct stk_cfi_guard_range){ first[1] + 64 - bias, first[1] + 65 - bias, "test: elsewhere" };
+	unwind_guarded(sym, &refuse, &s, &r, &bias);
 	CHECK(t, r.n == whole.n && memcmp(ips, first, whole.n * sizeof(*ips)) == 0);
 out:
 	stk_unwinder_free(u);
@@ -327,46 +319,34 @@ out:
 /*
  * A process table whose mappings grow each time they are read again, as a
  * process's do while it starts: none at first, then the mapping holding
- * `cut` cut short there, then all of them.
+ * `cut` cut short there, then all of them (the symbolizer's).
  */
 struct late_source {
 	struct stk_symbolizer *sym;
 	unsigned stage;
 	bool may_reread;
 	uint64_t cut;
-	void *slot;
-	stk_unwind_module_fn fn;
-	void *ctx;
+	struct stk_process proc;
+	struct stk_mapping maps[512];
 };
 
-static void late_relay(void *ctx, const struct stk_user_module *m)
-{
-	struct late_source *l = ctx;
-	struct stk_unwind_module um = { m->start, m->end, m->offset, m->path, m->elf, m->cfi_guard };
-
-	if (l->stage == 1 && l->cut > m->start && l->cut < m->end)
-		um.end = l->cut;
-	l->fn(l->ctx, &um);
-}
-
-static int late_modules(void *table, pid_t pid, stk_unwind_module_fn fn, void *ctx)
+static struct stk_process *late_process(void *table, pid_t pid)
 {
 	struct late_source *l = table;
+	const struct stk_process *all = stk_symbolizer_process(l->sym, pid);
 
-	if (l->stage == 0)
-		return 0;
-	l->fn = fn;
-	l->ctx = ctx;
-	return stk_symbolizer_each_module(l->sym, pid, late_relay, l);
-}
+	l->proc.pid = pid;
+	l->proc.maps = l->maps;
+	l->proc.n_maps = 0;
+	l->proc.generation = l->stage;
+	for (size_t i = 0; l->stage && all && i < all->n_maps && i < 512; i++) {
+		struct stk_mapping *m = &l->maps[l->proc.n_maps++];
 
-static void **late_slot(void *table, pid_t pid, uint64_t *generation)
-{
-	struct late_source *l = table;
-
-	(void)pid;
-	*generation = l->stage;
-	return &l->slot;
+		*m = all->maps[i];
+		if (l->stage == 1 && l->cut > m->start && l->cut < m->end)
+			m->end = l->cut;
+	}
+	return &l->proc;
 }
 
 static bool late_reread(void *table, pid_t pid)
@@ -383,7 +363,7 @@ static bool late_reread(void *table, pid_t pid)
 /* One unwind of s from a fresh table at stage `stage`. */
 static void unwind_late(struct late_source *l, unsigned stage, struct snapshot *s, struct stk_unwind_result *r)
 {
-	struct stk_unwind_source src = { l, late_modules, late_slot, late_reread };
+	struct stk_unwind_source src = { l, late_process, late_reread };
 	struct stk_unwinder *u = stk_unwinder_new(&src);
 	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
 					.regs = s->regs, .n_regs = 17, .sp = s->regs[7], .stack = s->stack, .stack_len = s->len };
@@ -394,8 +374,8 @@ static void unwind_late(struct late_source *l, unsigned stage, struct snapshot *
 	if (u)
 		stk_unwind(u, &in, r);
 	stk_unwinder_free(u);
-	stk_unwinder_slot_free(l->slot);
-	l->slot = NULL;
+	stk_unwinder_slot_free(l->proc.unwinder);
+	l->proc.unwinder = NULL;
 }
 
 /*
@@ -406,7 +386,8 @@ static void unwind_late(struct late_source *l, unsigned stage, struct snapshot *
 static void reads_mappings_again_when_the_chain_leaves_them(struct test_ctx *t)
 {
 	static struct snapshot s;
-	struct late_source l = { .sym = keeping_symbolizer() };
+	static struct late_source l;
+	l = (struct late_source){ .sym = keeping_symbolizer() };
 	struct stk_unwind_source own = stk_symbolizer_unwind_source(l.sym);
 	struct stk_unwinder *u = stk_unwinder_new(&own);
 	uint64_t whole_ips[64], ips[64];
@@ -457,16 +438,6 @@ struct corrupt_source {
 	uint64_t start, end, offset;
 	struct stk_cfi_guard guard;
 };
-
-static int corrupt_modules(void *source, pid_t pid, stk_unwind_module_fn fn, void *ctx)
-{
-	struct corrupt_source *c = source;
-	struct stk_unwind_module m = { c->start, c->end, c->offset, "self", c->elf, &c->guard };
-
-	(void)pid;
-	fn(ctx, &m);
-	return 0;
-}
 
 static int load_corrupted_self(struct corrupt_source *c, unsigned seed)
 {
@@ -539,7 +510,9 @@ static void corrupt_cfi_never_crashes(struct test_ctx *t)
 			free(c.image);
 			return;
 		}
-		struct one_process table = { corrupt_modules, &c, NULL };
+		struct stk_file file = { .elf = c.elf, .fd = -1, .cfi_guard = c.guard, .cfi_scanned = true };
+		struct stk_mapping map = { c.start, c.end, c.offset, "self", &file, STK_MAPPING_FILE, false, false };
+		struct one_process table = { { .pid = getpid(), .maps = &map, .n_maps = 1 } };
 		struct stk_unwind_source us = one_process_source(&table);
 		u = stk_unwinder_new(&us);
 		struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),

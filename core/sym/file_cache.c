@@ -1,9 +1,11 @@
 /*
- * The symbolizer's file cache: every ELF file a process maps, opened as the
- * process sees it (map_files, else inside its root), parsed once and shared
- * by every process mapping it (keyed by device and inode, and by build ID
- * across containers), with its debug file, its DWARF for lines, the ELF kept
- * for the unwinders and its CFI guard.
+ * The file cache: every ELF file a process maps, opened as the process sees
+ * it (map_files, else inside its root), parsed once and shared by every
+ * process mapping it: found by hash on device and inode (each inode opened
+ * once), and on build ID (the same build in another container is another
+ * inode), with its debug file, its DWARF for lines, the ELF kept for the
+ * unwinders (core/unwind/mapping.h: its CFI guard and its kernel table
+ * hang off it too).
  */
 #include "core/sym/sym_state.h"
 
@@ -27,55 +29,63 @@
 #include "core/sym/debuginfod.h"
 #include "core/sym/dwarf_lines.h"
 
-static int key_cmp(uint64_t dev, uint64_t ino, const struct file_key *k)
+void sym_file_cache_init(struct sym_file_cache *c)
 {
-	if (dev != k->dev)
-		return dev < k->dev ? -1 : 1;
-	return ino < k->ino ? -1 : ino > k->ino;
+	memset(c, 0, sizeof(*c));
+	c->by_inode = (struct stk_key_index){ .key_size = 2 * sizeof(uint64_t), .stride = sizeof(struct sym_inode_key) };
+	c->by_build_id = (struct stk_key_index){ .key_size = sizeof(c->build_ids->build_id),
+						 .stride = sizeof(struct sym_build_id_key) };
 }
 
-/* Index where (dev, ino) is or would be inserted; *found set when present. */
-static size_t key_find(const struct stk_symbolizer *s, uint64_t dev, uint64_t ino, int *found)
+/* The entry of the file at (dev, ino) when that inode was opened before; *seen says whether it was. */
+static struct sym_file *by_inode(struct sym_file_cache *c, uint64_t dev, uint64_t ino, bool *seen)
 {
-	size_t lo = 0, hi = s->n_keys;
+	struct sym_inode_key key = { dev, ino, NULL };
+	int64_t i = stk_key_index_find(&c->by_inode, c->inodes, &key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = key_cmp(dev, ino, &s->keys[mid]);
-
-		if (c == 0) {
-			*found = 1;
-			return mid;
-		}
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	*found = 0;
-	return lo;
+	*seen = i >= 0;
+	return i >= 0 ? c->inodes[i].file : NULL;
 }
 
-static int key_insert(struct stk_symbolizer *s, size_t at, uint64_t dev, uint64_t ino,
-		      struct sym_file *f)
+static int add_inode(struct sym_file_cache *c, uint64_t dev, uint64_t ino, struct sym_file *f)
 {
-	if (stk_grow((void **)&s->keys, &s->cap_keys, s->n_keys + 1, sizeof(*s->keys)))
+	if (stk_grow((void **)&c->inodes, &c->cap_inodes, c->n_inodes + 1, sizeof(*c->inodes)))
 		return -1;
-	memmove(&s->keys[at + 1], &s->keys[at], (s->n_keys - at) * sizeof(*s->keys));
-	s->keys[at] = (struct file_key){ dev, ino, f };
-	s->n_keys++;
+	c->inodes[c->n_inodes++] = (struct sym_inode_key){ dev, ino, f };
+	if (stk_key_index_add(&c->by_inode, c->inodes, c->n_inodes)) {
+		c->n_inodes--;
+		return -1;
+	}
 	return 0;
 }
 
-/* The same build in another container (another inode): reuse its parse. */
-static struct sym_file *file_by_build_id(struct stk_symbolizer *s, const char *build_id)
+/* The same build in another container (another inode): its parse, when one was made. */
+static struct sym_file *by_build_id(struct sym_file_cache *c, const char *build_id)
 {
+	struct sym_build_id_key key;
+	int64_t i;
+
 	if (!*build_id)
 		return NULL;
-	for (size_t i = 0; i < s->n_files; i++)
-		if (s->files[i]->ok && strcmp(s->files[i]->elf.build_id, build_id) == 0)
-			return s->files[i];
-	return NULL;
+	memset(&key, 0, sizeof(key));
+	snprintf(key.build_id, sizeof(key.build_id), "%s", build_id);
+	i = stk_key_index_find(&c->by_build_id, c->build_ids, &key);
+	return i >= 0 ? c->build_ids[i].file : NULL;
+}
+
+static void add_build_id(struct sym_file_cache *c, struct sym_file *f)
+{
+	struct sym_build_id_key *k;
+
+	if (!f->elf.build_id[0] || by_build_id(c, f->elf.build_id) ||
+	    stk_grow((void **)&c->build_ids, &c->cap_build_ids, c->n_build_ids + 1, sizeof(*c->build_ids)))
+		return;
+	k = &c->build_ids[c->n_build_ids++];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->build_id, sizeof(k->build_id), "%s", f->elf.build_id);
+	k->file = f;
+	if (stk_key_index_add(&c->by_build_id, c->build_ids, c->n_build_ids))
+		c->n_build_ids--; /* not found by build ID: parsed again for another inode */
 }
 
 void sym_strip_deleted(const char *path, char *out, size_t len, int *deleted)
@@ -124,14 +134,14 @@ static void keep_dwarf_fd(struct stk_symbolizer *s, struct sym_file *f, int fd)
 {
 	int dup_fd;
 
-	if (f->has_dwarf_fd || s->dwarf_fds >= MAX_DWARF_FILES)
+	if (f->has_dwarf_fd || s->files.dwarf_fds >= MAX_DWARF_FILES)
 		return;
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return;
 	f->dwarf_fd = dup_fd;
 	f->has_dwarf_fd = true;
-	s->dwarf_fds++;
+	s->files.dwarf_fds++;
 }
 
 /* A debug file of f on fd: its symbols replace f's, its DWARF is kept for lines and inlined frames. */
@@ -193,8 +203,8 @@ static void keep_elf(struct sym_file *f, int fd)
 			close(own);
 		return;
 	}
-	f->unwind_elf = elf;
-	f->unwind_fd = own;
+	f->file.elf = elf;
+	f->file.fd = own;
 }
 
 /* The debug file of f from debuginfod, now (the first time one of its addresses is resolved). */
@@ -223,13 +233,26 @@ void sym_fetch_remote_debuginfo(struct stk_symbolizer *s, struct sym_file *f)
 	free(name);
 }
 
+/* A new entry, in the cache (its identity still to be indexed); NULL when out of memory. */
+static struct sym_file *new_entry(struct sym_file_cache *c)
+{
+	struct sym_file *f;
+
+	if (stk_grow((void **)&c->all, &c->cap_all, c->n_all + 1, sizeof(*c->all)) || !(f = calloc(1, sizeof(*f))))
+		return NULL;
+	f->file.fd = -1;
+	c->all[c->n_all++] = f;
+	return f;
+}
+
 struct sym_file *sym_learn_file(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e)
 {
+	struct sym_file_cache *c = &s->files;
 	char path[4096], why[128], build_id[129];
 	struct sym_file *f;
 	struct stat st;
-	size_t at;
-	int fd, deleted, found;
+	int fd, deleted;
+	bool seen;
 
 	if (sym_stopped(s))
 		return NULL;
@@ -244,21 +267,19 @@ struct sym_file *sym_learn_file(struct stk_symbolizer *s, pid_t pid, const struc
 		close(fd);
 		return NULL;
 	}
-	at = key_find(s, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &found);
-	if (found) {
+	f = by_inode(c, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &seen);
+	if (seen) {
 		close(fd);
-		return s->keys[at].file->ok ? s->keys[at].file : NULL;
+		return f->ok ? f : NULL;
 	}
 	f = NULL;
 	if (stk_elf_build_id_fd(fd, build_id, sizeof(build_id)) == 0)
-		f = file_by_build_id(s, build_id);
+		f = by_build_id(c, build_id);
 	if (!f) {
-		if (stk_grow((void **)&s->files, &s->cap_files, s->n_files + 1, sizeof(*s->files)) ||
-		    !(f = calloc(1, sizeof(*f)))) {
+		if (!(f = new_entry(c))) {
 			close(fd);
 			return NULL;
 		}
-		s->files[s->n_files++] = f;
 		if (stk_elf_file_from_fd(fd, &f->elf, why, sizeof(why)) == 0) {
 			f->ok = 1;
 			if (s->opts.keep_elf)
@@ -266,6 +287,7 @@ struct sym_file *sym_learn_file(struct stk_symbolizer *s, pid_t pid, const struc
 			if (f->elf.has_dwarf)
 				keep_dwarf_fd(s, f, fd);
 			attach_debuginfo(s, pid, path, f, &st);
+			add_build_id(c, f);
 			s->stats.files_parsed++;
 		} else {
 			s->stats.files_failed++;
@@ -273,21 +295,22 @@ struct sym_file *sym_learn_file(struct stk_symbolizer *s, pid_t pid, const struc
 		}
 	}
 	close(fd);
-	key_insert(s, at, (uint64_t)st.st_dev, (uint64_t)st.st_ino, f);
+	add_inode(c, (uint64_t)st.st_dev, (uint64_t)st.st_ino, f); /* out of memory: opened again next time */
 	return f->ok ? f : NULL;
 }
 
 struct sym_file *sym_vdso_file(struct stk_symbolizer *s)
 {
+	struct sym_file_cache *c = &s->files;
 	uintptr_t base;
 	struct stk_map_entry e;
 	char line[4300], why[128];
 	size_t size = 0;
 	FILE *maps;
 
-	if (s->vdso_tried)
-		return s->vdso && s->vdso->ok ? s->vdso : NULL;
-	s->vdso_tried = 1;
+	if (c->vdso_tried)
+		return c->vdso && c->vdso->ok ? c->vdso : NULL;
+	c->vdso_tried = 1;
 	base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	if (!base || !(maps = fopen("/proc/self/maps", "re")))
 		return NULL;
@@ -298,32 +321,23 @@ struct sym_file *sym_vdso_file(struct stk_symbolizer *s)
 			break;
 		}
 	fclose(maps);
-	if (!size || !(s->vdso = calloc(1, sizeof(*s->vdso))))
+	if (!size || !(c->vdso = calloc(1, sizeof(*c->vdso))))
 		return NULL;
-	if (stk_elf_file_from_memory((const void *)base, size, &s->vdso->elf, why, sizeof(why)) == 0)
-		s->vdso->ok = 1;
+	c->vdso->file.fd = -1;
+	if (stk_elf_file_from_memory((const void *)base, size, &c->vdso->elf, why, sizeof(why)) == 0)
+		c->vdso->ok = 1;
 	else
 		sym_note_failure(s, "vdso: %s", why);
 	/* its CFI for the unwinders: a copy, so the Elf owns what it reads */
-	if (s->vdso->ok && s->opts.keep_elf && (s->vdso->vdso_image = malloc(size))) {
-		memcpy(s->vdso->vdso_image, (const void *)base, size);
-		s->vdso->vdso_size = size;
-		s->vdso->unwind_elf = elf_memory(s->vdso->vdso_image, size);
+	if (c->vdso->ok && s->opts.keep_elf && (c->vdso->file.image = malloc(size))) {
+		memcpy(c->vdso->file.image, (const void *)base, size);
+		c->vdso->file.image_size = size;
+		c->vdso->file.elf = elf_memory(c->vdso->file.image, size);
 	}
-	return s->vdso->ok ? s->vdso : NULL;
+	return c->vdso->ok ? c->vdso : NULL;
 }
 
-/* f's CFI guard, scanned once per file: every process mapping it shares the verdict. */
-const struct stk_cfi_guard *sym_cfi_guard_of(struct sym_file *f)
-{
-	if (!f->cfi_guard_done) {
-		stk_cfi_guard_scan(f->unwind_elf, &f->cfi_guard);
-		f->cfi_guard_done = true;
-	}
-	return &f->cfi_guard;
-}
-
-void sym_file_free(struct sym_file *f)
+static void file_free(struct sym_file *f)
 {
 	if (!f)
 		return;
@@ -337,12 +351,19 @@ void sym_file_free(struct sym_file *f)
 	else if (f->has_dwarf_fd)
 		close(f->dwarf_fd);
 	stk_elf_file_release(&f->elf);
-	if (f->unwind_elf) {
-		elf_end(f->unwind_elf);
-		if (!f->vdso_image)
-			close(f->unwind_fd);
-	}
-	free(f->vdso_image);
-	stk_cfi_guard_free(&f->cfi_guard);
+	stk_file_release(&f->file);
 	free(f);
+}
+
+void sym_file_cache_free(struct sym_file_cache *c)
+{
+	for (size_t i = 0; i < c->n_all; i++)
+		file_free(c->all[i]);
+	free(c->all);
+	free(c->inodes);
+	free(c->build_ids);
+	stk_key_index_free(&c->by_inode);
+	stk_key_index_free(&c->by_build_id);
+	file_free(c->vdso);
+	memset(c, 0, sizeof(*c));
 }

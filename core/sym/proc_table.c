@@ -1,9 +1,11 @@
 /*
- * The symbolizer's process table: pid -> sorted executable mappings, read
- * from /proc/PID/maps when a process is first seen (so exited processes
- * still resolve) and again after an exec or a new mapping, keeping the file
+ * The process table: pid -> sorted executable mappings, read from
+ * /proc/PID/maps when a process is first seen (so exited processes still
+ * resolve) and again after an exec or a new mapping, keeping the file
  * mappings it no longer has (stacks taken while it had them still resolve);
- * its perf map for JITs.
+ * its perf map for JITs. The symbolizer, the copy unwinder and the kernel
+ * tables all read it (core/unwind/mapping.h); an exited process is
+ * compacted to what its stacks name.
  */
 #include "core/sym/sym_state.h"
 
@@ -25,18 +27,18 @@
 #include "core/base/grow.h"
 #include "core/base/untrusted_file.h"
 
-static size_t proc_find(const struct stk_symbolizer *s, pid_t pid, int *found)
+static size_t proc_find(const struct sym_proc_table *t, pid_t pid, int *found)
 {
-	size_t lo = 0, hi = s->n_procs;
+	size_t lo = 0, hi = t->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->procs[mid]->pid == pid) {
+		if (t->all[mid]->proc.pid == pid) {
 			*found = 1;
 			return mid;
 		}
-		if (s->procs[mid]->pid < pid)
+		if (t->all[mid]->proc.pid < pid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -87,17 +89,17 @@ static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
 	if (p->perf_loads >= MAX_PERF_MAP_LOADS || sym_stopped(s))
 		return;
 	p->perf_tried_ns = sym_monotonic_ns();
-	snprintf(path, sizeof(path), "/proc/%d", (int)p->pid);
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->proc.pid);
 	if (stat(path, &owner))
 		return;
 	struct stk_untrusted_rules rules = {
 		.no_follow = true, .check_owner = true, .owner = owner.st_uid,
 		.as_owner = true, .group = owner.st_gid,
 	};
-	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)p->ns_pid);
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-%d.map", (int)p->proc.pid, (int)p->ns_pid);
 	if ((fd = stk_untrusted_open(path, &rules)) < 0) {
 		if (fd != -ENOENT)
-			sym_note_failure(s, "pid %d: perf map not read: %s", (int)p->pid, stk_untrusted_strerror(fd));
+			sym_note_failure(s, "pid %d: perf map not read: %s", (int)p->proc.pid, stk_untrusted_strerror(fd));
 		return;
 	}
 	if (fstat(fd, &st) == 0 && (!p->perf || st.st_size != p->perf_size)) {
@@ -113,14 +115,14 @@ static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
 	close(fd);
 }
 
-int sym_map_order(const void *a, const void *b)
+static int map_order(const void *a, const void *b)
 {
-	const struct sym_map *x = a, *y = b;
+	const struct stk_mapping *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static bool overlaps_any(const struct sym_map *maps, size_t n, const struct sym_map *m)
+static bool overlaps_any(const struct stk_mapping *maps, size_t n, const struct stk_mapping *m)
 {
 	for (size_t i = 0; i < n; i++)
 		if (maps[i].start < m->end && m->start < maps[i].end)
@@ -132,18 +134,18 @@ static bool overlaps_any(const struct sym_map *maps, size_t n, const struct sym_
  * After a reread: the file mappings p had that nothing new covers move into
  * *maps (sorted again), marked gone, up to MAX_GONE_MAPS, so stacks taken
  * before a library moved or the process exec'd still resolve. The rest stay
- * in p->maps, freed by the caller.
+ * in p's mappings, freed by the caller.
  */
-static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n, size_t *cap)
+static void keep_gone_maps(struct stk_process *p, struct stk_mapping **maps, size_t *n, size_t *cap)
 {
 	size_t fresh = *n, kept = 0;
 
 	for (size_t i = 0; i < p->n_maps; i++)
 		kept += p->maps[i].gone;
 	for (size_t i = p->n_maps; i-- > 0 && kept < MAX_GONE_MAPS;) {
-		struct sym_map *old = &p->maps[i];
+		struct stk_mapping *old = &p->maps[i];
 
-		if (old->kind != MAP_FILE || !old->file || old->gone || overlaps_any(*maps, fresh, old) ||
+		if (old->kind != STK_MAPPING_FILE || !old->file || old->gone || overlaps_any(*maps, fresh, old) ||
 		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
 			continue;
 		(*maps)[(*n)++] = *old;
@@ -153,7 +155,7 @@ static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n,
 	}
 	/* the gone ones kept before, still not covered */
 	for (size_t i = 0; i < p->n_maps; i++) {
-		struct sym_map *old = &p->maps[i];
+		struct stk_mapping *old = &p->maps[i];
 
 		if (!old->gone || !old->file || overlaps_any(*maps, fresh, old) ||
 		    stk_grow((void **)maps, cap, *n + 1, sizeof(**maps)))
@@ -162,16 +164,16 @@ static void keep_gone_maps(struct sym_proc *p, struct sym_map **maps, size_t *n,
 		old->file = NULL;
 	}
 	if (*n > fresh)
-		qsort(*maps, *n, sizeof(**maps), sym_map_order);
+		qsort(*maps, *n, sizeof(**maps), map_order);
 }
 
 /* Whether fresh (n, sorted) are the mappings p has now, the gone ones aside. */
-static bool same_maps(const struct sym_proc *p, const struct sym_map *fresh, size_t n)
+static bool same_maps(const struct stk_process *p, const struct stk_mapping *fresh, size_t n)
 {
 	size_t j = 0;
 
 	for (size_t i = 0; i < p->n_maps; i++) {
-		const struct sym_map *o = &p->maps[i];
+		const struct stk_mapping *o = &p->maps[i];
 
 		if (o->gone)
 			continue;
@@ -184,17 +186,29 @@ static bool same_maps(const struct sym_proc *p, const struct sym_map *fresh, siz
 	return j == n;
 }
 
+/* The file of a mapping of pid that /proc/PID/maps shows as e (NULL: none, or unreadable). */
+static struct stk_file *file_of(struct stk_symbolizer *s, pid_t pid, const struct stk_map_entry *e,
+				enum stk_mapping_kind kind)
+{
+	struct sym_file *f = kind == STK_MAPPING_FILE ? sym_learn_file(s, pid, e)
+			     : kind == STK_MAPPING_VDSO ? sym_vdso_file(s)
+							 : NULL;
+
+	return f ? &f->file : NULL;
+}
+
 /*
  * Reads /proc/PID/maps and learns every executable mapping's file now; the
  * generation moves only when they changed (a reader's state made from them
  * stays good otherwise).
  */
-static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
+static int read_maps(struct stk_symbolizer *s, struct sym_proc *sp)
 {
+	struct stk_process *p = &sp->proc;
 	char path[64], line[4300], exe[4096];
 	struct stk_map_entry *e = malloc(sizeof(*e));
 	ssize_t exe_len;
-	struct sym_map *maps = NULL;
+	struct stk_mapping *maps = NULL;
 	size_t n = 0, cap = 0;
 	int has_anon = 0, err = 0;
 	bool changed;
@@ -202,7 +216,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 
 	if (!e)
 		return -ENOMEM;
-	p->read_ns = sym_monotonic_ns(); /* tried: a failed read is not tried again at once either */
+	sp->read_ns = sym_monotonic_ns(); /* tried: a failed read is not tried again at once either */
 	/* The executable's mappings carry its path as the process sees it, as exe does. */
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 	exe_len = readlink(path, exe, sizeof(exe) - 1);
@@ -214,7 +228,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 		return err;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		struct sym_map *m;
+		struct stk_mapping *m;
 
 		if (stk_maps_parse_line(line, e) || e->perms[2] != 'x')
 			continue;
@@ -227,20 +241,19 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 		m->start = e->start;
 		m->end = e->end;
 		m->offset = e->offset;
-		m->file = NULL;
 		m->gone = false;
 		m->exe = exe[0] && strcmp(e->path, exe) == 0;
 		if (!e->path[0]) {
-			m->kind = MAP_ANON;
+			m->kind = STK_MAPPING_ANON;
 			has_anon = 1;
 		} else if (strcmp(e->path, "[vdso]") == 0) {
-			m->kind = MAP_VDSO;
+			m->kind = STK_MAPPING_VDSO;
 		} else if (e->path[0] == '[') {
-			m->kind = MAP_SPECIAL;
+			m->kind = STK_MAPPING_SPECIAL;
 		} else {
-			m->kind = MAP_FILE;
-			m->file = sym_learn_file(s, p->pid, e);
+			m->kind = STK_MAPPING_FILE;
 		}
+		m->file = file_of(s, p->pid, e, m->kind);
 	}
 	/* An empty maps file read after exit looks like a kernel thread: tell them apart. */
 	if (!err && ferror(f))
@@ -248,42 +261,50 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *p)
 	fclose(f);
 	free(e);
 	if (err) {
-		sym_maps_free(maps, n);
+		free(maps); /* their paths are the pool's */
 		return err;
 	}
 	if (n)
-		qsort(maps, n, sizeof(*maps), sym_map_order);
-	changed = !same_maps(p, maps, n) || p->err;
+		qsort(maps, n, sizeof(*maps), map_order);
+	changed = !same_maps(p, maps, n) || sp->err;
 	keep_gone_maps(p, &maps, &n, &cap);
-	sym_maps_free(p->maps, p->n_maps);
+	free(p->maps);
 	p->maps = maps;
 	p->n_maps = n;
-	p->exited = false; /* read: it lives (a pid taken again, if it had exited) */
+	sp->exited = false; /* read: it lives (a pid taken again, if it had exited) */
 	if (changed)
-		p->generation = ++s->generations;
+		p->generation = ++s->procs.generations;
 	if (has_anon)
-		load_perf_map(s, p);
+		load_perf_map(s, sp);
 	return 0;
+}
+
+struct sym_proc *sym_find_proc(const struct stk_symbolizer *s, pid_t pid)
+{
+	int found;
+	size_t at = proc_find(&s->procs, pid, &found);
+
+	return found ? s->procs.all[at] : NULL;
 }
 
 struct sym_proc *sym_get_proc(struct stk_symbolizer *s, pid_t pid)
 {
+	struct sym_proc_table *t = &s->procs;
 	struct sym_proc *p;
 	int found, zombie;
-	size_t at = proc_find(s, pid, &found);
+	size_t at = proc_find(t, pid, &found);
 
 	if (found)
-		return s->procs[at];
+		return t->all[at];
 	if (sym_stopped(s))
 		return NULL;
-	if (stk_grow((void **)&s->procs, &s->cap_procs, s->n_procs + 1, sizeof(*s->procs)) ||
-	    !(p = calloc(1, sizeof(*p))))
+	if (stk_grow((void **)&t->all, &t->cap, t->n + 1, sizeof(*t->all)) || !(p = calloc(1, sizeof(*p))))
 		return NULL;
-	p->pid = pid;
+	p->proc.pid = pid;
 	p->ns_pid = read_status(pid, &zombie);
 	p->err = read_maps(s, p);
 	/* Exited but not reaped: its mappings are already gone. */
-	if (!p->err && !p->n_maps && zombie)
+	if (!p->err && !p->proc.n_maps && zombie)
 		p->err = -ESRCH;
 	if (p->err) {
 		s->stats.processes_failed++;
@@ -291,9 +312,9 @@ struct sym_proc *sym_get_proc(struct stk_symbolizer *s, pid_t pid)
 	} else {
 		s->stats.processes++;
 	}
-	memmove(&s->procs[at + 1], &s->procs[at], (s->n_procs - at) * sizeof(*s->procs));
-	s->procs[at] = p;
-	s->n_procs++;
+	memmove(&t->all[at + 1], &t->all[at], (t->n - at) * sizeof(*t->all));
+	t->all[at] = p;
+	t->n++;
 	return p;
 }
 
@@ -306,13 +327,10 @@ int stk_symbolizer_add_process(struct stk_symbolizer *s, pid_t pid)
 
 int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
 {
-	int found;
-	size_t at = proc_find(s, pid, &found);
-	struct sym_proc *p;
+	struct sym_proc *p = sym_find_proc(s, pid);
 
-	if (!found)
+	if (!p)
 		return stk_symbolizer_add_process(s, pid);
-	p = s->procs[at];
 	if (sym_stopped(s))
 		return p->err;
 	s->stats.refreshes++;
@@ -325,8 +343,23 @@ int stk_symbolizer_refresh_process(struct stk_symbolizer *s, pid_t pid)
 	return p->err;
 }
 
-const struct sym_map *sym_find_map(const struct sym_proc *p, uint64_t addr)
+struct stk_process *stk_symbolizer_process(struct stk_symbolizer *s, pid_t pid)
 {
+	struct sym_proc *p = sym_get_proc(s, pid);
+
+	return p && !p->err ? &p->proc : NULL;
+}
+
+struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p = sym_find_proc(s, pid);
+
+	return p && !p->err ? &p->proc : NULL;
+}
+
+const struct stk_mapping *sym_find_map(const struct sym_proc *sp, uint64_t addr)
+{
+	const struct stk_process *p = &sp->proc;
 	size_t lo = 0, hi = p->n_maps;
 
 	while (lo < hi) {
@@ -342,15 +375,9 @@ const struct sym_map *sym_find_map(const struct sym_proc *p, uint64_t addr)
 	return NULL;
 }
 
-void sym_maps_free(struct sym_map *maps, size_t n)
+const struct stk_mapping *sym_proc_map_at(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr)
 {
-	(void)n; /* their paths are the pool's */
-	free(maps);
-}
-
-const struct sym_map *sym_proc_map_at(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr)
-{
-	const struct sym_map *m = sym_find_map(p, addr);
+	const struct stk_mapping *m = sym_find_map(p, addr);
 
 	/* Mapped after we learned the process (dlopen, JIT)? Re-read while it lives. */
 	if (!m && !p->exited && p->refreshes < MAX_MAPS_REFRESH && !sym_stopped(s)) {
@@ -375,40 +402,38 @@ int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t ad
 /* p exited: the unwinder's state goes, the mappings shrink to fit. */
 static void compact(struct stk_symbolizer *s, struct sym_proc *p)
 {
-	struct sym_map *fit;
+	struct stk_mapping *fit;
 
-	if (p->unwinder && s->unwinder_free)
-		s->unwinder_free(p->unwinder);
-	p->unwinder = NULL;
+	stk_unwinder_slot_free(p->proc.unwinder);
+	p->proc.unwinder = NULL;
 	if (p->exited)
 		return;
 	p->exited = true;
 	s->stats.processes_exited++;
-	if (p->n_maps && (fit = realloc(p->maps, p->n_maps * sizeof(*p->maps))))
-		p->maps = fit;
+	if (p->proc.n_maps && (fit = realloc(p->proc.maps, p->proc.n_maps * sizeof(*p->proc.maps))))
+		p->proc.maps = fit;
 }
 
 void stk_symbolizer_process_exited(struct stk_symbolizer *s, pid_t pid)
 {
-	int found;
-	size_t at = proc_find(s, pid, &found);
+	struct sym_proc *p = sym_find_proc(s, pid);
 
-	if (found)
-		compact(s, s->procs[at]);
+	if (p)
+		compact(s, p);
 }
 
 unsigned stk_symbolizer_sweep(struct stk_symbolizer *s)
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < s->n_procs; i++) {
-		struct sym_proc *p = s->procs[i];
+	for (size_t i = 0; i < s->procs.n; i++) {
+		struct sym_proc *p = s->procs.all[i];
 
 		/* a late sample may have made an exited process's unwinder again */
 		if (p->exited) {
-			if (p->unwinder)
+			if (p->proc.unwinder)
 				compact(s, p);
-		} else if (kill(p->pid, 0) && errno == ESRCH) {
+		} else if (kill(p->proc.pid, 0) && errno == ESRCH) {
 			compact(s, p);
 			n++;
 		}
@@ -416,11 +441,16 @@ unsigned stk_symbolizer_sweep(struct stk_symbolizer *s)
 	return n;
 }
 
-void sym_proc_free(struct stk_symbolizer *s, struct sym_proc *p)
+void sym_proc_table_free(struct sym_proc_table *t)
 {
-	if (p->unwinder && s->unwinder_free)
-		s->unwinder_free(p->unwinder);
-	sym_maps_free(p->maps, p->n_maps);
-	stk_perf_map_free(p->perf);
-	free(p);
+	for (size_t i = 0; i < t->n; i++) {
+		struct sym_proc *p = t->all[i];
+
+		stk_unwinder_slot_free(p->proc.unwinder);
+		free(p->proc.maps); /* their paths are the pool's */
+		stk_perf_map_free(p->perf);
+		free(p);
+	}
+	free(t->all);
+	memset(t, 0, sizeof(*t));
 }
