@@ -12,6 +12,7 @@
 
 #include "stk.skel.h"
 #include "bpf/unwind_types.h"
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
@@ -44,14 +45,6 @@ int stk_kernel_unwind_prepare(struct stk_bpf *skel, const struct stk_unwind_size
 	return stk_unwind_maps_size(skel, sizes);
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* pid's reload waits for its next token: retried when the timer fires. */
 static void load_later(struct stk_kernel_unwind *u, pid_t pid)
 {
@@ -77,7 +70,7 @@ static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 
 	if (!p)
 		return; /* gone already: its samples keep taking the copy path */
-	if (stk_unwind_tables_load(u->tables, p, monotonic_ns()) == STK_UNWIND_LATER)
+	if (stk_unwind_tables_load(u->tables, p, stk_now_ns(CLOCK_MONOTONIC)) == STK_UNWIND_LATER)
 		load_later(u, pid);
 	u->loads++;
 }

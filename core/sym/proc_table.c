@@ -24,27 +24,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/clock.h"
+#include "core/base/floor.h"
 #include "core/base/grow.h"
 #include "core/base/untrusted_file.h"
 
+/* Where pid is (*found) or would go in the table, sorted by pid. */
 static size_t proc_find(const struct sym_proc_table *t, pid_t pid, int *found)
 {
-	size_t lo = 0, hi = t->n;
+	size_t at;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->all[mid]->proc.pid == pid) {
-			*found = 1;
-			return mid;
-		}
-		if (t->all[mid]->proc.pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*found = 0;
-	return lo;
+	STK_FLOOR(at, t->n, i, t->all[i]->proc.pid < pid);
+	*found = at < t->n && t->all[at]->proc.pid == pid;
+	return at;
 }
 
 /* From /proc/PID/status: the pid inside its own namespace (it names the perf map), zombie state. */
@@ -88,7 +80,7 @@ static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
 
 	if (p->perf_loads >= MAX_PERF_MAP_LOADS || sym_stopped(s))
 		return;
-	p->perf_tried_ns = sym_monotonic_ns();
+	p->perf_tried_ns = stk_now_ns(CLOCK_MONOTONIC);
 	snprintf(path, sizeof(path), "/proc/%d", (int)p->proc.pid);
 	if (stat(path, &owner))
 		return;
@@ -216,7 +208,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *sp)
 
 	if (!e)
 		return -ENOMEM;
-	sp->read_ns = sym_monotonic_ns(); /* tried: a failed read is not tried again at once either */
+	sp->read_ns = stk_now_ns(CLOCK_MONOTONIC); /* tried: a failed read is not tried again at once either */
 	/* The executable's mappings carry its path as the process sees it, as exe does. */
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
 	exe_len = readlink(path, exe, sizeof(exe) - 1);
@@ -360,19 +352,11 @@ struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t 
 const struct stk_mapping *sym_find_map(const struct sym_proc *sp, uint64_t addr)
 {
 	const struct stk_process *p = &sp->proc;
-	size_t lo = 0, hi = p->n_maps;
+	size_t at;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (addr < p->maps[mid].start)
-			hi = mid;
-		else if (addr >= p->maps[mid].end)
-			lo = mid + 1;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
+	/* sorted and apart: the last mapping starting at or below addr is the only one that may hold it */
+	STK_FLOOR(at, p->n_maps, i, p->maps[i].start <= addr);
+	return at && addr < p->maps[at - 1].end ? &p->maps[at - 1] : NULL;
 }
 
 const struct stk_mapping *sym_proc_map_at(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr)
@@ -393,7 +377,7 @@ int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t ad
 	if (stk_perf_map_lookup(p->perf, addr, name, off) == 0)
 		return 0;
 	/* the JIT may have written more since; code without a perf map misses every time: not each a look */
-	if (p->perf_tried_ns && sym_monotonic_ns() - p->perf_tried_ns < PERF_MAP_RETRY_NS)
+	if (p->perf_tried_ns && stk_now_ns(CLOCK_MONOTONIC) - p->perf_tried_ns < PERF_MAP_RETRY_NS)
 		return -1;
 	load_perf_map(s, p);
 	return stk_perf_map_lookup(p->perf, addr, name, off);

@@ -19,17 +19,12 @@ void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-int64_t sym_monotonic_ns(void)
-{
-	return stk_now_ns(CLOCK_MONOTONIC);
-}
-
 /* Checked before each process or file is learned: the deadline and the stop request. */
 bool sym_stopped(struct stk_symbolizer *s)
 {
 	if (s->stopped)
 		return true;
-	if (s->deadline_ns && sym_monotonic_ns() >= s->deadline_ns) {
+	if (s->deadline_ns && stk_now_ns(CLOCK_MONOTONIC) >= s->deadline_ns) {
 		s->stopped = true;
 		sym_note_failure(s, "symbolization stopped at its deadline; the rest stays unresolved");
 	} else if (s->stop_fn && s->stop_fn(s->stop_ctx)) {

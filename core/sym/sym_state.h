@@ -133,7 +133,6 @@ struct stk_symbolizer {
 void sym_note_failure(struct stk_symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Checked before each process or file is learned: the deadline and the stop request. */
 bool sym_stopped(struct stk_symbolizer *s);
-int64_t sym_monotonic_ns(void);
 
 /* file_cache.c */
 /* The file behind mapping e of pid, opened and parsed once; NULL when it cannot be. */

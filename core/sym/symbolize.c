@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/clock.h"
 #include "core/sym/debuginfod.h"
 #include "core/sym/kallsyms.h"
 
@@ -26,7 +27,7 @@
 
 void stk_symbolizer_set_deadline(struct stk_symbolizer *s, long ms_from_now)
 {
-	s->deadline_ns = ms_from_now > 0 ? sym_monotonic_ns() + (int64_t)ms_from_now * 1000000LL : 0;
+	s->deadline_ns = ms_from_now > 0 ? stk_now_ns(CLOCK_MONOTONIC) + (int64_t)ms_from_now * 1000000LL : 0;
 }
 
 void stk_symbolizer_set_stop(struct stk_symbolizer *s, stk_symbolizer_stop_fn fn, void *ctx)
@@ -94,7 +95,7 @@ static bool unwind_reread(void *table, pid_t pid)
 	uint64_t generation;
 
 	/* an exited process's pid may be another's by now: its mappings stay as they were */
-	if (!p || p->exited || sym_monotonic_ns() - p->read_ns < 50000000LL)
+	if (!p || p->exited || stk_now_ns(CLOCK_MONOTONIC) - p->read_ns < 50000000LL)
 		return false;
 	generation = p->proc.generation;
 	return stk_symbolizer_refresh_process(s, pid) == 0 && p->proc.generation != generation;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/unwind/cfi_guard.h"
 
@@ -477,21 +478,13 @@ static void walk_frame_records(struct current *c, Dwfl_Frame *state)
 	c->stop = "--perf-max-stack-depth reached";
 }
 
-static int64_t clock_ns(clockid_t clock)
-{
-	struct timespec t;
-
-	clock_gettime(clock, &t);
-	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* Past the sample's CPU budget. Wall time first: it is cheap, and CPU time never exceeds it. */
 static bool over_budget(const struct current *c)
 {
 	const int64_t budget = STK_UNWIND_MAX_SAMPLE_MS * 1000000LL;
 
-	return clock_ns(CLOCK_MONOTONIC) - c->mono_start > budget &&
-	       clock_ns(CLOCK_THREAD_CPUTIME_ID) - c->cpu_start > budget;
+	return stk_now_ns(CLOCK_MONOTONIC) - c->mono_start > budget &&
+	       stk_now_ns(CLOCK_THREAD_CPUTIME_ID) - c->cpu_start > budget;
 }
 
 static int frame_cb(Dwfl_Frame *state, void *arg)
@@ -543,7 +536,7 @@ static void walk(struct stk_unwinder *u, struct stk_unwinder_proc *p, const stru
 	r->n = 0;
 	r->stop = NULL;
 	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64,
-				   .mono_start = clock_ns(CLOCK_MONOTONIC), .cpu_start = clock_ns(CLOCK_THREAD_CPUTIME_ID) };
+				   .mono_start = stk_now_ns(CLOCK_MONOTONIC), .cpu_start = stk_now_ns(CLOCK_THREAD_CPUTIME_ID) };
 	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
 	if (u->cur.stop)
 		r->stop = u->cur.stop;
