@@ -50,13 +50,17 @@ run_capture "$STK" offcputime --no-inline -p "$WPID" -f 3
 at_least deep_offcputime_whole "$(share "$OUT" "$deep;__nanosleep")" 95 "percent of off-CPU time with all 49 levels"
 stop_workloads
 
-# --- a process started mid-capture: its first samples take the copy path, then the tables ---
-( sleep 1; exec "$W/nofp" chain 3 >/dev/null ) &
+# --- a process started mid-capture: its first samples take the copy path, then the tables.
+# The capture is of the whole host, so the workload runs under a name of its own (another
+# suite on this host may be running nofp too) ---
+mine=nofp$$
+cp "$W/nofp" "$tmp/$mine"
+( sleep 1; exec "$tmp/$mine" chain 3 >/dev/null ) &
 pids+=($!)
 run_capture "$STK" profile --no-inline -U -v -F 199 -f 4
-mid=$(printf '%s\n' "$OUT" | grep '^nofp;')
+mid=$(printf '%s\n' "$OUT" | grep "^$mine;")
 at_least midcapture_samples "$(printf '%s\n' "$mid" | awk '{ n += $NF } END { print n + 0 }')" 100 "samples of nofp"
-at_least midcapture_whole "$(share "$mid" "nofp;_start;__libc_start_main;__libc_start_call_main;main;chain;stage_one;stage_two;stage_three;hot_leaf")" 95 \
+at_least midcapture_whole "$(share "$mid" "$mine;_start;__libc_start_main;__libc_start_call_main;main;chain;stage_one;stage_two;stage_three;hot_leaf")" 95 \
     "percent of nofp's samples whole"
 at_least midcapture_walked "$(stat_of "$ERR" "walked in the kernel")" 1 "stacks walked in the kernel"
 at_least midcapture_copied "$(printf '%s\n' "$ERR" | sed -n 's/.*process not loaded yet \([0-9]*\).*/\1/p')" 1 \

@@ -204,18 +204,20 @@ expect_contains deleted_binary "$OUT" "main;known_mid;known_leaf"
 # ends; at least 90% of them must have their loop's stack resolved. (A busy
 # host also catches some inside execve, where the user ip still belongs to the
 # shell's image: an [unknown] next to the process's resolved stack, as in bcc.) ---
+# Only this burst's processes count (by pid: another suite on this host may run burn_static).
 stop_workloads
 (
     sleep 0.5
-    for _ in $(seq 30); do "$W/burn_static" 0.05 >/dev/null; done
+    for _ in $(seq 30); do "$W/burn_static" 0.05 >>"$tmp/short.ready"; done
 ) &
 burst=$!
 # 199 Hz: ~10 samples in each 50 ms life, so every process is seen.
 run_capture "$STK" profile -F 199 -U 4
 wait $burst
-read -r short_ok short_seen < <(printf '%s\n' "$OUT" | awk '
+read -r short_ok short_seen < <(printf '%s\n' "$OUT" | ours=$(sed -n 's/^ready //p' "$tmp/short.ready" | tr '\n' ' ') awk '
+    BEGIN { n = split(ENVIRON["ours"], p, " "); for (i = 1; i <= n; i++) mine["(" p[i] ")"] = 1 }
     /^$/ { block = ""; next }
-    /^    -  +burn_static \(/ { seen[$NF] = 1; if (block ~ /known_leaf/) ok[$NF] = 1; block = ""; next }
+    /^    -  +burn_static \(/ { if ($NF in mine) { seen[$NF] = 1; if (block ~ /known_leaf/) ok[$NF] = 1 } block = ""; next }
     { block = block $0 }
     END { print length(ok) + 0, length(seen) + 0 }')
 if [ "$short_seen" -ge 20 ] && [ $((short_ok * 10)) -ge $((short_seen * 9)) ]; then pass short_lived_symbolized
