@@ -508,6 +508,18 @@ $(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) $(EVLOG_SRCS) -L$(DEPS)/lib -lz -lm
+# bench/allocator.sh: the same stk linked with mimalloc (built from Debian's source) in place of musl's allocator.
+$(BUILD)/bench/mimalloc.o: bench/build-mimalloc.sh $(DEPS_STAMP)
+	@echo "  CC       $@ (mimalloc, Debian's source)"
+	@BUILD=$(abspath $(BUILD)) CC_MUSL=$(CC_MUSL) bash bench/build-mimalloc.sh $@
+$(BUILD)/bench/stk-mimalloc: $(STK_OBJS) $(BUILD)/bench/mimalloc.o
+	@echo "  LD       $@"
+	@$(CC_MUSL) -static -o $@ $(STK_OBJS) $(BUILD)/bench/mimalloc.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
+	@$(STRIP) $@
+.PHONY: bench-allocator
+bench-allocator: all workloads $(BUILD)/bench/stk-mimalloc
+	@BUILD=$(abspath $(BUILD)) bash bench/allocator.sh
+bench: bench-allocator
 check: $(BUILD)/tests/pq_sample
 .PHONY: bench-parquet
 bench-parquet: $(BUILD)/bench/parquet_bench
