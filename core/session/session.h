@@ -41,7 +41,6 @@
  */
 #define STK_UNWIND_AFTER_SIGNAL_MS 300
 
-struct bpf_map;
 struct stk_output_file;
 struct stk_symbolizer;
 struct stk_process_watch;
@@ -49,17 +48,16 @@ struct stk_dwarf_samples;
 struct stk_kernel_unwind;
 struct stk_bpf;
 struct stk_event_outputs;
-struct stk_event_source;
 struct stk_event;
+
+/* Stack references stk_counts holds. */
+#define STK_COUNTS_SIZE 40960
 
 /*
  * A stack applet, declared once in its cmd/ file (data, and the steps of
  * its capture that are its own). The session keeps a copy; pointers in it
  * must outlive the session.
  */
-/* Stack references stk_counts holds. */
-#define STK_COUNTS_SIZE 40960
-
 struct stk_stack_applet {
 	const char *name;
 	bool counts;            /* counts stacks through bpf/stack_maps.h (pmp does not) */
@@ -88,8 +86,8 @@ struct stk_session {
 	struct stk_run_loop *loop;
 	struct stk_process_watch *processes;
 	struct stk_unwind_plan unwind;    /* how user stacks are taken (stk_session_plan_unwind) */
-	struct stk_dwarf_samples *dwarf;  /* stack copies unwound in user space (stk_session_dwarf) */
-	struct stk_kernel_unwind *kunwind; /* the cfi rung's tables (stk_session_kernel_unwind) */
+	struct stk_dwarf_samples *dwarf;  /* stack copies unwound in user space (stk_session_connect) */
+	struct stk_kernel_unwind *kunwind; /* the cfi rung's tables (stk_session_connect) */
 	struct stk_stack_resolver resolver; /* the stack references' one resolver, for totals and events */
 	struct stk_bpf *skel;             /* the applet's loaded object (stk_session_connect; not owned) */
 	int sweep_fd; /* a 1 s timer: processes that exited are compacted (stk_symbolizer_sweep) */
