@@ -119,9 +119,9 @@ SYSCALL_NAMES_H := $(GEN)/syscall_names.h
 $(SYSCALL_NAMES_H): $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@{ cat $(UAPI)/asm/unistd_64.h 2>/dev/null || cat $(UAPI)/asm-generic/unistd.h; } | \
-		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' \
-		       -e 's/^#define __NR3264_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' | \
-		awk -F'[][]' '!seen[$$2]++' > $@.tmp
+		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\tSTK_SYSCALL(\2, "\1")/p' \
+		       -e 's/^#define __NR3264_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\tSTK_SYSCALL(\2, "\1")/p' | \
+		awk -F'[(,]' '!seen[$$2]++' > $@.tmp
 	@test -s $@.tmp && mv $@.tmp $@
 
 # --- the static binary ---

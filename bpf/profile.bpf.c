@@ -141,6 +141,7 @@ int stk_profile_sample_cfi(struct bpf_perf_event_data *ctx)
 
 	if (!cfg)
 		return 0;
+	ref.type = (u16)cfg->stack.type;
 	ref.tgid = tgid;
 	ref.tid = cfg->stack.per_thread ? tid : 0;
 	ref.kernel_stack_id = -1;

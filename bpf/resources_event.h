@@ -173,12 +173,34 @@ static __always_inline void stk_res_stacks(void *ctx, const struct stk_res_confi
 }
 
 /*
- * One event of kind in the current thread, weighing weight: filtered,
- * every Nth taken (unless the event source samples itself: presampled),
- * stacks taken, counted. detail: see stk_stack_ref.
+ * weight added under ref, and (the capture records) sent as an event of
+ * thread tid from start (0: now; a system call or a block request: when it
+ * began); dev and bytes: a block request's (else 0).
+ */
+static __always_inline void stk_res_count(void *ctx, const struct stk_res_config *cfg, const struct stk_stack_ref *ref,
+					  u32 tid, u64 weight, u64 start, u32 dev, u64 bytes)
+{
+	if (cfg->stack.events) {
+		struct stk_event e;
+
+		stk_event_begin(&e, ref, tid, STK_EVENT_RESOURCE);
+		if (start)
+			e.time = start;
+		e.weight = weight;
+		e.dev = dev;
+		e.bytes = bytes;
+		stk_event_send(&e, cfg->stack.events);
+	}
+	stk_count(ctx, ref, weight);
+}
+
+/*
+ * One event of kind in the current thread, weighing weight, begun at start
+ * (0: now): filtered, every Nth taken (unless the event source samples
+ * itself: presampled), stacks taken, counted. detail: see stk_stack_ref.
  */
 static __always_inline void stk_res_event(void *ctx, u32 kind, u64 weight, u16 detail, stk_uregs_t *user_ctx,
-					  bool kernel, bool presampled, const int mode)
+					  bool kernel, bool presampled, u64 start, const int mode)
 {
 	const struct stk_res_config *cfg = stk_res_config_get();
 	struct stk_stack_ref ref = {};
@@ -190,10 +212,10 @@ static __always_inline void stk_res_event(void *ctx, u32 kind, u64 weight, u16 d
 		return;
 	if (!presampled && !stk_res_sampled(cfg, kind))
 		return;
-	ref.type = (u16)kind;
+	ref.type = (u16)(cfg->stack.type + kind);
 	ref.detail = detail;
 	stk_res_stacks(ctx, cfg, &ref, tid, user_ctx, kernel, mode);
-	stk_count(ctx, &ref, stk_res_scaled(cfg, kind, weight));
+	stk_res_count(ctx, cfg, &ref, tid, stk_res_scaled(cfg, kind, weight), start, 0, 0);
 }
 
 #endif

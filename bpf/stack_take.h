@@ -30,10 +30,11 @@ static __always_inline bool stk_thread_wanted(const struct stk_stack_config *cfg
 	return !cfg->filter_tids || bpf_map_lookup_elem(&stk_tids, &tid);
 }
 
-/* The task part of ref for the current thread: tgid, tid as the counts keep it, comm. */
+/* The task part of ref for the current thread (tgid, tid as the counts keep it, comm) and the configuration's type. */
 static __always_inline void stk_ref_task(const struct stk_stack_config *cfg, struct stk_stack_ref *ref, u32 tgid,
 					 u32 tid)
 {
+	ref->type = (u16)cfg->type;
 	ref->tgid = tgid;
 	ref->tid = cfg->per_thread ? tid : 0;
 	bpf_get_current_comm(&ref->comm, sizeof(ref->comm));

@@ -303,11 +303,12 @@ static int setup(void *arg)
 	struct offcpu_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
 	const struct stk_btf_source *btf = &session->btf;
-	static const struct stk_weight_kind microseconds[] = { { .report_type = 0, .divisor = 1000 } };
+	static const struct stk_weight_kind microseconds[] = { { .report_type = 0, .divisor = 1000, .trim_tracing = true } };
+	static const struct stk_event_desc offcpu = { .event = "offcpu", .unit = "nanoseconds", .divisor = 1000 };
 	const struct stk_stack_applet offcputime = {
 		.name = APPLET, .counts = true, .unit = "blocks", .hashes = true,
-		.rules = { .trim_tracing = true, .still_leaf = STILL_OFF_CPU, .kinds = microseconds, .n_kinds = 1 },
-		.events = { .event = "offcpu", .unit = "nanoseconds", .per_thread = cfg->common.n_tids > 0, .divisor = 1000 },
+		.rules = { .still_leaf = STILL_OFF_CPU, .kinds = microseconds, .n_kinds = 1 },
+		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = &offcpu, .n_kinds = 1 },
 		.header = print_header, .detach = detach, .results = print_results,
 	};
 	char err[1024], no_btf[512];

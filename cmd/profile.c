@@ -265,10 +265,10 @@ static int setup(void *arg)
 	struct profile_run *run = arg;
 	struct profile_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
+	const struct stk_event_desc cpu = { .event = "cpu", .unit = "count", .divisor = 1, .sample_ns = sample_ns(cfg) };
 	const struct stk_stack_applet profile = {
 		.name = APPLET, .counts = true, .unit = "samples", .counts_itself = true,
-		.events = { .event = "cpu", .unit = "count", .per_thread = cfg->common.n_tids > 0, .divisor = 1,
-			    .sample_ns = sample_ns(cfg) },
+		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = &cpu, .n_kinds = 1 },
 		.header = print_header, .detach = detach, .results = print_results,
 	};
 	char err[512], what[128];

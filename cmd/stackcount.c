@@ -469,11 +469,13 @@ static int setup(void *arg)
 	struct sc_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
 	/* kernel functions' stacks start at the probed function's own frame */
+	static const struct stk_weight_kind counted = { .report_type = 0, .divisor = 1, .trim_tracing = true };
+	const struct stk_event_desc hit = { .event = cfg->pattern_text, .unit = "count", .divisor = 1 };
 	const struct stk_stack_applet stackcount = {
 		.name = APPLET, .counts = true, .unit = "events", .hashes = true,
-		.rules = { .trim_tracing = true,
-			   .trim_to = cfg->pattern.kind == STK_PROBE_KERNEL_FUNCTION ? &run->targets : NULL },
-		.events = { .event = cfg->pattern_text, .unit = "count", .divisor = 1 },
+		.rules = { .trim_to = cfg->pattern.kind == STK_PROBE_KERNEL_FUNCTION ? &run->targets : NULL,
+			   .kinds = &counted, .n_kinds = 1 },
+		.events = { .kinds = &hit, .n_kinds = 1 },
 		.header = print_header, .interval = interval, .detach = detach, .results = results,
 	};
 	char what[2048], passed[1024];

@@ -35,6 +35,10 @@ static const struct rung_programs rung_programs[] = {
 	{ .source = STK_RES_SRC_SOCKETS, .mech = STK_RES_TRACEPOINT, .stacked = { "stk_res_send_tp", "stk_res_recv_tp" } },
 	/* the sys_exit program counts sockets too when told (one program serves files and sockets) */
 	{ .source = STK_RES_SRC_SOCKETS, .mech = STK_RES_SYS_EXIT, .stacked = { "stk_res_sys_exit_raw_tp" } },
+	{ .source = STK_RES_SRC_SYSCALLS, .mech = STK_RES_RAW_TP, .stacked = { "stk_res_syscall_raw_tp" },
+	  .plain = { "stk_res_sys_enter_raw_tp" } },
+	{ .source = STK_RES_SRC_SYSCALLS, .mech = STK_RES_TRACEPOINT, .stacked = { "stk_res_syscall_tp" },
+	  .plain = { "stk_res_sys_enter_tp" } },
 };
 
 #define FAULTS_PROGRAM "stk_res_faults_perf"
@@ -111,6 +115,7 @@ static int read_offsets(enum stk_res_source s, struct stk_res_offsets *o, char *
 		       field_at("block/block_rq_issue", "sector", 8, &o->issue_sector, why, len) ||
 		       field_at("block/block_rq_issue", "nr_sector", 4, &o->issue_nr_sector, why, len) ||
 		       field_at("block/block_rq_issue", "rwbs", 8, &o->issue_rwbs, why, len) ||
+		       field_at("block/block_rq_issue", "dev", 4, &o->issue_dev, why, len) ||
 		       field_at("block/block_rq_complete", "sector", 8, &o->done_sector, why, len) ||
 		       field_at("block/block_rq_complete", "rwbs", 8, &o->done_rwbs, why, len) ? -1 : 0;
 	case STK_RES_SRC_SOCKETS:

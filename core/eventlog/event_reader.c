@@ -41,6 +41,9 @@ struct stk_ev_file {
 	struct stk_key_index by_id; /* stack id -> index in stacks */
 	struct stk_frame_lines_table lines; /* the current row group's frame lines */
 	struct stk_buf expanded;         /* a stack's frames whole, to decode */
+	char *kinds_text;                /* stk.kinds, cut into the meta's kinds */
+	const char *last_event;          /* the last row's event (a dictionary string) and its kind */
+	uint32_t last_kind;
 	bool walked;
 };
 
@@ -60,6 +63,64 @@ static int parse_i64(const char *s, int64_t *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* The next tab-separated field of a stk.kinds line (cut in place at *p), or NULL when the line ended. */
+static char *next_field(char **p)
+{
+	char *s = *p, *end;
+
+	if (!s)
+		return NULL;
+	end = strchr(s, '\t');
+	if (end)
+		*end++ = '\0';
+	*p = end;
+	return s;
+}
+
+/* stk.kinds, when the recording has several kinds (event_schema.h), into the meta: 0, or -1 with err. */
+static int read_kinds(struct stk_ev_file *f, char *err, size_t err_len)
+{
+	struct stk_ev_meta *m = &f->meta;
+	const char *text = stk_pq_reader_metadata(f->r, STK_EV_META_KINDS);
+	char *line, *save = NULL;
+
+	if (!text)
+		return 0;
+	if (!(f->kinds_text = strdup(text))) {
+		snprintf(err, err_len, "out of memory");
+		return -1;
+	}
+	m->n_kinds = 0;
+	for (line = strtok_r(f->kinds_text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *p = line, *fields[7];
+		int64_t divisor, sample_ns, lost;
+		size_t n = 0;
+
+		while (n < 7 && (fields[n] = next_field(&p)))
+			n++;
+		if (n != 7 || p || m->n_kinds == STK_EV_MAX_KINDS || parse_i64(fields[4], &divisor) || divisor < 1 ||
+		    parse_i64(fields[5], &sample_ns) || sample_ns < 0 || parse_i64(fields[6], &lost) || lost < 0) {
+			snprintf(err, err_len, "not an event log stk wrote: footer metadata %s not valid", STK_EV_META_KINDS);
+			return -1;
+		}
+		m->kinds[m->n_kinds++] = (struct stk_ev_kind){
+			.event = fields[0], .unit = fields[1], .value = { fields[2], fields[3] },
+			.divisor = (uint64_t)divisor, .sample_ns = sample_ns, .lost = (uint64_t)lost,
+		};
+	}
+	if (!m->n_kinds) {
+		snprintf(err, err_len, "not an event log stk wrote: footer metadata %s empty", STK_EV_META_KINDS);
+		return -1;
+	}
+	for (size_t i = 0; i < m->n_kinds; i++)
+		m->types[i] = m->kinds[i].value;
+	if (m->n_kinds > 1) {
+		m->report.types = m->types;
+		m->report.n_types = m->n_kinds;
+	}
+	return 0;
+}
+
 /* The footer's description; a key that is missing or malformed is a file stk did not write. */
 static int read_meta(struct stk_ev_file *f, char *err, size_t err_len)
 {
@@ -69,7 +130,7 @@ static int read_meta(struct stk_ev_file *f, char *err, size_t err_len)
 	int64_t events = 0, lost = 0, per_thread = 0, divisor = 1, period = 0;
 	const char *bad = NULL;
 
-	if (!schema || strcmp(schema, STK_EV_SCHEMA) != 0) {
+	if (!schema || (strcmp(schema, STK_EV_SCHEMA) != 0 && strcmp(schema, STK_EV_SCHEMA_1) != 0)) {
 		snprintf(err, err_len, "not an stk event log (footer metadata %s is %s%s%s, want \"%s\")",
 			 STK_EV_META_SCHEMA, schema ? "\"" : "missing", schema ? schema : "", schema ? "\"" : "",
 			 STK_EV_SCHEMA);
@@ -121,7 +182,12 @@ static int read_meta(struct stk_ev_file *f, char *err, size_t err_len)
 		.delimiter = strchr(opts, 'd') != NULL, .verbose = strchr(opts, 'v') != NULL,
 		.lines = strchr(opts, 'l') != NULL,
 	};
-	return 0;
+	m->kinds[0] = (struct stk_ev_kind){
+		.event = m->event, .value = { m->report.value_type, m->report.value_unit }, .divisor = m->divisor,
+		.sample_ns = m->sample_ns, .lost = m->lost,
+	};
+	m->n_kinds = 1;
+	return read_kinds(f, err, err_len);
 }
 
 struct stk_ev_file *stk_ev_open(int fd, char *err, size_t err_len)
@@ -224,12 +290,72 @@ static int64_t clip(int64_t start, int64_t len, int64_t from, int64_t to)
 	return end > start ? end - start : 0;
 }
 
-/* Whether the event names pass: the asked one, or the capture's own (and spans when wanted). */
-static bool event_passes(const struct stk_ev_file *f, const struct stk_ev_filter *flt, const char *event)
+/* Whether event is want, or one of want's names joined by ','. */
+static bool event_listed(const char *want, const char *event)
+{
+	size_t n = strlen(event);
+
+	if (strcmp(want, event) == 0)
+		return true;
+	for (const char *p = want; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == n && strncmp(p, event, n) == 0)
+			return true;
+		p += len + (end != NULL);
+	}
+	return false;
+}
+
+size_t stk_ev_kinds_kept(const struct stk_ev_meta *m, const struct stk_ev_filter *flt, int *type_of,
+			 struct stk_value_type *types)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_kinds; i++) {
+		type_of[i] = -1;
+		if (flt->event && !event_listed(flt->event, m->kinds[i].event))
+			continue;
+		type_of[i] = (int)n;
+		types[n++] = m->kinds[i].value;
+	}
+	return n;
+}
+
+/* The kind of a row's event: its index in the meta's kinds, or UINT32_MAX. The rows of a group share few names. */
+static uint32_t kind_of_event(struct stk_ev_file *f, const char *event)
+{
+	if (event == f->last_event)
+		return f->last_kind;
+	f->last_event = event;
+	f->last_kind = UINT32_MAX;
+	for (size_t i = 0; i < f->meta.n_kinds; i++)
+		if (strcmp(f->meta.kinds[i].event, event) == 0)
+			f->last_kind = (uint32_t)i;
+	return f->last_kind;
+}
+
+/* Whether the event names pass: the asked ones, or the capture's own kinds (and spans when wanted). */
+static bool event_passes(const struct stk_ev_filter *flt, const struct stk_ev_event *ev)
 {
 	if (flt->event)
-		return strcmp(event, flt->event) == 0;
-	return strcmp(event, f->meta.event) == 0 || (flt->with_spans && strcmp(event, "span") == 0);
+		return event_listed(flt->event, ev->event);
+	return ev->kind != UINT32_MAX || (flt->with_spans && strcmp(ev->event, "span") == 0);
+}
+
+/* The columns some kinds add. */
+static void take_added(struct stk_pq_reader *r, struct stk_ev_event *ev)
+{
+	size_t len;
+
+	ev->syscall = stk_pq_reader_string(r, STK_EV_SYSCALL, &len);
+	ev->syscall_nr = stk_pq_reader_is_null(r, STK_EV_SYSCALL_NR) ? -1 : stk_pq_reader_int32(r, STK_EV_SYSCALL_NR);
+	ev->wchan = stk_pq_reader_string(r, STK_EV_WCHAN, &len);
+	ev->file = stk_pq_reader_string(r, STK_EV_FILE, &len);
+	ev->device = stk_pq_reader_string(r, STK_EV_DEVICE, &len);
+	ev->op = stk_pq_reader_string(r, STK_EV_OP, &len);
+	ev->bytes = stk_pq_reader_is_null(r, STK_EV_BYTES) ? -1 : stk_pq_reader_int64(r, STK_EV_BYTES);
 }
 
 /* The current row as ev, or 0 when the filter leaves it out; -1 on a bad row. */
@@ -252,6 +378,9 @@ static int take_row(struct stk_ev_file *f, const struct stk_ev_filter *flt, stru
 	memcpy(ev->comm, s, len < sizeof(ev->comm) ? len : sizeof(ev->comm));
 	s = stk_pq_reader_string(r, STK_EV_STATE, &len);
 	ev->state = s && len == 1 ? s[0] : 0;
+	ev->state_name = s;
+	ev->kind = kind_of_event(f, ev->event);
+	take_added(r, ev);
 	/* a stack's frames come on its first row in the group, whether that row passes or not */
 	if (row_stack(f, &ev->stack, err, err_len))
 		return -1;
@@ -260,7 +389,7 @@ static int take_row(struct stk_ev_file *f, const struct stk_ev_filter *flt, stru
 		return -1;
 	}
 	ev->interval = strcmp(ev->unit, "nanoseconds") == 0;
-	if (!event_passes(f, flt, ev->event) || !listed(flt->pids, flt->n_pids, ev->pid) ||
+	if (!event_passes(flt, ev) || !listed(flt->pids, flt->n_pids, ev->pid) ||
 	    !listed(flt->tids, flt->n_tids, ev->tid) || (flt->span && !stk_ev_span_matches(ev->span, flt->span)))
 		return 0;
 	if (ev->interval) {
@@ -289,6 +418,7 @@ int stk_ev_each(struct stk_ev_file *f, const struct stk_ev_filter *flt,
 		int64_t lo, hi;
 
 		stk_frame_lines_table_reset(&f->lines);
+		f->last_event = NULL; /* the group's strings are new ones, wherever they lie */
 
 		/* intervals start before the window they reach into: only groups that start after it go */
 		if (stk_pq_reader_group_range(f->r, STK_EV_TIME, &lo, &hi) && lo >= flt->to)
@@ -331,6 +461,7 @@ void stk_ev_close(struct stk_ev_file *f)
 	stk_key_index_free(&f->by_id);
 	stk_frame_lines_table_free(&f->lines);
 	stk_buf_free(&f->expanded);
+	free(f->kinds_text);
 	stk_pq_reader_close(f->r);
 	free(f);
 }

@@ -20,6 +20,24 @@ static void narrow(struct stk_report *r, const struct stk_ev_filter *flt)
 	r->duration_nanos = end > start ? end - start : 0;
 }
 
+/* A recording of several kinds narrowed by --event: the report's value types are the kinds kept (one: none). */
+static void kinds_shown(struct stk_report *r, const struct stk_ev_meta *m, const struct stk_ev_filter *flt,
+			struct stk_value_type *types)
+{
+	int type_of[STK_EV_MAX_KINDS];
+	size_t n;
+
+	if (m->n_kinds < 2)
+		return;
+	n = stk_ev_kinds_kept(m, flt, type_of, types);
+	r->types = n > 1 ? types : NULL;
+	r->n_types = n > 1 ? n : 0;
+	if (n == 1) {
+		r->value_type = types[0].type;
+		r->value_unit = types[0].unit;
+	}
+}
+
 static int write_report(FILE *out, const struct stk_report *report, const struct stk_ev_meta *m, enum stk_format format,
 			char *err, size_t err_len)
 {
@@ -39,12 +57,14 @@ int stk_ev_render(int fd, const struct stk_ev_filter *flt, enum stk_format forma
 	const struct stk_format_desc *desc = stk_format_desc(format);
 	struct stk_ev_file *f = stk_ev_open(fd, err, err_len);
 	struct stk_report report;
+	struct stk_value_type types[STK_EV_MAX_KINDS];
 	int ret = STK_EV_RENDER_BAD_INPUT;
 
 	if (!f)
 		return STK_EV_RENDER_BAD_INPUT;
 	report = stk_ev_meta(f)->report;
 	narrow(&report, flt);
+	kinds_shown(&report, stk_ev_meta(f), flt, types);
 	if (desc && desc->source == STK_FROM_TIMELINE) {
 		struct stk_ev_filter with_spans = *flt;
 		struct stk_ev_timeline tl;

@@ -123,7 +123,8 @@ static void append_names(const char **list, size_t cap, size_t *n, const char *c
 	list[*n] = NULL;
 }
 
-static const char *const event_map_names[] = { "stk_events", "stk_spans", "stk_span_config", "stk_event_stats", NULL };
+static const char *const event_map_names[] = { "stk_events", "stk_spans", "stk_span_config", "stk_event_stats",
+					       "stk_event_lost", NULL };
 /* The stack maps (bpf/stack_maps.h) every rung counts through; the copies' for dwarf and cfi; hashed copies' once-sent set. */
 static const char *const stack_map_names[] = { "stk_pids", "stk_tids", "stk_stacks", "stk_counts", "stk_stats", "stk_seen",
 					       "stk_new_process", NULL };
