@@ -34,6 +34,9 @@ struct stk_res_offsets {
 	__u16 sock_family, sock_protocol, sock_ret, sock_flags;
 };
 
+/* For user space: the maps of its own (its programs are each source's rungs', core/attach/attach_resources.c). */
+#define STK_RES_MAPS { "res_config", "res_facts", "res_every", "res_rss_last", "res_block", "res_sys_start", NULL }
+
 /* res_config (one-entry array map; no global data, so 4.14 loads it). Counts keyed by struct stk_stack_ref, its type the kind. */
 struct stk_res_config {
 	struct stk_stack_config stack;

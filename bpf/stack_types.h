@@ -60,6 +60,8 @@ struct stk_stack_config {
 	__u32 events;        /* STK_EVENTS_* (bpf/event_types.h): an event per count too */
 	__u32 type;          /* the ref.type of what it counts (stk resources adds its kind): 0, or in one capture
 			      * of many kinds (stk record) each kind's own, so they stay apart in counts and events */
+	__u32 filter_cgroup; /* only tasks under stk_cgroup[0] (--cgroup) */
+	__u32 pad;
 };
 
 #endif

@@ -159,12 +159,9 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	return 0;
 }
 
-/* The program of each sched_switch mechanism (one per rung of user stacks: these names with its suffix). */
-static const char *const sched_programs[STK_SCHED_MECH_COUNT] = {
-	"stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe",
-};
-/* Its own maps (the stack maps are the session's). */
-static const char *const offcpu_maps[] = { "offcpu_config", "offcpu_start", NULL };
+/* The program of each sched_switch mechanism, and its own maps (the stack maps are the session's). */
+static const char *const sched_programs[STK_SCHED_MECH_COUNT] = STK_OFFCPU_PROGRAMS;
+static const char *const offcpu_maps[] = STK_OFFCPU_MAPS;
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
@@ -318,7 +315,7 @@ static int setup(void *arg)
 		return -1;
 	struct stk_sched_request req = {
 		.program_suffix = stk_unwind_program_suffix(session->unwind.rung),
-		.free_program = "stk_offcpu_task_free",
+		.free_program = STK_OFFCPU_FREE_PROGRAM,
 		.maps = offcpu_maps,
 		.extra_maps = stk_session_extra_maps(session),
 		.extra_programs = stk_session_extra_programs(session),

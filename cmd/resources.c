@@ -27,6 +27,7 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/base/tracefs.h"
+#include "core/bpf/bpf_object.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/ladder/climb.h"
 #include "core/options/stack_opts.h"
@@ -36,8 +37,6 @@
 #include "core/session/session.h"
 
 #define APPLET "resources"
-/* A trial of a rung needs its maps to exist, not to hold anything. */
-#define PROBE_MAP_SIZE 1
 
 struct res_config {
 	struct stk_stack_opts common; /* -p -t -U -K -d -f -o ... shared with the other stack applets */
@@ -160,31 +159,13 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 }
 
 /* Its own maps (the stack maps are the session's). */
-static const char *const res_maps[] = { "res_config", "res_facts", "res_every", "res_rss_last", "res_block",
-					 "res_sys_start", NULL };
-
-/* A rung's trial: every map as small as it can be. */
-static int size_for_probe(struct stk_bpf *s)
-{
-	struct bpf_map *map;
-
-	bpf_object__for_each_map(map, s->obj) {
-		enum bpf_map_type t = bpf_map__type(map);
-
-		if (!bpf_map__autocreate(map) || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY || t == BPF_MAP_TYPE_PERCPU_ARRAY ||
-		    t == BPF_MAP_TYPE_ARRAY)
-			continue;
-		if (bpf_map__set_max_entries(map, PROBE_MAP_SIZE))
-			return -1;
-	}
-	return 0;
-}
+static const char *const res_maps[] = STK_RES_MAPS;
 
 static int size_maps(struct stk_bpf *s, bool probe, void *ctx)
 {
 	struct res_run *run = ctx;
 
-	return probe ? size_for_probe(s) : stk_session_size_maps(&run->session, s);
+	return probe ? stk_bpf_size_for_trial(s) : stk_session_size_maps(&run->session, s);
 }
 
 /* Whether a source's kinds are counted by the one sys_exit program. */

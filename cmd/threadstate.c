@@ -29,10 +29,8 @@
 #include "core/options/stack_opts.h"
 #include "core/session/dwarf_samples.h"
 #include "core/sym/symbolize.h"
-#include "core/threads/thread_active.h"
-#include "core/threads/thread_enrich.h"
 #include "core/threads/thread_group.h"
-#include "core/threads/thread_idmap.h"
+#include "core/threads/thread_select.h"
 #include "core/threads/thread_record.h"
 #include "core/threads/thread_table.h"
 #include "core/threads/bpf/threads_source.h"
@@ -147,10 +145,9 @@ struct ts_run {
 	struct ts_config cfg;
 	struct stk_thread_sampler *source;
 	struct stk_symbolizer *sym;
-	struct stk_thread_enrich *enrich;
+	struct stk_thread_selector *select; /* the threads kept, and what /proc adds to them */
 	struct stk_group *group;
 	struct stk_thread_record *record;
-	struct stk_idmap *cgroup_tids;
 	struct stk_run_loop *loop;
 	struct stk_thread_batch batch;
 	struct stk_session session; /* BTF and privileges for the BPF sources */
@@ -288,58 +285,6 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	return check_args(cfg, hz_given);
 }
 
-/* The tids in the --cgroup, re-read every pass (threads come and go). */
-static int read_cgroup(struct ts_run *run)
-{
-	char path[4200], line[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.threads", run->cfg.cgroup);
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "%s/tasks", run->cfg.cgroup);
-		f = fopen(path, "re");
-	}
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		bool created;
-		stk_idmap_put(run->cgroup_tids, (uint32_t)strtoul(line, NULL, 10), &created);
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Filters, applies the active rule and adds what /proc knows to the threads kept. */
-static void select_threads(struct ts_run *run)
-{
-	struct stk_thread_batch *b = &run->batch;
-
-	if (run->cfg.cgroup) {
-		stk_idmap_clear(run->cgroup_tids); /* every tid is read anew */
-		read_cgroup(run);
-	}
-	for (size_t i = 0; i < b->n; i++) {
-		struct stk_thread *t = &b->threads[i];
-		t->keep = !run->cfg.cgroup || stk_idmap_get(run->cgroup_tids, t->tid);
-		if (!t->keep)
-			continue;
-		if (!run->cfg.all) {
-			if (t->syscall == STK_TSYS_UNKNOWN && t->state == STK_TSTATE_SLEEP && !t->kthread)
-				stk_thread_read_syscall(run->enrich, t);
-			if (stk_thread_active_needs_file(t))
-				stk_thread_read_fd_name(run->enrich, t);
-			t->keep = stk_thread_is_active(t);
-		}
-		if (!t->keep)
-			continue;
-		if (t->n_kaddrs && !t->kstack)
-			t->kstack = stk_fold_addrs(run->sym, 0, t->kaddrs, t->n_kaddrs, run->cfg.kernel_stacks,
-						   t->wchan, sizeof(t->wchan));
-		stk_thread_enrich(run->enrich, t, run->cfg.kernel_stacks);
-	}
-	stk_thread_enrich_end_pass(run->enrich);
-}
-
 static int sample_once(struct ts_run *run)
 {
 	struct stk_thread_batch *b = &run->batch;
@@ -355,7 +300,7 @@ static int sample_once(struct ts_run *run)
 	int64_t sampled = stk_now_ns(CLOCK_MONOTONIC);
 	if (run->fake_epoch_ns)
 		b->wall_ns = run->fake_epoch_ns + (b->mono_ns - run->mono_start);
-	select_threads(run);
+	stk_thread_select(run->select, b);
 	run->source_ns += sampled - start;
 	run->select_ns += stk_now_ns(CLOCK_MONOTONIC) - sampled;
 	run->pass_count++;
@@ -559,8 +504,9 @@ static int setup(void *arg)
 		run->fake_epoch_ns = (int64_t)(strtod(fake, NULL) * 1e9);
 	/* -u: the files' CFI for --unwind dwarf (settled later; kept either way, only -u pays for it) */
 	const struct stk_symbolizer_opts so = { .keep_elf = cfg->user_stacks };
-	if (!(run->sym = stk_symbolizer_new(&so)) || !(run->enrich = stk_thread_enrich_new("/proc")) ||
-	    !(run->cgroup_tids = stk_idmap_new(1, NULL))) {
+	const struct stk_thread_select_opts sel = { .cgroup = cfg->cgroup, .all = cfg->all,
+						    .kernel_stacks = cfg->kernel_stacks };
+	if (!(run->sym = stk_symbolizer_new(&so)) || !(run->select = stk_thread_selector_new(&sel, run->sym))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
@@ -597,8 +543,7 @@ static void teardown(void *arg)
 	stk_tsource_free(run->source);
 	stk_thread_record_free(run->record);
 	stk_group_free(run->group);
-	stk_thread_enrich_free(run->enrich);
-	stk_idmap_free(run->cgroup_tids);
+	stk_thread_selector_free(run->select);
 	if (run->sym)
 		stk_symbolizer_free(run->sym);
 	stk_thread_batch_free(&run->batch);

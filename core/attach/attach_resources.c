@@ -42,7 +42,6 @@ static const struct rung_programs rung_programs[] = {
 };
 
 #define FAULTS_PROGRAM "stk_res_faults_perf"
-#define MAX_PROGRAMS 16
 
 static const struct rung_programs *programs_of(enum stk_res_source s, int mech)
 {
@@ -52,14 +51,7 @@ static const struct rung_programs *programs_of(enum stk_res_source s, int mech)
 	return NULL;
 }
 
-/* A program list being built: names with their twin's suffix, each once. */
-struct program_list {
-	char names[MAX_PROGRAMS][64];
-	const char *ptrs[MAX_PROGRAMS + 1];
-	size_t n;
-};
-
-static void list_add(struct program_list *l, const char *name, const char *suffix)
+static void list_add(struct stk_res_programs *l, const char *name, const char *suffix)
 {
 	char full[64];
 
@@ -67,14 +59,14 @@ static void list_add(struct program_list *l, const char *name, const char *suffi
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->names[i], full) == 0)
 			return;
-	if (l->n == MAX_PROGRAMS)
+	if (l->n == STK_RES_MAX_PROGRAMS)
 		return;
 	snprintf(l->names[l->n], sizeof(l->names[0]), "%s", full);
 	l->ptrs[l->n] = l->names[l->n];
 	l->ptrs[++l->n] = NULL;
 }
 
-static void list_add_rung(struct program_list *l, const struct rung_programs *p, const char *suffix)
+static void list_add_rung(struct stk_res_programs *l, const struct rung_programs *p, const char *suffix)
 {
 	for (size_t i = 0; i < 2; i++) {
 		if (p->stacked[i])
@@ -178,6 +170,7 @@ static int load_and_attach(struct stk_res_attachment *a, const struct stk_res_at
 	int ret;
 
 	a->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
+	a->owns_skel = true;
 	if (!a->skel) {
 		snprintf(why, len, "%s", err);
 		return -1;
@@ -209,7 +202,7 @@ static int try_rung(const struct stk_res_attach_request *r, enum stk_res_source 
 	const struct rung_programs *p = programs_of(s, rg->id);
 	const char *pre = stk_rung_precondition(rg, &r->env, why, len);
 	struct stk_res_attachment trial = { 0 };
-	struct program_list l = { 0 };
+	struct stk_res_programs l = { 0 };
 
 	if (pre) {
 		if (pre != why)
@@ -269,11 +262,9 @@ static int climb_source(struct stk_res_attachment *a, const struct stk_res_attac
 	return 0;
 }
 
-int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len)
+int stk_res_choose(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len)
 {
-	struct program_list l = { 0 };
 	bool any = false;
-	char why[512];
 
 	for (int s = 0; s < STK_RES_SRC_COUNT; s++) {
 		if (!stk_res_request_wants(r->want, (enum stk_res_source)s))
@@ -286,14 +277,44 @@ int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_req
 		snprintf(err, len, "no kind asked for can be measured on this kernel (see the lines above)");
 		return -1;
 	}
+	return 0;
+}
+
+void stk_res_programs(const struct stk_res_attachment *a, const char *suffix, struct stk_res_programs *l)
+{
+	*l = (struct stk_res_programs){ 0 };
 	for (int s = 0; s < STK_RES_SRC_COUNT; s++) {
 		const struct stk_rung *rg = a->chosen[s];
 
 		/* files' sys_exit program counts the sockets too */
 		if (!rg || (s == STK_RES_SRC_SOCKETS && rg->id == STK_RES_SYS_EXIT && a->chosen[STK_RES_SRC_FILES]))
 			continue;
-		list_add_rung(&l, programs_of((enum stk_res_source)s, rg->id), r->program_suffix);
+		list_add_rung(l, programs_of((enum stk_res_source)s, rg->id), suffix);
 	}
+}
+
+int stk_res_attach_in(struct stk_res_attachment *a, const struct stk_res_attach_request *r, struct stk_bpf *skel,
+		      char *err, size_t len)
+{
+	struct stk_res_programs l;
+
+	stk_res_programs(a, r->program_suffix, &l);
+	a->skel = skel;
+	a->owns_skel = false;
+	if (attach_programs(a, r, l.ptrs, err, len) == 0)
+		return 0;
+	stk_res_detach(a);
+	return -1;
+}
+
+int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len)
+{
+	struct stk_res_programs l;
+	char why[512];
+
+	if (stk_res_choose(a, r, err, len))
+		return -1;
+	stk_res_programs(a, r->program_suffix, &l);
 	if (load_and_attach(a, r, l.ptrs, false, why, sizeof(why))) {
 		snprintf(err, len, "loading the chosen programs together failed: %s", why);
 		return -1;
@@ -313,6 +334,7 @@ void stk_res_detach(struct stk_res_attachment *a)
 void stk_res_attachment_release(struct stk_res_attachment *a)
 {
 	stk_res_detach(a);
-	stk_bpf__destroy(a->skel);
+	if (a->owns_skel)
+		stk_bpf__destroy(a->skel);
 	a->skel = NULL;
 }

@@ -140,6 +140,7 @@ struct stk_stack_opts {
 	const char *spans[STK_SPAN_MAX]; /* --span, as given (checked by stk_span_spec_parse) */
 	size_t n_spans;
 	uint32_t event_buffer_mb; /* --event-buffer */
+	const char *cgroup_path;  /* --cgroup, where the applet offers it (profile, record): a cgroup v2 directory */
 };
 
 /* Defaults: text format, all frames the kernel allows (max_depth_limit). */
