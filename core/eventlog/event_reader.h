@@ -81,12 +81,18 @@ struct stk_ev_file;
 
 /* Reads fd's footer and checks it is an event log stk wrote. NULL with a one-line err. */
 struct stk_ev_file *stk_ev_open(int fd, char *err, size_t err_len);
+/*
+ * Several files as one recording (n >= 1): read in the time order of their
+ * first events, their footers merged (event_meta.h), a stack that files
+ * (or ids) print alike one stack. NULL with a one-line err about fds[*bad].
+ */
+struct stk_ev_file *stk_ev_open_many(const int *fds, size_t n, size_t *bad, char *err, size_t err_len);
 const struct stk_ev_meta *stk_ev_meta(const struct stk_ev_file *f);
 /*
- * Calls fn for every row passing flt, in file order (row groups wholly
- * outside the window are skipped). A nonzero return of fn ends the walk
- * with it. 0, or -1 with err (the file is bad; fn's own -1 leaves err alone).
- * Once per file: the reader moves forward only.
+ * Calls fn for every row passing flt, in file order (files in time order;
+ * row groups wholly outside the window are skipped). A nonzero return of
+ * fn ends the walk with it. 0, or -1 with err (a file is bad; fn's own -1
+ * leaves err alone). Once per recording: the reader moves forward only.
  */
 int stk_ev_each(struct stk_ev_file *f, const struct stk_ev_filter *flt,
 		int (*fn)(void *ctx, const struct stk_ev_event *ev), void *ctx, char *err, size_t err_len);

@@ -204,12 +204,31 @@ static int render(const struct stk_event_outputs *eo, const char *applet, enum s
 	return 0;
 }
 
+/* A recording of several kinds: each one's rows and losses (-v, or where any was lost). */
+static void say_kinds(const struct stk_event_outputs *eo, const char *applet, bool verbose)
+{
+	const char *names[STK_EVENT_TYPES];
+	size_t n = 0;
+
+	for (uint16_t t = 0; t < STK_EVENT_TYPES; t++)
+		if ((names[t] = stk_event_sink_kind_name(eo->sink, t)))
+			n++;
+	for (uint16_t t = 0; n > 1 && t < STK_EVENT_TYPES; t++) {
+		uint64_t lost = stk_event_sink_lost_of(eo->sink, t);
+
+		if (names[t] && (verbose || lost))
+			fprintf(stderr, "%s: %s: %" PRIu64 " events, %" PRIu64 " lost\n", applet, names[t],
+				stk_event_sink_rows_of(eo->sink, t), lost);
+	}
+}
+
 static void say_counts(const struct stk_event_outputs *eo, const char *applet, const struct stk_stack_opts *o)
 {
 	uint64_t rows = stk_event_sink_rows(eo->sink), lost = stk_event_sink_lost(eo->sink);
 
 	fprintf(stderr, "%s: %" PRIu64 " events recorded%s\n", applet, rows,
 		lost ? "" : ", none lost");
+	say_kinds(eo, applet, o->verbose);
 	if (o->verbose) {
 		size_t n, bytes;
 		uint64_t renders;

@@ -570,6 +570,11 @@ uint64_t stk_event_sink_lost_of(const struct stk_event_sink *k, uint16_t type)
 	return k->lost_before_of[type] + (k->lost ? stk_percpu_sum(k->lost, type) : 0);
 }
 
+const char *stk_event_sink_kind_name(const struct stk_event_sink *k, uint16_t type)
+{
+	return k && type < k->n_kinds ? k->kinds[type].event : NULL;
+}
+
 uint64_t stk_event_sink_rows_of(const struct stk_event_sink *k, uint16_t type)
 {
 	return k && type < STK_EVENT_TYPES ? k->rows_of[type] : 0;
