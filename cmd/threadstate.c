@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,10 @@
 #include "core/sym/symbolize.h"
 #include "core/threads/thread_group.h"
 #include "core/threads/thread_select.h"
+#include "core/eventlog/thread_rows.h"
+#include "core/output/output.h"
+#include "core/record/kinds.h"
+#include "core/session/row_log.h"
 #include "core/threads/thread_record.h"
 #include "core/threads/thread_table.h"
 #include "core/threads/bpf/threads_source.h"
@@ -58,7 +63,10 @@ struct ts_config {
 	long interval_ms, duration_ms;
 	uint64_t iterations, top;
 	struct stk_group_spec group;
-	const char *out_dir;
+	const char *command;                      /* as typed (what the event log says of itself) */
+	const char *out_dir;                       /* -o DIR: CSV */
+	const char *parquet[STK_MAX_OUTPUTS];     /* -o FILE.parquet: the event log */
+	size_t n_parquet;
 	int source; /* enum stk_tsource, or -1 */
 	const char *btf_file;
 	struct stk_stack_opts stack; /* -u: --unwind and --stack-bytes, settled as the stack applets do */
@@ -87,6 +95,7 @@ static void print_help(void)
 	       "      --unwind fp|dwarf       -u: by frame pointers, or by CFI from a stack copy (default dwarf)\n"
 	       "      --stack-bytes N         -u with --unwind dwarf: user stack copied per switch-out (default %d)\n"
 	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
+	       "  -o, --output FILE.parquet   a row per sample in the event log (docs/eventlog.md; stk report reads it)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
 	       "  -n, --iterations N          stop after N samples\n"
 	       "      --source S              task_iter, tracepoint_state or proc instead of the first that works\n"
@@ -122,7 +131,7 @@ static int check_args(struct ts_config *cfg, bool hz_given)
 	char msg[512];
 
 	if (!hz_given)
-		cfg->hz = cfg->out_dir ? 1 : 20;
+		cfg->hz = cfg->out_dir || cfg->n_parquet ? 1 : 20;
 	if (cfg->n_pids && stk_check_targets(cfg->pids, cfg->n_pids, "-p", NULL, 0, "-t", msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	if (cfg->cgroup) {
@@ -148,6 +157,8 @@ struct ts_run {
 	struct stk_thread_selector *select; /* the threads kept, and what /proc adds to them */
 	struct stk_group *group;
 	struct stk_thread_record *record;
+	struct stk_row_log *log; /* -o FILE.parquet */
+	struct stk_event_desc state_kind; /* its rows' kind */
 	struct stk_run_loop *loop;
 	struct stk_thread_batch batch;
 	struct stk_session session; /* BTF and privileges for the BPF sources */
@@ -187,12 +198,14 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ 0 },
 	};
 	struct stk_group_spec added = { 0 };
+	enum stk_format fmt;
 	bool hz_given = false, group_given = false;
 	char msg[512];
 	enum stk_tsource src;
 	char *end;
 	int c;
 
+	cfg->command = inv->command;
 	cfg->interval_ms = 5000;
 	cfg->top = DEFAULT_TOP;
 	stk_stack_opts_init(&cfg->stack, 't', 127);
@@ -237,7 +250,17 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		case 'k': cfg->kernel_stacks = true; break;
 		case 'u': cfg->user_stacks = true; break;
 		case 'T': cfg->syscall_time = true; break;
-		case 'o': cfg->out_dir = optarg; break;
+		case 'o':
+			if (stk_format_from_path(optarg, &fmt) == 0 && fmt == STK_FORMAT_PARQUET) {
+				if (cfg->n_parquet == STK_MAX_OUTPUTS)
+					return usage_error("-o %s: at most %d event logs", optarg, STK_MAX_OUTPUTS);
+				cfg->parquet[cfg->n_parquet++] = optarg;
+			} else if (cfg->out_dir) {
+				return usage_error("-o %s: one CSV directory (-o %s given already)", optarg, cfg->out_dir);
+			} else {
+				cfg->out_dir = optarg;
+			}
+			break;
 		case 'd':
 			if (stk_parse_seconds(optarg, &cfg->duration_ms))
 				return usage_error("-d %s: expected a positive number of seconds", optarg);
@@ -315,6 +338,12 @@ static int sample_once(struct ts_run *run)
 		    stk_thread_record_write(run->record, &b->threads[i], b->wall_ns, err, sizeof(err))) {
 			stk_error(APPLET, "-o %s: %s", run->cfg.out_dir, err);
 			return -1;
+		}
+		if (run->log) {
+			struct stk_ev_row row;
+
+			stk_ev_thread_row(&b->threads[i], b->wall_ns, &row);
+			stk_row_log_add(run->log, &row);
 		}
 	}
 	if (run->group)
@@ -516,7 +545,18 @@ static int setup(void *arg)
 			stk_error(APPLET, "-o %s", err);
 			return -1;
 		}
-	} else if (!(run->group = stk_group_new(&cfg->group))) {
+	}
+	if (cfg->n_parquet) {
+		const struct stk_rec_kind_info state = stk_rec_kind(STK_REC_KIND_STATE);
+
+		/* the strings of state's row live in the program: the log may keep pointing at them */
+		run->state_kind = state.event;
+		if (!(run->log = stk_row_log_open(cfg->parquet, cfg->n_parquet, &run->state_kind, true, err, sizeof(err)))) {
+			stk_error(APPLET, "-o %s", err);
+			return -1;
+		}
+	}
+	if (!cfg->out_dir && !cfg->n_parquet && !(run->group = stk_group_new(&cfg->group))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
@@ -542,6 +582,7 @@ static void teardown(void *arg)
 	stk_snap_stacks_free(run->start_stacks);
 	stk_tsource_free(run->source);
 	stk_thread_record_free(run->record);
+	stk_row_log_free(run->log);
 	stk_group_free(run->group);
 	stk_thread_selector_free(run->select);
 	if (run->sym)
@@ -559,15 +600,31 @@ static int64_t wall_now(const struct ts_run *run)
 	return stk_now_ns(CLOCK_REALTIME);
 }
 
+/* -o FILE.parquet: the footers (what a report of it prints: the samples per thread) and the files put in place. */
+static int finish_log(struct ts_run *run, int64_t start)
+{
+	const struct stk_report report = {
+		.value_type = run->state_kind.value.type, .value_unit = run->state_kind.value.unit,
+		.time_nanos = start, .duration_nanos = wall_now(run) - start, .title = "stk threadstate",
+	};
+	char err[PATH_MAX + 256];
+
+	if (stk_row_log_finish(run->log, APPLET, run->cfg.command, &report, err, sizeof(err)) == 0)
+		return 0;
+	stk_error(APPLET, "-o %s", err);
+	return -1;
+}
+
 static int run_capture(void *arg)
 {
 	struct ts_run *run = arg;
 	const struct ts_config *cfg = &run->cfg;
-	int64_t interval_start = wall_now(run), next_print = stk_now_ns(CLOCK_MONOTONIC) + cfg->interval_ms * 1000000;
+	int64_t capture_start = wall_now(run);
+	int64_t interval_start = capture_start, next_print = stk_now_ns(CLOCK_MONOTONIC) + cfg->interval_ms * 1000000;
 	uint64_t samples = 0;
 	int ret = 0;
 
-	if (!run->record)
+	if (!run->record && !run->log)
 		printf("Sampling %s threads at %g Hz, a table every %g s... Hit Ctrl-C to end.\n",
 		       cfg->all ? "all" : "active", cfg->hz, (double)cfg->interval_ms / 1000.0);
 	fflush(stdout);
@@ -596,6 +653,8 @@ static int run_capture(void *arg)
 	if (run->group && stk_group_samples(run->group))
 		print_table(run, interval_start, wall_now(run));
 	report_user_stack_losses(run);
+	if (run->log && finish_log(run, capture_start))
+		ret = 1;
 	if (cfg->verbose && run->pass_count)
 		fprintf(stderr, "threadstate: %lld sample passes, per pass on average: source %.3f ms "
 			"(%zu threads), active rule and /proc details %.3f ms\n", (long long)run->pass_count,

@@ -407,6 +407,19 @@ static void on_copy(void *ctx, const struct stk_stack_sample *s, uint64_t copy)
 	take(ctx, &e);
 }
 
+int stk_event_sink_describe_events(struct stk_event_sink *k, const struct stk_event_source *src, char *err,
+				   size_t err_len)
+{
+	if (!src->n_kinds || src->n_kinds > STK_EVENT_TYPES) {
+		snprintf(err, err_len, "%zu kinds of events in one capture (1 to %d)", src->n_kinds, STK_EVENT_TYPES);
+		return -1;
+	}
+	memcpy(k->kinds, src->kinds, src->n_kinds * sizeof(*src->kinds));
+	k->n_kinds = src->n_kinds;
+	k->per_thread = src->per_thread;
+	return 0;
+}
+
 int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const struct stk_event_source *src,
 			   const struct stk_stack_resolver *resolver, char *err, size_t err_len)
 {
@@ -419,13 +432,8 @@ int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const
 		for (uint32_t t = 0; t < STK_EVENT_TYPES; t++)
 			k->lost_before_of[t] += stk_percpu_sum(k->lost, t);
 	}
-	if (!src->n_kinds || src->n_kinds > STK_EVENT_TYPES) {
-		snprintf(err, err_len, "%zu kinds of events in one capture (1 to %d)", src->n_kinds, STK_EVENT_TYPES);
+	if (stk_event_sink_describe_events(k, src, err, err_len))
 		return -1;
-	}
-	memcpy(k->kinds, src->kinds, src->n_kinds * sizeof(*src->kinds));
-	k->n_kinds = src->n_kinds;
-	k->per_thread = src->per_thread;
 	k->resolver = resolver;
 	if (dwarf != k->dwarf)
 		k->unwound_seen = 0; /* a new skeleton's copies are numbered from 0 */

@@ -61,6 +61,9 @@ struct stk_event_sink;
  */
 struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const struct stk_span_spec *spans,
 					  size_t n_spans, char *err, size_t err_len);
+/* src's events (its kinds copied): for a sink of rows user space makes alone (threadstate); connect says it too. 0, or -1 with err. */
+int stk_event_sink_describe_events(struct stk_event_sink *k, const struct stk_event_source *src, char *err,
+				   size_t err_len);
 /*
  * After load: reads skel's ring buffer from here on (replacing one read
  * before: a retried mechanism brings a new skeleton), src's events, their
