@@ -26,9 +26,11 @@
 #include "bpf/offcputime_types.h"
 #include "bpf/profile_types.h"
 #include "bpf/resources_types.h"
+#include "bpf/stackcount_types.h"
 #include "core/attach/attach_perf.h"
 #include "core/attach/attach_resources.h"
 #include "core/attach/attach_sched.h"
+#include "core/attach/attach_tracepoint.h"
 #include "core/base/cpus.h"
 #include "core/base/dispatch.h"
 #include "core/base/kernel_release.h"
@@ -40,6 +42,8 @@
 #include "core/ladder/climb.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
+#include "core/probe/kernel_match.h"
+#include "core/probe/probe_pattern.h"
 #include "core/record/kinds.h"
 #include "core/session/session.h"
 #include "core/threads/bpf/threads_iter.h"
@@ -128,6 +132,13 @@ struct rec_run {
 	const char *iter_program;   /* state: the task iterator's program (NULL: /proc) */
 	char state_tried[600];      /* state: the rung passed over, and why */
 	struct stk_thread_sampler *threads;
+	/* the tracepoint pattern: its events, the mechanism its trial chose, its links */
+	struct stk_probe_pattern pattern;
+	struct stk_name_match pattern_category, pattern_name;
+	bool matches_ready;
+	struct stk_name_list tracepoints;
+	const char *probe_mechanism;
+	struct stk_probe_set probes;
 	struct stk_thread_selector *select;
 	struct stk_thread_batch batch;
 	/* each kind's ref.type is its enum stk_rec_kind: how it is shown, recorded and reported */
@@ -208,6 +219,18 @@ static int check_args(struct rec_config *cfg)
 	return 0;
 }
 
+/* The tracepoint pattern, parsed as stackcount parses it. 0, or -1 after the error. */
+static int parse_probe(struct rec_run *run)
+{
+	char msg[640];
+
+	if (!run->cfg.want.on[STK_REC_KIND_PROBE])
+		return 0;
+	if (stk_probe_pattern_parse(run->cfg.want.probe, &run->pattern, msg, sizeof(msg)))
+		return usage_error("%s", msg);
+	return 0;
+}
+
 static int parse_args(void *run, const struct stk_invocation *inv)
 {
 	struct rec_config *cfg = &((struct rec_run *)run)->cfg;
@@ -247,13 +270,13 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 			break;
 		case OPT_CGROUP: cfg->common.cgroup_path = optarg; break;
 		case OPT_LIST_KINDS:
-			for (int k = 0; k < STK_REC_KIND_COUNT; k++)
+			for (int k = 0; k < STK_REC_KIND_PROBE; k++)
 				printf("%s\n", stk_rec_kind((enum stk_rec_kind)k).name);
 			return 1;
 		case 'h': print_help(); return 1;
 		}
 	}
-	if (check_args(cfg))
+	if (check_args(cfg) || parse_probe(run))
 		return -1;
 	if (stk_stack_opts_finish(&cfg->common, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
@@ -288,6 +311,8 @@ static void describe_kinds(struct rec_run *run)
 		run->events[k] = i.event;
 		if (i.source == STK_REC_CPU)
 			run->events[k].sample_ns = sample_ns(run);
+		if (i.source == STK_REC_PROBE) /* its event is the pattern as given, as stackcount's */
+			run->events[k].event = run->cfg.want.probe;
 		run->types[run->n_types++] = i.event.value;
 	}
 	snprintf(run->title, sizeof(run->title), "stk record -e %s", run->cfg.kinds_text);
@@ -307,6 +332,7 @@ static int size_res_trial(struct stk_bpf *s, bool probe, void *ctx)
 }
 
 static const char *const offcpu_programs[STK_SCHED_MECH_COUNT] = STK_OFFCPU_PROGRAMS;
+static const char *const sc_maps[] = { "sc_config", NULL };
 static const char *const profile_maps[] = STK_PROFILE_MAPS;
 static const char *const offcpu_maps[] = STK_OFFCPU_MAPS;
 static const char *const res_maps[] = STK_RES_MAPS;
@@ -379,6 +405,39 @@ static int choose_resources(struct rec_run *run, const char *release, char *trac
 	return 0;
 }
 
+/* The tracepoints the pattern names, and the mechanism a trial of them finds (raw_tp > tracepoint). 0, or -1 after the error. */
+static int choose_probe(struct rec_run *run)
+{
+	struct stk_session *s = &run->session;
+	const struct stk_probe_load load = {
+		.maps = sc_maps, .extra_maps = stk_session_extra_maps(s), .btf_custom_path = stk_session_btf_path(s),
+		.before_load = size_for_trial,
+	};
+	struct stk_probe_set trial = { 0 };
+	char err[1024];
+
+	if (stk_name_match_init(&run->pattern_category, run->pattern.category, false, err, sizeof(err))) {
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (stk_name_match_init(&run->pattern_name, run->pattern.name, false, err, sizeof(err))) {
+		stk_name_match_free(&run->pattern_category);
+		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	run->matches_ready = true;
+	if (stk_find_tracepoints(&run->pattern_category, &run->pattern_name, run->pattern.category, run->pattern.name,
+				 &run->tracepoints, err, sizeof(err)) ||
+	    stk_tracepoint_attach(&trial, &load, run->tracepoints.names, run->tracepoints.n, NULL, err, sizeof(err))) {
+		stk_error(APPLET, "%s: %s", run->cfg.want.probe, err);
+		return -1;
+	}
+	run->probe_mechanism = trial.mechanism;
+	snprintf(run->probes.tried, sizeof(run->probes.tried), "%s", trial.tried);
+	stk_probe_set_release(&trial);
+	return 0;
+}
+
 /* state's thread sampling: the task iterator where it loads (its program chosen by a trial), else /proc. */
 static void choose_state(struct rec_run *run)
 {
@@ -415,7 +474,8 @@ static void add_names(const char **list, size_t cap, size_t *n, const char *cons
 
 /* The one object: every chosen source's programs and maps beside the session's. NULL after the error. */
 static struct stk_bpf *open_object(struct rec_run *run, struct stk_sched_programs *sched,
-				   struct stk_res_programs *res, char *cpu_program, size_t cpu_len)
+				   struct stk_res_programs *res, char *cpu_program, size_t cpu_len, char *probe_program,
+				   size_t probe_len)
 {
 	struct stk_session *s = &run->session;
 	const char *programs[48], *maps[48];
@@ -443,6 +503,11 @@ static struct stk_bpf *open_object(struct rec_run *run, struct stk_sched_program
 	if (run->iter_program) {
 		add_name(programs, 48, &np, run->iter_program);
 		add_names(maps, 48, &nm, stk_threads_iter_maps);
+	}
+	if (run->probe_mechanism) {
+		snprintf(probe_program, probe_len, "%s%s", stk_tracepoint_program(run->probe_mechanism), suffix ? suffix : "");
+		add_name(programs, 48, &np, probe_program);
+		add_names(maps, 48, &nm, sc_maps);
 	}
 	const struct stk_bpf_selection sel = {
 		.programs = programs, .maps = maps,
@@ -510,11 +575,17 @@ static int write_configs(struct rec_run *run)
 		if (bpf_map__update_elem(s->maps.res_config, &zero, sizeof(zero), &rc, sizeof(rc), 0))
 			return -1;
 	}
+	if (run->probe_mechanism) {
+		const struct stk_sc_config sc = { .stack = stack_config(run, STK_REC_KIND_PROBE) };
+
+		if (bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &sc, sizeof(sc), 0))
+			return -1;
+	}
 	return 0;
 }
 
 /* Every source attached to the one object. 0, or -1 after the error. */
-static int attach_all(struct rec_run *run, const char *cpu_program)
+static int attach_all(struct rec_run *run, const char *cpu_program, const char *probe_program)
 {
 	char err[1024];
 	size_t attached = 0;
@@ -535,6 +606,12 @@ static int attach_all(struct rec_run *run, const char *cpu_program)
 	}
 	if (any_resources(run) && stk_res_attach_in(&run->res, &run->res_req, run->skel, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
+		return -1;
+	}
+	if (run->probe_mechanism &&
+	    stk_tracepoint_attach_in(&run->probes, run->skel, run->probe_mechanism, probe_program, run->tracepoints.names,
+				     run->tracepoints.n, err, sizeof(err))) {
+		stk_error(APPLET, "%s: %s", run->cfg.want.probe, err);
 		return -1;
 	}
 	if (on(run, STK_REC_KIND_STATE)) {
@@ -580,6 +657,9 @@ static void say_mechanisms(const struct rec_run *run)
 	if (on(run, STK_REC_KIND_STATE))
 		fprintf(stderr, "%s: state: source %s%s\n", APPLET, run->iter_program ? "task_iter" : "proc",
 			stk_climb_passed_over(run->state_tried, passed, sizeof(passed)));
+	if (run->probe_mechanism)
+		fprintf(stderr, "%s: %s: %zu tracepoints, mechanism %s%s\n", APPLET, cfg->want.probe, run->tracepoints.n,
+			run->probe_mechanism, stk_climb_passed_over(run->probes.tried, passed, sizeof(passed)));
 	fprintf(stderr, "%s: BTF %s; unwind %s\n", APPLET, stk_btf_kind_name(run->session.btf.kind),
 		stk_unwind_rung_name(run->session.unwind.rung));
 }
@@ -626,6 +706,7 @@ static void detach(void *arg)
 	run->cpu = NULL;
 	stk_sched_detach(run->offcpu);
 	stk_res_detach(&run->res);
+	stk_probe_set_detach(&run->probes);
 	stk_tsource_free(run->threads);
 	run->threads = NULL;
 }
@@ -657,7 +738,7 @@ static int setup(void *arg)
 	struct rec_run *run = arg;
 	struct rec_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
-	char release[256] = "", tracefs_err[256], no_btf[512], cpu_program[64];
+	char release[256] = "", tracefs_err[256], no_btf[512], cpu_program[64], probe_program[64];
 	struct stk_sched_programs sched;
 	struct stk_res_programs res;
 
@@ -679,11 +760,13 @@ static int setup(void *arg)
 	}
 	stk_kernel_release(release, sizeof(release));
 	if ((on(run, STK_REC_KIND_OFFCPU) && choose_offcpu(run, no_btf, sizeof(no_btf))) ||
-	    (any_resources(run) && choose_resources(run, release, tracefs_err, sizeof(tracefs_err))))
+	    (any_resources(run) && choose_resources(run, release, tracefs_err, sizeof(tracefs_err))) ||
+	    (on(run, STK_REC_KIND_PROBE) && choose_probe(run)))
 		return -1;
 	if (on(run, STK_REC_KIND_STATE))
 		choose_state(run);
-	if (!(run->skel = open_object(run, &sched, &res, cpu_program, sizeof(cpu_program))))
+	if (!(run->skel = open_object(run, &sched, &res, cpu_program, sizeof(cpu_program), probe_program,
+				      sizeof(probe_program))))
 		return -1;
 	if (stk_session_connect(session, run->skel))
 		return -1;
@@ -691,7 +774,7 @@ static int setup(void *arg)
 		stk_error(APPLET, "writing the configuration into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
-	if (attach_all(run, cpu_program))
+	if (attach_all(run, cpu_program, probe_program))
 		return -1;
 	say_mechanisms(run);
 	long state_ms = on(run, STK_REC_KIND_STATE) ? (long)(1000 / cfg->want.rate[STK_REC_KIND_STATE]) : 0;
@@ -714,6 +797,12 @@ static void teardown(void *arg)
 	stk_perf_attachment_destroy(run->cpu);
 	stk_sched_attachment_free(run->offcpu);
 	stk_res_attachment_release(&run->res);
+	stk_probe_set_release(&run->probes);
+	if (run->matches_ready) {
+		stk_name_match_free(&run->pattern_category);
+		stk_name_match_free(&run->pattern_name);
+	}
+	stk_name_list_free(&run->tracepoints);
 	stk_tsource_free(run->threads);
 	stk_thread_selector_free(run->select);
 	stk_thread_batch_free(&run->batch);

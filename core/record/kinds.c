@@ -24,6 +24,12 @@ static const struct stk_rec_kind_info fixed[] = {
 	},
 };
 
+static const struct stk_rec_kind_info probe = {
+	.name = "t:CATEGORY:EVENT", .source = STK_REC_PROBE, .ladder = STK_ATTACH_TRACEPOINT, .rate = STK_REC_RATE_NONE,
+	.what = "hits of tracepoints (stackcount's pattern, * wildcards): one pattern a recording",
+	.event = { .unit = "count", .value = { "count", "count" }, .divisor = 1 },
+};
+
 static const struct stk_rec_kind_info state = {
 	.name = "state", .source = STK_REC_STATE, .ladder = STK_ATTACH_THREAD_SAMPLING, .rate = STK_REC_RATE_HZ,
 	.rate_default = STATE_HZ, .rate_max = 1000,
@@ -59,6 +65,8 @@ struct stk_rec_kind_info stk_rec_kind(enum stk_rec_kind k)
 		return fixed[k];
 	if (k == STK_REC_KIND_STATE)
 		return state;
+	if (k == STK_REC_KIND_PROBE)
+		return probe;
 	return resources_row((enum stk_res_kind)(k - STK_REC_KIND_RES_FIRST));
 }
 
@@ -72,8 +80,8 @@ void stk_rec_kind_names(char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int k = 0; k < STK_REC_KIND_COUNT && used < len; k++) {
-		int w = snprintf(buf + used, len - used, "%s%s", k == 0 ? "" : k + 1 == STK_REC_KIND_COUNT ? " or " : ", ",
+	for (int k = 0; k < STK_REC_KIND_PROBE && used < len; k++) {
+		int w = snprintf(buf + used, len - used, "%s%s", k == 0 ? "" : k + 1 == STK_REC_KIND_PROBE ? " or " : ", ",
 				 stk_rec_kind((enum stk_rec_kind)k).name);
 		if (w < 0)
 			break;
@@ -83,7 +91,7 @@ void stk_rec_kind_names(char *buf, size_t len)
 
 static int kind_by_name(const char *name, size_t n)
 {
-	for (int k = 0; k < STK_REC_KIND_COUNT; k++) {
+	for (int k = 0; k < STK_REC_KIND_PROBE; k++) {
 		const char *kn = stk_rec_kind((enum stk_rec_kind)k).name;
 
 		if (strlen(kn) == n && strncmp(kn, name, n) == 0)
@@ -102,6 +110,28 @@ void stk_rec_request_init(struct stk_rec_request *r)
 	}
 }
 
+/* A probe (item of n bytes, no kind's name before its ':'): a tracepoint pattern, one a recording. 0, or -1 with msg. */
+static int parse_probe(struct stk_rec_request *r, const char *item, size_t n, char *msg, size_t len)
+{
+	if (n < 3 || strncmp(item, "t:", 2) != 0) {
+		snprintf(msg, len, "-e %.*s: stk record takes tracepoints (t:CATEGORY:EVENT) as probes; stackcount takes "
+			 "the others", (int)n, item);
+		return -1;
+	}
+	if (n >= sizeof(r->probe)) {
+		snprintf(msg, len, "-e %.40s...: a tracepoint pattern of %zu bytes (at most %zu)", item, n, sizeof(r->probe) - 1);
+		return -1;
+	}
+	if (r->on[STK_REC_KIND_PROBE] && (strlen(r->probe) != n || strncmp(r->probe, item, n) != 0)) {
+		snprintf(msg, len, "-e %.*s: one tracepoint pattern a recording (%s given already; wildcards take many)",
+			 (int)n, item, r->probe);
+		return -1;
+	}
+	snprintf(r->probe, sizeof(r->probe), "%.*s", (int)n, item);
+	r->on[STK_REC_KIND_PROBE] = true;
+	return 0;
+}
+
 /* "KIND" or "KIND:N" (item of n bytes) into the request ctx. 0, or -1 with msg. */
 static int parse_kind(void *ctx, const char *item, size_t n, char *msg, size_t len)
 {
@@ -114,10 +144,12 @@ static int parse_kind(void *ctx, const char *item, size_t n, char *msg, size_t l
 	int bad_n = stk_kind_item(item, n, &name_len, &given, UINT64_MAX, &n_given), k;
 
 	k = kind_by_name(item, name_len);
-
+	if (k < 0 && name_len < n)
+		return parse_probe(r, item, n, msg, len);
 	if (k < 0) {
 		stk_rec_kind_names(names, sizeof(names));
-		snprintf(msg, len, "-e: unknown kind '%.*s' (expected %s)", (int)name_len, item, names);
+		snprintf(msg, len, "-e: unknown kind '%.*s' (expected %s, or a tracepoint t:CATEGORY:EVENT)", (int)name_len,
+			 item, names);
 		return -1;
 	}
 	const struct stk_rec_kind_info kind = stk_rec_kind((enum stk_rec_kind)k), *i = &kind;

@@ -41,7 +41,9 @@ q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
 # ===== one capture of every resources kind, cpu, offcpu, syscall, iorq and state; resources beside it =====
 start_workload "$W/resources" all "$SIZE" "$tmp/all.dat"
 wpid=$WPID wout=$WOUT
-KINDS=cpu:99,offcpu,rss,block,read,write,send,recv,syscall,iorq,state:5
+# and a tracepoint of stackcount's (syscalls:* take the classic tracepoint: raw_tp has no such event)
+PROBE=t:syscalls:sys_enter_pwrite64
+KINDS=cpu:99,offcpu,rss,block,read,write,send,recv,syscall,iorq,state:5,$PROBE
 "$STK" record -v -p "$wpid" -e "$KINDS" -o "$tmp/rec.parquet" -o "$tmp/live.txt" -o "$tmp/rec.pb.gz" \
     -o "$tmp/rec.trace.json" >"$tmp/rec.out" 2>"$tmp/rec.err" & rp=$!
 "$STK" resources -p "$wpid" -e rss,block,read,write,send,recv -f >"$tmp/res.folded" 2>"$tmp/res.err" & sp=$!
@@ -77,7 +79,10 @@ expect_eq duckdb_count_is_footer "$(q "select count(*) from $F")" \
 expect_eq duckdb_schema "$(q "select decode(value) from parquet_kv_metadata('$tmp/rec.parquet') where decode(key) = 'stk.schema'")" \
     "stk-eventlog 2"
 expect_eq duckdb_kinds "$(q "select string_agg(distinct event, ',' order by event) from $F")" \
-    "block,cpu,iorq,offcpu,read,recv,rss,send,state,syscall,write"
+    "block,cpu,iorq,offcpu,read,recv,rss,send,state,syscall,$PROBE,write"
+# the tracepoint: a hit for each of the workload's pwrite64 calls, by the classic tracepoint
+expect_eq probe_hits "$(q "select count(*) from $F where event = '$PROBE' and pid = $wpid and stack like '%direct_write_chunk%'")" "$SIZE"
+expect_contains probe_mechanism "$(cat "$tmp/rec.err")" "record: $PROBE: 1 tracepoints, mechanism tracepoint (passed over raw_tp: syscalls:sys_enter_pwrite64 is made from raw_syscalls"
 expect_eq duckdb_units "$(q "select string_agg(distinct event || '/' || unit, ',' order by event || '/' || unit) from $F where event in ('rss', 'offcpu', 'syscall', 'iorq', 'state', 'cpu')")" \
     "cpu/count,iorq/nanoseconds,offcpu/nanoseconds,rss/bytes,state/count,syscall/nanoseconds"
 
@@ -129,7 +134,7 @@ if zcat "$tmp/rec.pb.gz" | protoc --decode=perftools.profiles.Profile --proto_pa
         /^string_table: / { s[n++] = $2 }
         /^sample_type \{/ { st = 1; next } st && /type: / { t = $2 } st && /unit: / { u[m] = t " " $2; m++ } /^}/ { st = 0 }
         END { for (i = 0; i < m; i++) { split(u[i], a, " "); printf "%s/%s ", s[a[1]], s[a[2]] } }' "$tmp/rec.decoded" | tr -d '"')
-    expect_eq pprof_type_per_kind "$types" "samples/count offcpu/microseconds rss/bytes block/bytes read/bytes write/bytes send/bytes recv/bytes syscall/microseconds iorq/microseconds state/count "
+    expect_eq pprof_type_per_kind "$types" "samples/count offcpu/microseconds rss/bytes block/bytes read/bytes write/bytes send/bytes recv/bytes syscall/microseconds iorq/microseconds state/count count/count "
 else
     fail pprof_decodes "$(head -3 "$tmp/p.err")"
 fi
@@ -187,6 +192,8 @@ bad unknown_kind "-e: unknown kind 'disk' (expected cpu, offcpu, rss," -e cpu,di
 bad rates_differ "-e: cpu given twice with different rates (99 and 49)" -e cpu:99,cpu:49 1
 bad state_with_tid "-e state samples whole processes: -t is not for it" -e state -t 1 1
 bad rate_not_taken "-e offcpu:3: offcpu takes no :N" -e offcpu:3 1
+bad probe_not_tracepoint "-e c:malloc: stk record takes tracepoints (t:CATEGORY:EVENT) as probes" -e cpu,c:malloc 1
+bad probe_unknown "unknown tracepoint 'nosuch:event'" -e t:nosuch:event 1
 bad no_kind "missing -e KIND" 1
 bad block_apart "same N" -e block:2,iorq:3 1
 "$STK" record -e cpu,offcpu,rss,syscall,state >/dev/null 2>&1 & kp=$!
