@@ -311,9 +311,9 @@ static void describe_kinds(struct rec_run *run)
 		run->events[k] = i.event;
 		if (i.source == STK_REC_CPU)
 			run->events[k].sample_ns = sample_ns(run);
-		if (i.source == STK_REC_PROBE) /* its event is the pattern as given, as stackcount's */
-			run->events[k].event = run->cfg.want.probe;
-		run->types[run->n_types++] = i.event.value;
+		if (i.source == STK_REC_PROBE) /* its event and value type are the pattern as given */
+			run->events[k].event = run->events[k].value.type = run->cfg.want.probe;
+		run->types[run->n_types++] = run->events[k].value;
 	}
 	snprintf(run->title, sizeof(run->title), "stk record -e %s", run->cfg.kinds_text);
 }

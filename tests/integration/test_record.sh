@@ -82,7 +82,7 @@ expect_eq duckdb_kinds "$(q "select string_agg(distinct event, ',' order by even
     "block,cpu,iorq,offcpu,read,recv,rss,send,state,syscall,$PROBE,write"
 # the tracepoint: a hit for each of the workload's pwrite64 calls, by the classic tracepoint
 expect_eq probe_hits "$(q "select count(*) from $F where event = '$PROBE' and pid = $wpid and stack like '%direct_write_chunk%'")" "$SIZE"
-expect_contains probe_mechanism "$(cat "$tmp/rec.err")" "record: $PROBE: 1 tracepoints, mechanism tracepoint (passed over raw_tp: syscalls:sys_enter_pwrite64 is made from raw_syscalls"
+expect_contains probe_mechanism "$(cat "$tmp/rec.err")" "record: $PROBE: 1 tracepoints, mechanism tracepoint (passed over: raw_tp: syscalls:sys_enter_pwrite64 is made from raw_syscalls"
 expect_eq duckdb_units "$(q "select string_agg(distinct event || '/' || unit, ',' order by event || '/' || unit) from $F where event in ('rss', 'offcpu', 'syscall', 'iorq', 'state', 'cpu')")" \
     "cpu/count,iorq/nanoseconds,offcpu/nanoseconds,rss/bytes,state/count,syscall/nanoseconds"
 
@@ -134,7 +134,7 @@ if zcat "$tmp/rec.pb.gz" | protoc --decode=perftools.profiles.Profile --proto_pa
         /^string_table: / { s[n++] = $2 }
         /^sample_type \{/ { st = 1; next } st && /type: / { t = $2 } st && /unit: / { u[m] = t " " $2; m++ } /^}/ { st = 0 }
         END { for (i = 0; i < m; i++) { split(u[i], a, " "); printf "%s/%s ", s[a[1]], s[a[2]] } }' "$tmp/rec.decoded" | tr -d '"')
-    expect_eq pprof_type_per_kind "$types" "samples/count offcpu/microseconds rss/bytes block/bytes read/bytes write/bytes send/bytes recv/bytes syscall/microseconds iorq/microseconds state/count count/count "
+    expect_eq pprof_type_per_kind "$types" "samples/count offcpu/microseconds rss/bytes block/bytes read/bytes write/bytes send/bytes recv/bytes syscall/microseconds iorq/microseconds state/count $PROBE/count "
 else
     fail pprof_decodes "$(head -3 "$tmp/p.err")"
 fi
