@@ -84,19 +84,13 @@ static void print_help(void)
 	printf("  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
 	       "  -t, --tid TID[,TID...]      only these threads; stacks are kept per thread (not with state)\n"
 	       "      --cgroup PATH           only tasks in this cgroup v2 directory (and below)\n"
-	       "  -U, --user-stacks-only      only user stacks\n"
-	       "  -K, --kernel-stacks-only    only kernel stacks\n"
-	       "  -d, --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"
-	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
-	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
-	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       STK_UNWIND_HELP,
+	       STK_STACK_CHOICES_HELP,
 	       STK_STACK_STORAGE_DEFAULT);
 	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
 	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP
-	       "      --min-latency US        syscall, iorq: only those that took at least US microseconds\n"
+	       STK_RES_MIN_LATENCY_HELP
 	       "      --mechanism KIND=M,...  a kind's mechanism instead of the first that works (offcpu: tp_btf,\n"
 	       "                              raw_tp, tracepoint, kprobe; state: task_iter, proc; resources' kinds\n"
 	       "                              as stk resources takes them)\n"

@@ -50,6 +50,10 @@ enum stk_attach_class stk_res_source_class(enum stk_res_source s);
 /* "rss, faults, block, block-time, read, write, send, recv, syscall or iorq" */
 void stk_res_kind_names(char *buf, size_t len);
 
+/* --min-latency's help line (stk resources, stk record). */
+#define STK_RES_MIN_LATENCY_HELP \
+	"      --min-latency US        syscall, iorq: only those that took at least US microseconds\n"
+
 /* Every Nth event of a kind at most this: a weight of N must not overflow a sum. */
 #define STK_RES_EVERY_MAX 1000000000u
 
