@@ -108,7 +108,9 @@ static __always_inline void request_issued(void *ctx, u64 sector, u32 dir, u64 b
 		return;
 	k = st->ref;
 	k.type = (u16)(cfg->stack.type + STK_RES_BLOCK);
-	stk_res_count(ctx, cfg, &k, st->tid, stk_res_scaled(cfg, STK_RES_BLOCK, bytes), 0, 0, 0);
+	const struct stk_res_weighed w = { .weight = stk_res_scaled(cfg, STK_RES_BLOCK, bytes), .tid = st->tid };
+
+	stk_res_count(ctx, &k, &w);
 }
 
 /* Completed: the time since issue under the maker's stacks (block-time, iorq); the request is forgotten. */
@@ -125,17 +127,22 @@ static __always_inline void request_done(void *ctx, u64 sector, u32 dir)
 	if (!st)
 		return;
 	took = now - st->issued_ns;
+	struct stk_res_weighed w = { .start = st->issued_ns, .tid = st->tid };
+
 	if (st->issued_ns && st->sampled && (cfg->enabled & (1u << STK_RES_BLOCK_TIME))) {
 		k = st->ref;
 		k.type = (u16)(cfg->stack.type + STK_RES_BLOCK_TIME);
-		stk_res_count(ctx, cfg, &k, st->tid, stk_res_scaled(cfg, STK_RES_BLOCK_TIME, took), st->issued_ns, 0, 0);
+		w.weight = stk_res_scaled(cfg, STK_RES_BLOCK_TIME, took);
+		stk_res_count(ctx, &k, &w);
 	}
 	/* one event per request, from issue, with its device and bytes */
 	if (st->issued_ns && st->sampled && (cfg->enabled & (1u << STK_RES_IORQ)) && took >= cfg->min_latency_ns) {
 		k = st->ref;
 		k.type = (u16)(cfg->stack.type + STK_RES_IORQ);
-		stk_res_count(ctx, cfg, &k, st->tid, stk_res_scaled(cfg, STK_RES_IORQ, took), st->issued_ns, st->dev,
-			      st->bytes);
+		w.weight = stk_res_scaled(cfg, STK_RES_IORQ, took);
+		w.dev = st->dev;
+		w.bytes = st->bytes;
+		stk_res_count(ctx, &k, &w);
 	}
 	bpf_map_delete_elem(&res_block, &key);
 }
