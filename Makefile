@@ -119,9 +119,9 @@ SYSCALL_NAMES_H := $(GEN)/syscall_names.h
 $(SYSCALL_NAMES_H): $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@{ cat $(UAPI)/asm/unistd_64.h 2>/dev/null || cat $(UAPI)/asm-generic/unistd.h; } | \
-		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' \
-		       -e 's/^#define __NR3264_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\t[\2] = "\1",/p' | \
-		awk -F'[][]' '!seen[$$2]++' > $@.tmp
+		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\tSTK_SYSCALL(\2, "\1")/p' \
+		       -e 's/^#define __NR3264_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\tSTK_SYSCALL(\2, "\1")/p' | \
+		awk -F'[(,]' '!seen[$$2]++' > $@.tmp
 	@test -s $@.tmp && mv $@.tmp $@
 
 # --- the static binary ---
@@ -503,8 +503,10 @@ $(BUILD)/bench/parquet_bench: bench/parquet_bench.c $(PQ_SRCS) $(PQ_HDRS) $(DEPS
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) -L$(DEPS)/lib -lz -lm
 # eventlog_bench times the event log's writer (bench/eventlog.sh, make bench-eventlog).
-EVLOG_SRCS := core/eventlog/event_writer.c core/eventlog/event_schema.c core/eventlog/frames_codec.c core/eventlog/frame_lines.c
-$(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $(PQ_HDRS) $(wildcard core/eventlog/*.h) $(DEPS_STAMP)
+EVLOG_SRCS := core/eventlog/event_writer.c core/eventlog/event_schema.c core/eventlog/frames_codec.c core/eventlog/frame_lines.c \
+	core/threads/syscall_table.c
+$(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $(PQ_HDRS) $(wildcard core/eventlog/*.h) $(DEPS_STAMP) \
+				$(SYSCALL_NAMES_H)
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) $(EVLOG_SRCS) -L$(DEPS)/lib -lz -lm

@@ -10,7 +10,11 @@
 #   events, B/ev   rows recorded (median run) and file bytes per row
 #   lost           events the ring buffer had no room for (all runs)
 #   DuckDB         whether DuckDB's count(*) equals the rows stk said it recorded, every run
-# then perf record -g -F 99 -a on the same load (its bytes per sample), and
+# then stk record of cpu, offcpu, rss, block, send, recv and state together
+# against the applets recording the same kinds alone, added up (the goal:
+# together costs no more), each kind's bytes per event (recorded alone), the
+# events of each kind in one run together; then
+# perf record -g -F 99 -a on the same load (its bytes per sample), and
 # the event log writer alone (bench/eventlog_bench.c: events per second on
 # one core, best of 3; an hour at 10,000 events a second: bytes per event
 # and peak RSS), and a real capture's peak RSS. Needs root.
@@ -33,13 +37,29 @@ cp "$root/tests/integration/duckdb_query.mjs" "$NODE_DIR/" 2>/dev/null
 duckdb_count() { node "$NODE_DIR/duckdb_query.mjs" "select count(*) from read_parquet('$1')" 2>/dev/null; }
 
 declare -A TOOL RE T C CPU N BPE LOST DUCK
-order=("none" "stk profile -F 99" "stk profile -F 99 -o run.parquet" "stk offcputime" "stk offcputime -o run.parquet")
+# stk record's goal (issue 32): these kinds together against the applets that record them alone
+GOAL=cpu:99,offcpu,rss,block,send,recv,state
+RES="stk resources -e rss,block,send,recv -o run.parquet" TS="stk threadstate -a -o run.parquet"
+REC="stk record -e $GOAL -o run.parquet"
+order=("none" "stk profile -F 99" "stk profile -F 99 -o run.parquet" "stk offcputime" "stk offcputime -o run.parquet"
+       "$RES" "$TS" "$REC")
 TOOL[none]=""
 TOOL[stk profile -F 99]="$STK profile -F 99"
 TOOL[stk profile -F 99 -o run.parquet]="$STK profile -F 99 -o $tmp/run.parquet"
 TOOL[stk offcputime]="$STK offcputime"
 TOOL[stk offcputime -o run.parquet]="$STK offcputime -o $tmp/run.parquet"
-for label in "${order[@]:1}"; do RE[$label]=$([[ $label == *profile* ]] && echo stk_profile || echo stk_offcpu); done
+TOOL[$RES]="$STK resources -e rss,block,send,recv -o $tmp/run.parquet"
+TOOL[$TS]="$STK threadstate -a -o $tmp/run.parquet"
+TOOL[$REC]="$STK record -v -e $GOAL -o $tmp/run.parquet"
+for label in "${order[@]:1}"; do
+    case $label in
+    *record*) RE[$label]="stk_profile|stk_offcpu|stk_res_|stk_ts_" ;;
+    *resources*) RE[$label]=stk_res_ ;;
+    *threadstate*) RE[$label]=stk_ts_ ;;
+    *profile*) RE[$label]=stk_profile ;;
+    *) RE[$label]=stk_offcpu ;;
+    esac
+done
 
 sysctl -qw kernel.bpf_stats_enabled=1
 for rep in $(seq "$REPEAT"); do
@@ -66,11 +86,27 @@ for rep in $(seq "$REPEAT"); do
             BPE[$label]+="$(awk -v b="$(stat -c %s "$tmp/run.parquet")" -v n="$n" 'BEGIN { if (n) printf "%.2f", b / n }') "
             LOST[$label]=$(( ${LOST[$label]:-0} + $(sed -n 's/^WARNING: \([0-9]*\) events lost.*/\1/p' "$tmp/tool.err" | head -1 | grep . || echo 0) ))
             [ "$(duckdb_count "$tmp/run.parquet")" = "$n" ] && DUCK[$label]+="y" || DUCK[$label]+="n"
+            # the combined run: its events per kind and their losses (-v says each), the last run's kept
+            [[ $label == *record* ]] && grep '^record: [a-z-]*: [0-9]* events, [0-9]* lost' "$tmp/tool.err" >"$tmp/kinds.txt"
         fi
     done
 done
 sysctl -qw kernel.bpf_stats_enabled=0
 base=$(printf '%s\n' ${T[none]} | median)
+
+# bytes per event of each kind, recorded alone under the same load
+declare -A KB
+KINDS_ALONE="cpu:99 offcpu rss block send recv state syscall iorq"
+for k in $KINDS_ALONE; do
+    rm -f "$tmp/kind.parquet"
+    "$STK" record -e "$k" -o "$tmp/kind.parquet" >/dev/null 2>"$tmp/kind.err" & tp=$!
+    wait_attached $tp || { kill -9 $tp; wait $tp 2>/dev/null; KB[$k]="-"; continue; }
+    tps "$SECS" >/dev/null
+    kill -INT $tp; wait $tp 2>/dev/null
+    n=$(sed -n 's/^[a-z]*: \([0-9]*\) events recorded.*/\1/p' "$tmp/kind.err")
+    KB[$k]=$(awk -v b="$(stat -c %s "$tmp/kind.parquet" 2>/dev/null || echo 0)" -v n="${n:-0}" \
+        'BEGIN { if (n) printf "%.1f (%d events)", b / n, n; else print "-" }')
+done
 
 # perf record -g on the same load: bytes of perf.data per sample
 perf record -q -g -F 99 -a -o "$tmp/perf.data" -- sleep "$SECS" >/dev/null 2>&1 &
@@ -114,10 +150,27 @@ for label in "${order[@]:1}"; do
 done
 printf '%-36s %10s %10s %8s %9s %7s\n' "perf record -g -F 99 -a" "" "" "" "$perf_samples" "$perf_bps"
 med() { printf '%s\n' ${T[$1]:-} | median; }
+# What a tool costs: the throughput it takes away (1 - its ratio, in %), and stk's CPU (median, % of one CPU).
+lost_pct() { awk -v r="$(ratio "$(med "$1")" "$base")" 'BEGIN { if (r ~ /^[0-9.]+$/) printf "%.1f", (1 - r) * 100; else print "n/a" }'; }
+cpu_pct() { printf '%s\n' ${CPU[$1]:-} | median; }
+sum() { awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^-?[0-9.]+$/) s += $i } END { printf "%.1f", s }'; }
+alone=("stk profile -F 99 -o run.parquet" "stk offcputime -o run.parquet" "$RES" "$TS")
+printf '\nstk record -e %s -o run.parquet against the applets recording those kinds alone, added up\n' "$GOAL"
+printf '(goal: together costs no more than the sum)\n'
+printf '  throughput lost: together %s%%; alone %s%% (profile %s + offcputime %s + resources %s + threadstate %s)\n' \
+    "$(lost_pct "$REC")" "$(for l in "${alone[@]}"; do lost_pct "$l"; printf ' '; done | sum)" \
+    "$(lost_pct "${alone[0]}")" "$(lost_pct "${alone[1]}")" "$(lost_pct "${alone[2]}")" "$(lost_pct "${alone[3]}")"
+printf '  stk CPU: together %s%%; alone %s%% (profile %s + offcputime %s + resources %s + threadstate %s)\n' \
+    "$(cpu_pct "$REC")" "$(for l in "${alone[@]}"; do cpu_pct "$l"; printf ' '; done | sum)" \
+    "$(cpu_pct "${alone[0]}")" "$(cpu_pct "${alone[1]}")" "$(cpu_pct "${alone[2]}")" "$(cpu_pct "${alone[3]}")"
+printf '  events of each kind together (the last run; lost counted per kind):\n'
+sed 's/^record: /    /' "$tmp/kinds.txt" 2>/dev/null
+printf 'bytes per event of each kind, recorded alone (%d s):\n' "$SECS"
+for k in $KINDS_ALONE; do printf '    %-8s %s\n' "${k%%:*}" "${KB[$k]}"; done
 printf '\nthroughput with -o run.parquet over without (goal: x0.980 or more): profile x%s, offcputime x%s\n' \
     "$(ratio "$(med "stk profile -F 99 -o run.parquet")" "$(med "stk profile -F 99")")" \
     "$(ratio "$(med "stk offcputime -o run.parquet")" "$(med "stk offcputime")")"
-printf '\nevent log writer, one core: %s events/s (best of 3, 4 M events, 13 columns)\n' "$best"
+printf '\nevent log writer, one core: %s events/s (best of 3, 4 M events, 20 columns)\n' "$best"
 printf 'an hour at 10,000 events/s: %s\n' "$(awk -v l="$hour" 'BEGIN { split(l, f, " ");
     printf "%d events in %.1f s, %.2f bytes/event, peak RSS %.1f MB", f[2], f[4], f[6] / f[2], f[8] / 1024 }')"
 printf 'stk offcputime -o run.parquet for %d s under the load: %s events, peak RSS %d MB\n' "$((SECS * 3))" \

@@ -52,6 +52,14 @@ STK_EVENT_MAP struct {
 	__type(value, u64);
 } stk_event_stats SEC(".maps");
 
+/* Events the ring buffer had no room for, by ref.type (one capture may record many kinds). */
+STK_EVENT_MAP struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STK_EVENT_TYPES);
+	__type(key, u32);
+	__type(value, u64);
+} stk_event_lost SEC(".maps");
+
 #undef STK_EVENT_MAP
 
 /* Whether this kernel's BPF has the ring buffer (a constant libbpf resolves at load). */
@@ -103,8 +111,11 @@ static __always_inline void stk_event_send(struct stk_event *e, u32 events)
 	avail = bpf_ringbuf_query(&stk_events, BPF_RB_AVAIL_DATA);
 	if (avail >= bpf_ringbuf_query(&stk_events, BPF_RB_RING_SIZE) / 4)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&stk_events, e, sizeof(*e), flags))
+	if (bpf_ringbuf_output(&stk_events, e, sizeof(*e), flags)) {
 		stk_stat_inc(&stk_event_stats, STK_EVSTAT_LOST);
+		if (e->ref.type < STK_EVENT_TYPES)
+			stk_stat_inc(&stk_event_lost, e->ref.type);
+	}
 }
 
 /*

@@ -12,14 +12,18 @@
 
 #include "stack_types.h"
 
-/* What an event is (the Parquet `event` column names it per applet). */
+/* What an event is (the Parquet `event` column names it by ref.type, per applet). */
 enum stk_event_kind {
 	STK_EVENT_CPU = 1,  /* profile: a timed sample, weight 1 */
 	STK_EVENT_OFFCPU,   /* offcputime: a block, from time for weight ns */
 	STK_EVENT_PROBE,    /* stackcount: a probe hit, weight 1 */
 	STK_EVENT_SPAN,     /* a span closed: from time for weight ns, no stack */
+	STK_EVENT_RESOURCE, /* stk resources' kinds: what ref.type counts (a syscall or block request: from time) */
 	STK_EVENT_KIND_MAX,
 };
+
+/* ref.type values a capture's events may have; losses are counted per type below this. */
+#define STK_EVENT_TYPES 32
 
 /* Spans open at once on one thread; deeper ones are counted, not kept. */
 #define STK_SPAN_DEPTH 8
@@ -39,7 +43,8 @@ struct stk_event {
 	__u16 kind;         /* enum stk_event_kind */
 	__u8 flags;
 	__u8 state;         /* offcputime: the state letter at switch-out ('S', 'D', 'R', ...), else 0 */
-	__u32 pad;
+	__u32 dev;          /* a block request's device, as the kernel's dev_t (major << 20 | minor), else 0 */
+	__u64 bytes;        /* a block request's bytes, else 0 */
 };
 
 /* One thread's open spans (stk_spans, keyed by tid). */

@@ -112,7 +112,19 @@ struct bio {
 	unsigned int bi_opf; /* REQ_OP_* in the low bits */
 	struct bvec_iter bi_iter;
 };
+/* resources iorq: a request's device (5.11+: part0 a pointer; the disk from the queue from 5.15, rq_disk until 5.16). */
+struct block_device {
+	u32 bd_dev; /* dev_t */
+};
+struct gendisk {
+	struct block_device *part0;
+};
+struct request_queue {
+	struct gendisk *disk;
+};
 struct request {
+	struct request_queue *q;
+	struct gendisk *rq_disk;
 	unsigned int cmd_flags;
 	u64 __sector;
 	unsigned int __data_len;

@@ -167,6 +167,7 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	if (cfg->kernel_threads_only && o->kthread == 0)
 		return;
 	st.ref.tgid = o->tgid;
+	st.ref.type = (u16)cfg->stack.type;
 	if (o->in_prev) {
 		if (mode != STK_TAKE_FP)
 			take_stacks(ctx, cfg, &st.ref, o->tid, o->kthread == 1, mode);

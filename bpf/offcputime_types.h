@@ -15,6 +15,12 @@
 #define STK_TASK_NOLOAD 0x400
 #define STK_TASK_IDLE (STK_TASK_UNINTERRUPTIBLE | STK_TASK_NOLOAD)
 
+/* For user space: each sched_switch mechanism's program (enum stk_sched_mech order; one per rung of user
+ * stacks: these names with its suffix), the cleanup of task-pointer keys, the maps of its own. */
+#define STK_OFFCPU_PROGRAMS { "stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe" }
+#define STK_OFFCPU_FREE_PROGRAM "stk_offcpu_task_free"
+#define STK_OFFCPU_MAPS { "offcpu_config", "offcpu_start", NULL }
+
 /* offcpu_config (one-entry array map; no global data, so 4.14 loads it). Counts keyed by struct stk_stack_ref. */
 struct stk_offcpu_config {
 	struct stk_stack_config stack;

@@ -25,13 +25,6 @@ struct {
 	__type(value, struct stk_profile_config);
 } profile_config SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, u32);
-} profile_cgroup SEC(".maps");
-
 /* The configuration when this task is to be sampled, else NULL. */
 static __always_inline struct stk_profile_config *profile_wanted(u32 tgid, u32 tid)
 {
@@ -43,8 +36,6 @@ static __always_inline struct stk_profile_config *profile_wanted(u32 tgid, u32 t
 	if (tid == 0 && !cfg->include_idle)
 		return NULL;
 	if (!stk_thread_wanted(&cfg->stack, tgid, tid))
-		return NULL;
-	if (cfg->filter_cgroup && bpf_current_task_under_cgroup(&profile_cgroup, 0) != 1)
 		return NULL;
 	return cfg;
 }
@@ -119,6 +110,29 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, const stru
 	return 0;
 }
 
+/*
+ * A hashed copy counted in the kernel under its content hash, sent once per
+ * content (the way of every other applet's copies: one capture of many
+ * kinds reads its copies one way); frame pointers where the buffer had no room.
+ */
+static __always_inline int count_hashed(struct bpf_perf_event_data *ctx, const struct stk_profile_config *cfg,
+					u32 tgid, u32 tid)
+{
+	struct stk_stack_ref ref = {};
+
+	stk_ref_task(&cfg->stack, &ref, tgid, tid);
+	stk_take_stacks(ctx, &cfg->stack, &ref, tid, (stk_uregs_t *)&ctx->regs, cfg->stack.kernel_stacks,
+			cfg->stack.user_stacks && tgid != 0, STK_TAKE_DWARF);
+	return count(ctx, cfg, &ref, tid);
+}
+
+/* A sample by a copy: sent whole (profile's own), or hashed (stk record). */
+static __always_inline int by_copy(struct bpf_perf_event_data *ctx, const struct stk_profile_config *cfg, u32 tgid,
+				   u32 tid)
+{
+	return cfg->hashed ? count_hashed(ctx, cfg, tgid, tid) : send_copy(ctx, cfg, tgid, tid);
+}
+
 SEC("perf_event")
 int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 {
@@ -128,7 +142,7 @@ int stk_profile_sample_dwarf(struct bpf_perf_event_data *ctx)
 
 	if (!cfg)
 		return 0;
-	return send_copy(ctx, cfg, tgid, tid);
+	return by_copy(ctx, cfg, tgid, tid);
 }
 
 SEC("perf_event")
@@ -141,6 +155,7 @@ int stk_profile_sample_cfi(struct bpf_perf_event_data *ctx)
 
 	if (!cfg)
 		return 0;
+	ref.type = (u16)cfg->stack.type;
 	ref.tgid = tgid;
 	ref.tid = cfg->stack.per_thread ? tid : 0;
 	ref.kernel_stack_id = -1;
@@ -148,7 +163,7 @@ int stk_profile_sample_cfi(struct bpf_perf_event_data *ctx)
 	/* no tables for it yet, or no room: the copy path */
 	if (!stk_take_chains(ctx, &cfg->stack, &ref, (stk_uregs_t *)&ctx->regs, cfg->stack.kernel_stacks,
 			     cfg->stack.user_stacks && tgid != 0))
-		return send_copy(ctx, cfg, tgid, tid);
+		return by_copy(ctx, cfg, tgid, tid);
 	bpf_get_current_comm(&ref.comm, sizeof(ref.comm));
 	return count(ctx, cfg, &ref, tid);
 }

@@ -5,11 +5,15 @@
 
 #include "stack_types.h"
 
+/* For user space: the sampling program (one per rung of user stacks: this name with its suffix) and the maps of its own. */
+#define STK_PROFILE_PROGRAM "stk_profile_sample"
+#define STK_PROFILE_MAPS { "profile_config", NULL }
+
 /* profile_config (one-entry array map; no global data, so 4.14 loads it). Counts keyed by struct stk_stack_ref. */
 struct stk_profile_config {
 	struct stk_stack_config stack;
-	__u32 filter_cgroup; /* only tasks under profile_cgroup[0] */
 	__u32 include_idle;  /* count the idle task (pid 0) */
+	__u32 hashed;        /* stack copies hashed and counted in the kernel, as the other applets' (stk record) */
 };
 
 #endif

@@ -71,7 +71,7 @@ static __always_inline void rss_changed(void *ctx, u64 mm, u32 member, s64 size,
 	*last = size;
 	/* another mm's change (reclaim, a process exiting) moves the baseline only */
 	if (grown > 0 && current_mm)
-		stk_res_event(ctx, STK_RES_RSS, (u64)grown, 0, NULL, true, false, mode);
+		stk_res_event(ctx, STK_RES_RSS, (u64)grown, 0, NULL, true, false, 0, mode);
 }
 
 /* tp_btf and raw_tp: (struct mm_struct *mm, int member[, long count before 6.2]). */
@@ -118,7 +118,7 @@ STK_RES_PROGRAMS("tracepoint/kmem/rss_stat", stk_res_rss_tp, void *, rss_record)
 /* One fault, its registers those of the faulting code; the period takes every Nth. */
 static __always_inline int fault_sampled(struct bpf_perf_event_data *ctx, const int mode)
 {
-	stk_res_event(ctx, STK_RES_FAULTS, 1, 0, (stk_uregs_t *)&ctx->regs, true, true, mode);
+	stk_res_event(ctx, STK_RES_FAULTS, 1, 0, (stk_uregs_t *)&ctx->regs, true, true, 0, mode);
 	return 0;
 }
 STK_RES_PROGRAMS("perf_event", stk_res_faults_perf, struct bpf_perf_event_data *, fault_sampled)
@@ -126,7 +126,7 @@ STK_RES_PROGRAMS("perf_event", stk_res_faults_perf, struct bpf_perf_event_data *
 /* A user-mode fault: the kernel frames are the exception entry's, the user ones say where. */
 static __always_inline int fault_user(void *ctx, const int mode)
 {
-	stk_res_event(ctx, STK_RES_FAULTS, 1, 0, NULL, false, false, mode);
+	stk_res_event(ctx, STK_RES_FAULTS, 1, 0, NULL, false, false, 0, mode);
 	return 0;
 }
 STK_RES_PROGRAMS("tracepoint/exceptions/page_fault_user", stk_res_faults_tp, void *, fault_user)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stk resources block and block-time: a request's stacks are taken where it
+ * stk resources block, block-time and iorq: a request's stacks are taken where it
  * is made (block:block_getrq, in the thread that submitted the bio: the
  * writer of O_DIRECT, the reader, the flusher kworker of writeback, jbd2),
  * kept by start sector and direction until it is issued to the driver
  * (block_rq_issue: its bytes, reads and writes apart) and completed
- * (block_rq_complete: the time from issue). Issue and completion often run
+ * (block_rq_complete: the time from issue; iorq sends each request as an
+ * event with its device and bytes). Issue and completion often run
  * elsewhere (kblockd, an interrupt), so their own stacks would say nothing
  * of who asked. Flushes and discards are not counted.
  *   raw_tp      5.11+ arguments (the request queue argument went in 5.11):
@@ -46,15 +47,19 @@ static __always_inline u32 dir_of_rwbs(const char *rwbs)
 	return c == 'R' ? STK_RES_BLOCK_READ : c == 'W' ? STK_RES_BLOCK_WRITE : 0;
 }
 
-/* The kind whose every-Nth decides which requests are taken (block and block-time share them). */
+#define BLOCK_KINDS ((1u << STK_RES_BLOCK) | (1u << STK_RES_BLOCK_TIME) | (1u << STK_RES_IORQ))
+
+/* The kind whose every-Nth decides which requests are taken (block, block-time and iorq share them). */
 static __always_inline u32 sampling_kind(const struct stk_res_config *cfg)
 {
-	return cfg->enabled & (1u << STK_RES_BLOCK) ? STK_RES_BLOCK : STK_RES_BLOCK_TIME;
+	if (cfg->enabled & (1u << STK_RES_BLOCK))
+		return STK_RES_BLOCK;
+	return cfg->enabled & (1u << STK_RES_BLOCK_TIME) ? STK_RES_BLOCK_TIME : STK_RES_IORQ;
 }
 
 static __always_inline bool block_wanted(const struct stk_res_config *cfg)
 {
-	return cfg->enabled & ((1u << STK_RES_BLOCK) | (1u << STK_RES_BLOCK_TIME));
+	return cfg->enabled & BLOCK_KINDS;
 }
 
 /* A request made by the current thread: its stacks, kept until the request completes. */
@@ -67,6 +72,7 @@ static __always_inline void request_made(void *ctx, u64 sector, u32 dir, const i
 
 	if (!cfg || !dir || !block_wanted(cfg) || !stk_res_task(cfg, &st.ref, &tid))
 		return;
+	st.tid = tid;
 	st.sampled = stk_res_sampled(cfg, sampling_kind(cfg));
 	if (st.sampled) {
 		st.ref.detail = (u16)dir;
@@ -77,7 +83,7 @@ static __always_inline void request_made(void *ctx, u64 sector, u32 dir, const i
 }
 
 /* Issued to the driver: its bytes under the maker's stacks (once: a requeued request comes again). */
-static __always_inline void request_issued(void *ctx, u64 sector, u32 dir, u64 bytes)
+static __always_inline void request_issued(void *ctx, u64 sector, u32 dir, u64 bytes, u32 dev)
 {
 	const struct stk_res_config *cfg = stk_res_config_get();
 	u64 key = request_key(sector, dir);
@@ -96,18 +102,22 @@ static __always_inline void request_issued(void *ctx, u64 sector, u32 dir, u64 b
 	if (st->issued_ns)
 		return;
 	st->issued_ns = bpf_ktime_get_ns();
+	st->bytes = bytes;
+	st->dev = dev;
 	if (!st->sampled || !(cfg->enabled & (1u << STK_RES_BLOCK)))
 		return;
 	k = st->ref;
-	k.type = STK_RES_BLOCK;
-	stk_count(ctx, &k, stk_res_scaled(cfg, STK_RES_BLOCK, bytes));
+	k.type = (u16)(cfg->stack.type + STK_RES_BLOCK);
+	const struct stk_res_weighed w = { .weight = stk_res_scaled(cfg, STK_RES_BLOCK, bytes), .tid = st->tid };
+
+	stk_res_count(ctx, &k, &w);
 }
 
-/* Completed: the time since issue under the maker's stacks; the request is forgotten. */
+/* Completed: the time since issue under the maker's stacks (block-time, iorq); the request is forgotten. */
 static __always_inline void request_done(void *ctx, u64 sector, u32 dir)
 {
 	const struct stk_res_config *cfg = stk_res_config_get();
-	u64 key = request_key(sector, dir), now = bpf_ktime_get_ns();
+	u64 key = request_key(sector, dir), now = bpf_ktime_get_ns(), took;
 	struct stk_res_block_start *st;
 	struct stk_stack_ref k;
 
@@ -116,12 +126,37 @@ static __always_inline void request_done(void *ctx, u64 sector, u32 dir)
 	st = bpf_map_lookup_elem(&res_block, &key);
 	if (!st)
 		return;
+	took = now - st->issued_ns;
+	struct stk_res_weighed w = { .start = st->issued_ns, .tid = st->tid };
+
 	if (st->issued_ns && st->sampled && (cfg->enabled & (1u << STK_RES_BLOCK_TIME))) {
 		k = st->ref;
-		k.type = STK_RES_BLOCK_TIME;
-		stk_count(ctx, &k, stk_res_scaled(cfg, STK_RES_BLOCK_TIME, now - st->issued_ns));
+		k.type = (u16)(cfg->stack.type + STK_RES_BLOCK_TIME);
+		w.weight = stk_res_scaled(cfg, STK_RES_BLOCK_TIME, took);
+		stk_res_count(ctx, &k, &w);
+	}
+	/* one event per request, from issue, with its device and bytes */
+	if (st->issued_ns && st->sampled && (cfg->enabled & (1u << STK_RES_IORQ)) && took >= cfg->min_latency_ns) {
+		k = st->ref;
+		k.type = (u16)(cfg->stack.type + STK_RES_IORQ);
+		w.weight = stk_res_scaled(cfg, STK_RES_IORQ, took);
+		w.dev = st->dev;
+		w.bytes = st->bytes;
+		stk_res_count(ctx, &k, &w);
 	}
 	bpf_map_delete_elem(&res_block, &key);
+}
+
+/* A request's device: its disk's whole-device number (the disk from the queue from 5.15, rq_disk before). */
+static __always_inline u32 request_dev(struct request *rq)
+{
+	struct gendisk *disk;
+
+	if (bpf_core_field_exists(rq->q->disk))
+		disk = BPF_CORE_READ(rq, q, disk);
+	else
+		disk = BPF_CORE_READ(rq, rq_disk);
+	return disk ? BPF_CORE_READ(disk, part0, bd_dev) : 0;
 }
 
 /* --- raw_tp (5.11+): the bio and the request, read with CO-RE --- */
@@ -141,7 +176,7 @@ int stk_res_issue_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 	struct request *rq = (struct request *)ctx->args[0];
 
 	request_issued(ctx, BPF_CORE_READ(rq, __sector), dir_of_op(BPF_CORE_READ(rq, cmd_flags)),
-		       BPF_CORE_READ(rq, __data_len));
+		       BPF_CORE_READ(rq, __data_len), request_dev(rq));
 	return 0;
 }
 
@@ -186,13 +221,14 @@ SEC("tracepoint/block/block_rq_issue")
 int stk_res_issue_tp(void *ctx)
 {
 	const struct stk_res_config *cfg = stk_res_config_get();
-	u32 nr_sector = 0;
+	u32 nr_sector = 0, dev = 0;
 
 	if (!cfg)
 		return 0;
 	stk_res_read(&nr_sector, sizeof(nr_sector), (const char *)ctx + cfg->off.issue_nr_sector);
+	stk_res_read(&dev, sizeof(dev), (const char *)ctx + cfg->off.issue_dev);
 	request_issued(ctx, record_u64(ctx, cfg->off.issue_sector), record_dir(ctx, cfg->off.issue_rwbs),
-		       (u64)nr_sector << SECTOR_SHIFT);
+		       (u64)nr_sector << SECTOR_SHIFT, dev);
 	return 0;
 }
 

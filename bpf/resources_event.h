@@ -172,13 +172,47 @@ static __always_inline void stk_res_stacks(void *ctx, const struct stk_res_confi
 		stk_take_fp(ctx, ref, kern, user);
 }
 
+/* What a counted weight carries besides its reference (one argument: BPF functions take five). */
+struct stk_res_weighed {
+	u64 weight;
+	u64 start; /* 0: now; a system call or a block request: when it began */
+	u64 bytes; /* a block request's (iorq), else 0 */
+	u32 tid;   /* the thread it is (ref.tid is 0 unless threads are kept apart) */
+	u32 dev;   /* a block request's device (iorq), else 0 */
+};
+
 /*
- * One event of kind in the current thread, weighing weight: filtered,
- * every Nth taken (unless the event source samples itself: presampled),
- * stacks taken, counted. detail: see stk_stack_ref.
+ * w's weight added under ref, and (the capture records) sent as an event of
+ * thread w->tid from w->start. A function of its own, not inlined: every
+ * program calls the one copy (events are a large part of a program).
+ */
+static __noinline void stk_res_count(void *ctx, const struct stk_stack_ref *ref, const struct stk_res_weighed *w)
+{
+	const struct stk_res_config *cfg = stk_res_config_get();
+
+	if (!cfg)
+		return;
+	if (cfg->stack.events) {
+		struct stk_event e;
+
+		stk_event_begin(&e, ref, w->tid, STK_EVENT_RESOURCE);
+		if (w->start)
+			e.time = w->start;
+		e.weight = w->weight;
+		e.dev = w->dev;
+		e.bytes = w->bytes;
+		stk_event_send(&e, cfg->stack.events);
+	}
+	stk_count(ctx, ref, w->weight);
+}
+
+/*
+ * One event of kind in the current thread, weighing weight, begun at start
+ * (0: now): filtered, every Nth taken (unless the event source samples
+ * itself: presampled), stacks taken, counted. detail: see stk_stack_ref.
  */
 static __always_inline void stk_res_event(void *ctx, u32 kind, u64 weight, u16 detail, stk_uregs_t *user_ctx,
-					  bool kernel, bool presampled, const int mode)
+					  bool kernel, bool presampled, u64 start, const int mode)
 {
 	const struct stk_res_config *cfg = stk_res_config_get();
 	struct stk_stack_ref ref = {};
@@ -190,10 +224,12 @@ static __always_inline void stk_res_event(void *ctx, u32 kind, u64 weight, u16 d
 		return;
 	if (!presampled && !stk_res_sampled(cfg, kind))
 		return;
-	ref.type = (u16)kind;
+	ref.type = (u16)(cfg->stack.type + kind);
 	ref.detail = detail;
 	stk_res_stacks(ctx, cfg, &ref, tid, user_ctx, kernel, mode);
-	stk_count(ctx, &ref, stk_res_scaled(cfg, kind, weight));
+	const struct stk_res_weighed w = { .weight = stk_res_scaled(cfg, kind, weight), .start = start, .tid = tid };
+
+	stk_res_count(ctx, &ref, &w);
 }
 
 #endif

@@ -126,7 +126,7 @@ static __always_inline void call_ended(void *ctx, long nr, long fd, long ret, co
 		if (!c.socket_call)
 			c.kind = c.kind == STK_RES_READ ? STK_RES_RECV : STK_RES_SEND;
 	}
-	stk_res_event(ctx, c.kind, (u64)ret, (u16)(nr + 1), NULL, false, false, mode);
+	stk_res_event(ctx, c.kind, (u64)ret, (u16)(nr + 1), NULL, false, false, 0, mode);
 }
 
 /* The number and first argument of a system call from its registers at exit (x0 then holds the result). */
@@ -198,7 +198,7 @@ static __always_inline void socket_moved(void *ctx, u32 kind, u16 family, u16 pr
 		return;
 	if (kind == STK_RES_RECV && (flags & MSG_PEEK))
 		return; /* peeked bytes are received again */
-	stk_res_event(ctx, kind, (u64)ret, 0, NULL, true, false, mode);
+	stk_res_event(ctx, kind, (u64)ret, 0, NULL, true, false, 0, mode);
 }
 
 /* raw_tp: (struct sock *sk, int ret, int flags) */

@@ -59,6 +59,14 @@ STK_RES_MAP struct {
 	__type(value, struct stk_res_block_start);
 } res_block SEC(".maps");
 
+/* syscall: system calls under way, by thread (an LRU: a thread that died in one gives its entry back). */
+STK_RES_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, u32);
+	__type(value, struct stk_res_sys_start);
+} res_sys_start SEC(".maps");
+
 #undef STK_RES_MAP
 
 #endif

@@ -33,6 +33,14 @@ STK_STACK_MAP struct {
 	__type(value, u8);
 } stk_tids SEC(".maps");
 
+/* --cgroup: the cgroup v2 directory whose tasks (and its descendants') count. */
+STK_STACK_MAP struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} stk_cgroup SEC(".maps");
+
 /* Frame-pointer stacks (--unwind fp, and copies the sample buffer had no room for). */
 STK_STACK_MAP struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);

@@ -20,20 +20,23 @@
 /* How a program takes stacks: the --unwind rung it was built for (one program per rung). */
 enum stk_take_mode { STK_TAKE_FP, STK_TAKE_DWARF, STK_TAKE_CFI };
 
-/* Whether a thread counts: never stk itself (when self_tgid is set), and -p / -t. */
+/* Whether a thread (the current one) counts: never stk itself (when self_tgid is set), and -p / -t / --cgroup. */
 static __always_inline bool stk_thread_wanted(const struct stk_stack_config *cfg, u32 tgid, u32 tid)
 {
 	if (cfg->self_tgid && tgid == cfg->self_tgid)
 		return false;
 	if (cfg->filter_pids && !bpf_map_lookup_elem(&stk_pids, &tgid))
 		return false;
-	return !cfg->filter_tids || bpf_map_lookup_elem(&stk_tids, &tid);
+	if (cfg->filter_tids && !bpf_map_lookup_elem(&stk_tids, &tid))
+		return false;
+	return !cfg->filter_cgroup || bpf_current_task_under_cgroup(&stk_cgroup, 0) == 1;
 }
 
-/* The task part of ref for the current thread: tgid, tid as the counts keep it, comm. */
+/* The task part of ref for the current thread (tgid, tid as the counts keep it, comm) and the configuration's type. */
 static __always_inline void stk_ref_task(const struct stk_stack_config *cfg, struct stk_stack_ref *ref, u32 tgid,
 					 u32 tid)
 {
+	ref->type = (u16)cfg->type;
 	ref->tgid = tgid;
 	ref->tid = cfg->per_thread ? tid : 0;
 	bpf_get_current_comm(&ref->comm, sizeof(ref->comm));

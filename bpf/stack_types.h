@@ -38,7 +38,7 @@ struct stk_stack_ref {
 	__u32 tgid;
 	__u32 tid;             /* counts: 0 unless threads are kept apart; events: the thread */
 	char comm[STK_COMM_LEN];
-	__u16 type;            /* which of the applet's weights it is (stk resources' kind), else 0 */
+	__u16 type;            /* what the weight is: the configuration's type, plus stk resources' kind */
 	__u16 detail;          /* resources: block read or write; a system call's number + 1 */
 	__u16 who;             /* STK_WHO_* */
 	__u16 flags;           /* STK_REF_* */
@@ -58,6 +58,9 @@ struct stk_stack_config {
 	__u32 self_tgid;     /* stk itself, never counted (0: unknown, another PID namespace) */
 	__u32 max_depth;     /* cfi: frames a user chain keeps */
 	__u32 events;        /* STK_EVENTS_* (bpf/event_types.h): an event per count too */
+	__u32 type;          /* the ref.type of what it counts (stk resources adds its kind): 0, or in one capture
+			      * of many kinds (stk record) each kind's own, so they stay apart in counts and events */
+	__u32 filter_cgroup; /* only tasks under stk_cgroup[0] (--cgroup) */
 	__u32 pad;
 };
 

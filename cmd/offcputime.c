@@ -159,12 +159,9 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	return 0;
 }
 
-/* The program of each sched_switch mechanism (one per rung of user stacks: these names with its suffix). */
-static const char *const sched_programs[STK_SCHED_MECH_COUNT] = {
-	"stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe",
-};
-/* Its own maps (the stack maps are the session's). */
-static const char *const offcpu_maps[] = { "offcpu_config", "offcpu_start", NULL };
+/* The program of each sched_switch mechanism, and its own maps (the stack maps are the session's). */
+static const char *const sched_programs[STK_SCHED_MECH_COUNT] = STK_OFFCPU_PROGRAMS;
+static const char *const offcpu_maps[] = STK_OFFCPU_MAPS;
 
 static int size_maps(struct stk_bpf *s, void *ctx)
 {
@@ -303,11 +300,12 @@ static int setup(void *arg)
 	struct offcpu_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
 	const struct stk_btf_source *btf = &session->btf;
-	static const struct stk_weight_kind microseconds[] = { { .report_type = 0, .divisor = 1000 } };
+	static const struct stk_weight_kind microseconds[] = { { .report_type = 0, .divisor = 1000, .trim_tracing = true } };
+	static const struct stk_event_desc offcpu = { .event = "offcpu", .unit = "nanoseconds", .divisor = 1000 };
 	const struct stk_stack_applet offcputime = {
 		.name = APPLET, .counts = true, .unit = "blocks", .hashes = true,
-		.rules = { .trim_tracing = true, .still_leaf = STILL_OFF_CPU, .kinds = microseconds, .n_kinds = 1 },
-		.events = { .event = "offcpu", .unit = "nanoseconds", .per_thread = cfg->common.n_tids > 0, .divisor = 1000 },
+		.rules = { .still_leaf = STILL_OFF_CPU, .kinds = microseconds, .n_kinds = 1 },
+		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = &offcpu, .n_kinds = 1 },
 		.header = print_header, .detach = detach, .results = print_results,
 	};
 	char err[1024], no_btf[512];
@@ -317,7 +315,7 @@ static int setup(void *arg)
 		return -1;
 	struct stk_sched_request req = {
 		.program_suffix = stk_unwind_program_suffix(session->unwind.rung),
-		.free_program = "stk_offcpu_task_free",
+		.free_program = STK_OFFCPU_FREE_PROGRAM,
 		.maps = offcpu_maps,
 		.extra_maps = stk_session_extra_maps(session),
 		.extra_programs = stk_session_extra_programs(session),

@@ -5,9 +5,6 @@
  * follow bcc's profile.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/magic.h>
-#include <sys/vfs.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,7 +38,6 @@ struct profile_config {
 	bool freq_given, count_given;
 	struct stk_sampling sampling;
 	long cpu; /* -1: all online CPUs */
-	const char *cgroup_path;
 };
 
 static void print_help(void)
@@ -88,7 +84,6 @@ struct profile_run {
 	struct stk_perf_attachment *attachment;
 	int *cpus;
 	size_t n_cpus;
-	int cgroup_fd;
 };
 
 static int parse_args(void *run, const struct stk_invocation *inv)
@@ -109,7 +104,6 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	uint64_t v;
 	int c;
 
-	((struct profile_run *)run)->cgroup_fd = -1; /* none yet, whatever else fails */
 	stk_read_long("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
 	stk_stack_opts_begin(&cfg->common, APPLET, inv, 'L');
 	cfg->sampling.value = DEFAULT_HZ;
@@ -139,7 +133,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 				return usage_error("-C %s: expected a CPU number", optarg);
 			cfg->cpu = (long)v;
 			break;
-		case OPT_CGROUP: cfg->cgroup_path = optarg; break;
+		case OPT_CGROUP: cfg->common.cgroup_path = optarg; break;
 		case 'h': print_help(); return 1;
 		}
 	}
@@ -151,9 +145,9 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 }
 
 /* The sampling program (one per rung of user stacks: this name with its suffix). */
-#define PROFILE_PROGRAM "stk_profile_sample"
+#define PROFILE_PROGRAM STK_PROFILE_PROGRAM
 /* Its own maps (the stack maps are the session's). */
-static const char *const profile_maps[] = { "profile_config", "profile_cgroup", NULL };
+static const char *const profile_maps[] = STK_PROFILE_MAPS;
 
 static int write_config(struct profile_run *run)
 {
@@ -161,14 +155,10 @@ static int write_config(struct profile_run *run)
 	struct stk_bpf *s = run->skel;
 	const struct stk_profile_config bc = {
 		.stack = stk_session_stack_config(&run->session),
-		.filter_cgroup = cfg->cgroup_path != NULL,
 		.include_idle = cfg->include_idle,
 	};
 	uint32_t zero = 0;
 
-	if (cfg->cgroup_path &&
-	    bpf_map__update_elem(s->maps.profile_cgroup, &zero, sizeof(zero), &run->cgroup_fd, sizeof(run->cgroup_fd), 0))
-		return -1;
 	return bpf_map__update_elem(s->maps.profile_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
 
@@ -242,39 +232,21 @@ static int64_t sample_ns(const struct profile_config *cfg)
 	return cfg->sampling.by_period ? (int64_t)cfg->sampling.value : (int64_t)(1000000000ULL / cfg->sampling.value);
 }
 
-static int open_cgroup(struct profile_run *run)
-{
-	const char *path = run->cfg.cgroup_path;
-	struct statfs fs;
-
-	run->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (run->cgroup_fd < 0) {
-		stk_error(APPLET, "--cgroup %s: %s", path, strerror(errno));
-		return -1;
-	}
-	/* the BPF filter takes cgroup v2 only (a v1 hierarchy or a plain directory would fail late) */
-	if (fstatfs(run->cgroup_fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
-		stk_error(APPLET, "--cgroup %s: not a cgroup v2 directory (see /proc/mounts for the cgroup2 mount)", path);
-		return -1;
-	}
-	return 0;
-}
-
 static int setup(void *arg)
 {
 	struct profile_run *run = arg;
 	struct profile_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
+	const struct stk_event_desc cpu = { .event = "cpu", .unit = "count", .divisor = 1, .sample_ns = sample_ns(cfg) };
 	const struct stk_stack_applet profile = {
 		.name = APPLET, .counts = true, .unit = "samples", .counts_itself = true,
-		.events = { .event = "cpu", .unit = "count", .per_thread = cfg->common.n_tids > 0, .divisor = 1,
-			    .sample_ns = sample_ns(cfg) },
+		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = &cpu, .n_kinds = 1 },
 		.header = print_header, .detach = detach, .results = print_results,
 	};
 	char err[512], what[128];
 
 	if (stk_session_open(session, &profile, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
-	    select_cpus(run) || (cfg->cgroup_path && open_cgroup(run)) ||
+	    select_cpus(run) ||
 	    stk_session_plan_unwind(session, &cfg->common, false, STK_UNWIND_CFI))
 		return -1;
 	const char *suffix = stk_unwind_program_suffix(session->unwind.rung);
@@ -328,8 +300,6 @@ static void teardown(void *arg)
 	stk_perf_attachment_destroy(run->attachment);
 	stk_bpf__destroy(run->skel);
 	stk_session_close(&run->session);
-	if (run->cgroup_fd >= 0)
-		close(run->cgroup_fd);
 	free(run->cpus);
 	stk_stack_opts_free(&run->cfg.common);
 }

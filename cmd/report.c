@@ -1,20 +1,26 @@
 /*
  * stk report: a recording (an event log a capture wrote with -o
- * FILE.parquet) printed again in any format, over all of it or narrowed
- * by time, process, thread, span or event. Over the whole recording it
- * prints what the capture printed. Needs no privileges and no BPF: the
- * rendering is core/eventlog/event_render.c's. A file that is not a
- * recording stk wrote is one line on stderr and exit 2.
+ * FILE.parquet; several files, a directory's, a glob's, read as one in
+ * time order) printed again in any format, over all of it or narrowed by
+ * time, process, thread, span or event (kind). Over the whole recording it
+ * prints what the capture printed. With --base (another recording) or
+ * --base-from/--base-to (another window of it) it draws a difference
+ * instead. Needs no privileges and no BPF: the rendering is
+ * core/eventlog/event_render.c's. A file that is not a recording stk wrote
+ * is one line on stderr and exit 2.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/base/dispatch.h"
@@ -31,16 +37,23 @@
 
 static void print_help(void)
 {
-	printf("usage: stk report [options] FILE.parquet\n\n"
-	       "Prints a recording (-o FILE.parquet of profile, offcputime or stackcount) in any format,\n"
-	       "over all of it (what the capture printed) or narrowed.\n\n"
+	printf("usage: stk report [options] FILE.parquet|DIR|GLOB...\n\n"
+	       "Prints a recording (-o FILE.parquet of any stack applet, threadstate or record) in any format,\n"
+	       "over all of it (what the capture printed) or narrowed. Several files, a directory's *.parquet\n"
+	       "or a glob are one recording, read in the time order of their first events.\n\n"
 	       "      --from T                from T: seconds from the first event (2.5), HH:MM:SS on its day,\n"
 	       "                              or YYYY-MM-DD HH:MM:SS[.frac][Z|+HH:MM]\n"
 	       "      --to T                  until T (the same forms)\n"
 	       "  -p, --pid PID[,PID...]      only these processes\n"
 	       "  -t, --tid TID[,TID...]      only these threads\n"
 	       "      --span LABEL            only events in spans labelled LABEL (FUNC: every FUNC=VALUE)\n"
-	       "      --event NAME            only these events (cpu, offcpu, span, a probe) instead of the capture's\n"
+	       "      --event NAME[,NAME...]  only these events (a kind: cpu, offcpu, rss, state, ...; span; a probe)\n"
+	       "                              instead of every kind the capture recorded\n"
+	       "      --base FILE|DIR|GLOB    a difference: this recording is the base (repeatable), the one\n"
+	       "                              given is compared with it (folded, svg or pprof; folded by default)\n"
+	       "      --base-from T           a difference of two windows: the base from T (of --base, or else\n"
+	       "                              of the same recording), against --from/--to\n"
+	       "      --base-to T             the base until T\n"
 	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n");
 	stk_output_help(stdout, STK_OFFER_RENDERED, STK_FORMAT_TEXT);
 	printf("  -v, --verbose               what the file says about the capture, on stderr\n"
@@ -53,20 +66,35 @@ enum report_long_opt {
 	OPT_SPAN,
 	OPT_EVENT,
 	OPT_FORMAT,
+	OPT_BASE,
+	OPT_BASE_FROM,
+	OPT_BASE_TO,
 };
+
+/* Recordings given at most (files, after directories and globs are expanded). */
+#define MAX_FILES 4096
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
+/* A recording's files as given, then as read: paths (owned) and their descriptors. */
+struct recording {
+	const char *args[64]; /* as given: files, directories, globs */
+	size_t n_args;
+	char **paths;
+	int *fds;
+	size_t n;
+};
+
 struct report_config {
-	const char *path;
-	const char *from, *to, *span, *event;
+	struct recording now, base;
+	const char *from, *to, *span, *event, *base_from, *base_to;
 	uint32_t *pids, *tids;
 	size_t n_pids, n_tids;
 	const char *outputs[STK_MAX_OUTPUTS];
 	enum stk_format formats[STK_MAX_OUTPUTS];
 	size_t n_outputs;
 	enum stk_format format;
-	bool format_given, verbose;
+	bool format_given, verbose, diff;
 };
 
 static int parse_ids(const char *arg, char opt, uint32_t **ids, size_t *n)
@@ -86,7 +114,9 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 		{ "span", required_argument, NULL, OPT_SPAN },     { "event", required_argument, NULL, OPT_EVENT },
 		{ "folded", no_argument, NULL, 'f' },              { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, OPT_FORMAT }, { "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },                { 0 },
+		{ "help", no_argument, NULL, 'h' },                { "base", required_argument, NULL, OPT_BASE },
+		{ "base-from", required_argument, NULL, OPT_BASE_FROM },
+		{ "base-to", required_argument, NULL, OPT_BASE_TO }, { 0 },
 	};
 	char msg[512];
 	int c;
@@ -99,6 +129,13 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 		case OPT_TO: cfg->to = optarg; break;
 		case OPT_SPAN: cfg->span = optarg; break;
 		case OPT_EVENT: cfg->event = optarg; break;
+		case OPT_BASE_FROM: cfg->base_from = optarg; break;
+		case OPT_BASE_TO: cfg->base_to = optarg; break;
+		case OPT_BASE:
+			if (cfg->base.n_args == sizeof(cfg->base.args) / sizeof(cfg->base.args[0]))
+				return usage_error("--base %s: too many (at most 64; a directory or a glob takes many)", optarg);
+			cfg->base.args[cfg->base.n_args++] = optarg;
+			break;
 		case 'p':
 			if (parse_ids(optarg, 'p', &cfg->pids, &cfg->n_pids))
 				return -1;
@@ -131,37 +168,156 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("missing FILE.parquet (see 'stk report --help')%s", "");
-	if (optind + 1 < argc)
-		return usage_error("unexpected argument '%s' (one recording per run)", argv[optind + 1]);
-	cfg->path = argv[optind];
+	for (; optind < argc; optind++) {
+		if (cfg->now.n_args == sizeof(cfg->now.args) / sizeof(cfg->now.args[0]))
+			return usage_error("%s: too many recordings (at most 64 arguments; a directory or a glob takes many)",
+					   argv[optind]);
+		cfg->now.args[cfg->now.n_args++] = argv[optind];
+	}
+	cfg->diff = cfg->base.n_args || cfg->base_from || cfg->base_to;
+	if (cfg->diff && !cfg->format_given)
+		cfg->format = STK_FORMAT_FOLDED;
 	if (stk_resolve_output_formats(cfg->outputs, cfg->formats, cfg->n_outputs, cfg->format_given, cfg->format, msg,
 				       sizeof(msg)))
 		return usage_error("%s", msg);
 	for (size_t i = 0; i < cfg->n_outputs; i++)
 		if (!stk_format_offered(cfg->formats[i], STK_OFFER_RENDERED))
 			return usage_error("-o %s: a recording is Parquet already; choose another format", cfg->outputs[i]);
+	for (size_t i = 0; cfg->diff && i < (cfg->n_outputs ? cfg->n_outputs : 1); i++) {
+		enum stk_format f = cfg->n_outputs ? cfg->formats[i] : cfg->format;
+
+		if (!stk_ev_diff_format(f))
+			return usage_error("%s: a difference is drawn as folded, svg or pprof, not %s",
+					   cfg->n_outputs ? cfg->outputs[i] : "--format", stk_format_name(f));
+	}
 	return 0;
 }
 
-/* The recording, opened so that no FIFO or device can make it wait. -1 after the error. */
-static int open_recording(const char *path)
+/* path added to r's files (copied). 0, or -1 after the error. */
+static int add_path(struct recording *r, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	char **paths;
 
-	if (fd < 0)
-		stk_error(APPLET, "%s: %s", path, strerror(errno));
-	return fd;
+	if (r->n == MAX_FILES) {
+		stk_error(APPLET, "%s: more than %d files in one recording", path, MAX_FILES);
+		return -1;
+	}
+	if (!(paths = realloc(r->paths, (r->n + 1) * sizeof(*paths))) || !(paths[r->n] = strdup(path))) {
+		if (paths)
+			r->paths = paths;
+		stk_error(APPLET, "out of memory");
+		return -1;
+	}
+	r->paths = paths;
+	r->n++;
+	return 0;
 }
 
-/* The filter the options describe, its times read against the recording's first event. 0, or -1 after the error. */
-static int make_filter(const struct report_config *cfg, int fd, struct stk_ev_filter *flt)
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's complete recordings (*.parquet: a file still being written has another name), by name. */
+static int add_dir(struct recording *r, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t first = r->n, len;
+	char path[PATH_MAX];
+	int ret = 0;
+
+	if (!d) {
+		stk_error(APPLET, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while (ret == 0 && (e = readdir(d))) {
+		len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len < 9 || strcmp(e->d_name + len - 8, ".parquet") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ret = add_path(r, path);
+	}
+	closedir(d);
+	if (ret == 0 && r->n == first) {
+		stk_error(APPLET, "%s: no *.parquet in this directory", dir);
+		return -1;
+	}
+	qsort(r->paths + first, r->n - first, sizeof(*r->paths), cmp_names);
+	return ret;
+}
+
+/* A glob's files (quoted, so the shell left it): at least one. */
+static int add_glob(struct recording *r, const char *pattern)
+{
+	glob_t g;
+	int ret = 0;
+
+	if (glob(pattern, 0, NULL, &g) != 0) {
+		stk_error(APPLET, "%s: no file matches", pattern);
+		return -1;
+	}
+	for (size_t i = 0; ret == 0 && i < g.gl_pathc; i++)
+		ret = add_path(r, g.gl_pathv[i]);
+	globfree(&g);
+	return ret;
+}
+
+/* Each of r's arguments into its files, then each opened so that no FIFO or device can make it wait. -1 after the error. */
+static int open_recording(struct recording *r)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < r->n_args; i++) {
+		const char *a = r->args[i];
+		int ret = stat(a, &st) == 0 && S_ISDIR(st.st_mode) ? add_dir(r, a)
+			  : stat(a, &st) != 0 && strpbrk(a, "*?[") ? add_glob(r, a) : add_path(r, a);
+
+		if (ret)
+			return -1;
+	}
+	if (!(r->fds = malloc(r->n * sizeof(*r->fds)))) {
+		stk_error(APPLET, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->n; i++)
+		r->fds[i] = -1;
+	for (size_t i = 0; i < r->n; i++) {
+		r->fds[i] = open(r->paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		if (r->fds[i] < 0) {
+			stk_error(APPLET, "%s: %s", r->paths[i], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_recording(struct recording *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->fds && r->fds[i] >= 0)
+			close(r->fds[i]);
+		free(r->paths[i]);
+	}
+	free(r->paths);
+	free(r->fds);
+}
+
+/*
+ * The filter the options describe for r, its times (from, to: the options
+ * that say them) read against the recording's first event. 0, or -1 after
+ * the error.
+ */
+static int make_filter(const struct report_config *cfg, const struct recording *r, const char *from_opt,
+		       const char *from, const char *to_opt, const char *to, struct stk_ev_filter *flt)
 {
 	char err[512];
-	struct stk_ev_file *f = stk_ev_open(fd, err, sizeof(err));
+	size_t bad;
+	struct stk_ev_file *f = stk_ev_open_many(r->fds, r->n, &bad, err, sizeof(err));
 	int ret = 0;
 
 	if (!f) {
-		stk_error(APPLET, "%s: %s", cfg->path, err);
+		stk_error(APPLET, "%s: %s", r->paths[bad], err);
 		return -1;
 	}
 	const struct stk_ev_meta *m = stk_ev_meta(f);
@@ -174,25 +330,31 @@ static int make_filter(const struct report_config *cfg, int fd, struct stk_ev_fi
 	flt->n_tids = cfg->n_tids;
 	flt->span = cfg->span;
 	flt->event = cfg->event;
-	if ((cfg->from && stk_time_arg_parse(cfg->from, first, &flt->from, err, sizeof(err))) ||
-	    (cfg->to && stk_time_arg_parse(cfg->to, first, &flt->to, err, sizeof(err)))) {
-		stk_error(APPLET, "--%s %s", cfg->from && flt->from == INT64_MIN ? "from" : "to", err);
+	if ((from && stk_time_arg_parse(from, first, &flt->from, err, sizeof(err))) ||
+	    (to && stk_time_arg_parse(to, first, &flt->to, err, sizeof(err)))) {
+		stk_error(APPLET, "--%s %s", from && flt->from == INT64_MIN ? from_opt : to_opt, err);
 		ret = -1;
 	} else if (flt->from >= flt->to) {
-		stk_error(APPLET, "--from must come before --to");
+		stk_error(APPLET, "--%s must come before --%s", from_opt, to_opt);
 		ret = -1;
 	}
 	if (ret == 0 && cfg->verbose)
-		fprintf(stderr, "report: %s: %s by \"%s\", %llu events (%llu lost), first at %lld ns since the epoch\n",
-			cfg->path, m->applet, m->command ? m->command : "?", (unsigned long long)m->events,
-			(unsigned long long)m->lost, (long long)first);
+		fprintf(stderr, "report: %s%s: %s by \"%s\", %llu events (%llu lost), first at %lld ns since the epoch\n",
+			r->paths[0], r->n > 1 ? " and the others" : "", m->applet, m->command ? m->command : "?",
+			(unsigned long long)m->events, (unsigned long long)m->lost, (long long)first);
 	stk_ev_close(f);
 	return ret;
 }
 
+/* What one output is made of: the recording and its filter, and for a difference the base's. */
+struct rendering {
+	struct stk_ev_source now, base;
+	const struct recording *now_files, *base_files;
+	bool diff;
+};
+
 /* One output. 0, 1 (writing failed) or 2 (the recording is bad), after printing why. */
-static int render_one(const struct report_config *cfg, int fd, const struct stk_ev_filter *flt, enum stk_format format,
-		      const char *path)
+static int render_one(struct rendering *rd, enum stk_format format, const char *path)
 {
 	char err[PATH_MAX + 256];
 	struct stk_output_file *o = NULL;
@@ -205,9 +367,12 @@ static int render_one(const struct report_config *cfg, int fd, const struct stk_
 	}
 	if (o)
 		out = stk_safe_output_stream(o);
-	rc = stk_ev_render(fd, flt, format, out, err, sizeof(err));
+	rd->now.bad = rd->base.bad = SIZE_MAX;
+	rc = rd->diff ? stk_ev_render_diff(&rd->base, &rd->now, format, out, err, sizeof(err))
+		      : stk_ev_render_many(&rd->now, format, out, err, sizeof(err));
 	if (rc == STK_EV_RENDER_BAD_INPUT)
-		stk_error(APPLET, "%s: %s", cfg->path, err);
+		stk_error(APPLET, "%s: %s", rd->base.bad != SIZE_MAX ? rd->base_files->paths[rd->base.bad]
+					    : rd->now_files->paths[rd->now.bad != SIZE_MAX ? rd->now.bad : 0], err);
 	else if (rc)
 		stk_error(APPLET, "%s: %s", path ? path : "stdout", err);
 	else if (o && stk_safe_output_commit(o, err, sizeof(err))) {
@@ -221,31 +386,38 @@ static int render_one(const struct report_config *cfg, int fd, const struct stk_
 static int report_main(const struct stk_invocation *inv)
 {
 	struct report_config cfg = { .format = STK_FORMAT_TEXT };
-	struct stk_ev_filter flt;
-	int ret = parse_args(&cfg, inv->argc, inv->argv), fd = -1;
+	struct stk_ev_filter flt, base_flt;
+	int ret = parse_args(&cfg, inv->argc, inv->argv);
+	const struct recording *base = cfg.base.n_args ? &cfg.base : &cfg.now;
 
 	if (ret) {
 		ret = ret > 0 ? 0 : STK_EXIT_USAGE;
 		goto out;
 	}
-	if ((fd = open_recording(cfg.path)) < 0 || make_filter(&cfg, fd, &flt)) {
+	if (open_recording(&cfg.now) || (cfg.base.n_args && open_recording(&cfg.base)) ||
+	    make_filter(&cfg, &cfg.now, "from", cfg.from, "to", cfg.to, &flt) ||
+	    (cfg.diff && make_filter(&cfg, base, "base-from", cfg.base_from, "base-to", cfg.base_to, &base_flt))) {
 		ret = STK_EXIT_USAGE;
 		goto out;
 	}
+	struct rendering rd = {
+		.now = { .fds = cfg.now.fds, .n = cfg.now.n, .flt = &flt },
+		.base = { .fds = base->fds, .n = base->n, .flt = &base_flt },
+		.now_files = &cfg.now, .base_files = base, .diff = cfg.diff,
+	};
 	for (size_t i = 0; i < (cfg.n_outputs ? cfg.n_outputs : 1) && ret != STK_EXIT_USAGE; i++) {
-		int rc = render_one(&cfg, fd, &flt, cfg.n_outputs ? cfg.formats[i] : cfg.format,
-				    cfg.n_outputs ? cfg.outputs[i] : NULL);
+		int rc = render_one(&rd, cfg.n_outputs ? cfg.formats[i] : cfg.format, cfg.n_outputs ? cfg.outputs[i] : NULL);
 
 		if (rc > ret)
 			ret = rc;
 	}
 out:
-	if (fd >= 0)
-		close(fd);
+	close_recording(&cfg.now);
+	close_recording(&cfg.base);
 	free(cfg.pids);
 	free(cfg.tids);
 	return ret;
 }
 
-STK_APPLET(report, .name = "report", .summary = "what happened when? (a recording sliced by time, thread, span; any format)",
+STK_APPLET(report, .name = "report", .summary = "what happened when? (recordings sliced by time, thread, span, kind; any format; differences)",
 	   .main = report_main, .bare_link = false, .rank = 80);

@@ -25,17 +25,18 @@
 #include "core/base/dispatch.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
+#include "core/base/options.h"
 #include "core/base/tracefs.h"
+#include "core/bpf/bpf_object.h"
 #include "core/bpf/percpu_maps.h"
 #include "core/ladder/climb.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
+#include "core/record/kinds.h"
 #include "core/resources/kinds.h"
 #include "core/session/session.h"
 
 #define APPLET "resources"
-/* A trial of a rung needs its maps to exist, not to hold anything. */
-#define PROBE_MAP_SIZE 1
 
 struct res_config {
 	struct stk_stack_opts common; /* -p -t -U -K -d -f -o ... shared with the other stack applets */
@@ -61,20 +62,16 @@ static void print_help(void)
 	print_kinds();
 	printf("  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
 	       "  -t, --tid TID[,TID...]      only these threads; stacks are kept per thread\n"
-	       "  -U, --user-stacks-only      only user stacks\n"
-	       "  -K, --kernel-stacks-only    only kernel stacks\n"
-	       "  -d, --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"
-	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
-	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
-	       "      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"
-	       STK_UNWIND_HELP,
+	       STK_STACK_CHOICES_HELP,
 	       STK_STACK_STORAGE_DEFAULT);
-	stk_output_help(stdout, STK_OFFER_TOTALS, STK_FORMAT_TEXT);
+	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
 	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
+	       STK_EVENT_HELP
+	       STK_RES_MIN_LATENCY_HELP
 	       "      --mechanism KIND=M,...  the mechanism of a kind's events instead of the first that works\n"
 	       "                              (rss: tp_btf, raw_tp, tracepoint; faults: perf_event, tracepoint;\n"
-	       "                              block, block-time, read, write: raw_tp, tracepoint;\n"
+	       "                              block, block-time, iorq, read, write, syscall: raw_tp, tracepoint;\n"
 	       "                              send, recv: raw_tp, tracepoint, sys_exit)\n"
 	       "      --btf FILE              kernel BTF to use\n"
 	       "      --list-kinds            print the kinds, one a line, and exit\n"
@@ -85,6 +82,7 @@ static void print_help(void)
 enum res_long_opt {
 	OPT_MECHANISM = STK_OPT_APPLET,
 	OPT_LIST_KINDS,
+	OPT_MIN_LATENCY,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -99,6 +97,7 @@ struct res_run {
 	/* the report's value types: the kinds asked for that this kernel gives, in kind order */
 	struct stk_value_type types[STK_RES_KIND_COUNT];
 	struct stk_weight_kind kinds[STK_RES_KIND_COUNT]; /* kind -> its value type (-1: not reported) and divisor */
+	struct stk_event_desc events[STK_RES_KIND_COUNT]; /* kind -> its events (no name: not recorded) */
 	size_t n_types;
 	char title[512];
 };
@@ -111,8 +110,10 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
 		{ "list-kinds", no_argument, NULL, OPT_LIST_KINDS },
+		{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
 		{ 0 },
 	};
+	uint64_t us;
 	char msg[512];
 	int c;
 
@@ -129,6 +130,11 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		case OPT_MECHANISM:
 			if (stk_res_request_parse_mechanisms(&cfg->want, optarg, msg, sizeof(msg)))
 				return usage_error("%s", msg);
+			break;
+		case OPT_MIN_LATENCY:
+			if (stk_parse_u64(optarg, 0, UINT64_MAX / 1000, &us))
+				return usage_error("--min-latency %s: expected a whole number of microseconds", optarg);
+			cfg->want.min_latency_ns = us * 1000;
 			break;
 		case OPT_LIST_KINDS:
 			for (int k = 0; k < STK_RES_KIND_COUNT; k++)
@@ -147,30 +153,13 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 }
 
 /* Its own maps (the stack maps are the session's). */
-static const char *const res_maps[] = { "res_config", "res_facts", "res_every", "res_rss_last", "res_block", NULL };
-
-/* A rung's trial: every map as small as it can be. */
-static int size_for_probe(struct stk_bpf *s)
-{
-	struct bpf_map *map;
-
-	bpf_object__for_each_map(map, s->obj) {
-		enum bpf_map_type t = bpf_map__type(map);
-
-		if (!bpf_map__autocreate(map) || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY || t == BPF_MAP_TYPE_PERCPU_ARRAY ||
-		    t == BPF_MAP_TYPE_ARRAY)
-			continue;
-		if (bpf_map__set_max_entries(map, PROBE_MAP_SIZE))
-			return -1;
-	}
-	return 0;
-}
+static const char *const res_maps[] = STK_RES_MAPS;
 
 static int size_maps(struct stk_bpf *s, bool probe, void *ctx)
 {
 	struct res_run *run = ctx;
 
-	return probe ? size_for_probe(s) : stk_session_size_maps(&run->session, s);
+	return probe ? stk_bpf_size_for_trial(s) : stk_session_size_maps(&run->session, s);
 }
 
 /* Whether a source's kinds are counted by the one sys_exit program. */
@@ -180,6 +169,8 @@ static bool by_sys_exit(const struct stk_res_attachment *a, enum stk_res_source 
 
 	return r && ((s == STK_RES_SRC_FILES) || r->id == STK_RES_SYS_EXIT);
 }
+
+static void choose_types(struct res_run *run, const struct stk_res_attachment *a);
 
 static int write_config(struct stk_bpf *s, const struct stk_res_attachment *a, void *ctx)
 {
@@ -192,6 +183,7 @@ static int write_config(struct stk_bpf *s, const struct stk_res_attachment *a, v
 		.sockets_by_syscall = a->chosen[STK_RES_SRC_SOCKETS] &&
 				      a->chosen[STK_RES_SRC_SOCKETS]->id == STK_RES_SYS_EXIT,
 		.off = a->offsets,
+		.min_latency_ns = cfg->want.min_latency_ns,
 	};
 	uint32_t zero = 0;
 
@@ -200,6 +192,7 @@ static int write_config(struct stk_bpf *s, const struct stk_res_attachment *a, v
 		if (cfg->want.on[k] && a->chosen[stk_res_kind((enum stk_res_kind)k)->source])
 			bc.enabled |= 1u << k;
 	}
+	choose_types(run, a);
 	if (stk_session_connect(session, s))
 		return -1;
 	return bpf_map__update_elem(s->maps.res_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
@@ -262,17 +255,21 @@ static void detach(void *arg)
 	report_facts(run);
 }
 
-/* The report's value types: each kind asked for whose source runs here. */
-static void choose_types(struct res_run *run)
+/* The report's value types, and the kinds recorded: each kind asked for whose source runs here (a's choice). */
+static void choose_types(struct res_run *run, const struct stk_res_attachment *a)
 {
+	run->n_types = 0;
 	for (int k = 0; k < STK_RES_KIND_COUNT; k++) {
 		const struct stk_res_kind_info *i = stk_res_kind((enum stk_res_kind)k);
 
-		run->kinds[k] = (struct stk_weight_kind){ -1, i->divisor };
-		if (!run->cfg.want.on[k] || !run->attach.chosen[i->source])
+		run->kinds[k] = (struct stk_weight_kind){ .report_type = -1, .divisor = i->divisor, .trim_tracing = true,
+							  .res_marks = true, .res_kind = (uint16_t)k };
+		run->events[k] = (struct stk_event_desc){ 0 };
+		if (!run->cfg.want.on[k] || !a->chosen[i->source])
 			continue;
 		run->kinds[k].report_type = (int)run->n_types;
 		run->types[run->n_types++] = (struct stk_value_type){ i->type, i->unit };
+		run->events[k] = stk_res_event_desc((enum stk_res_kind)k);
 	}
 	size_t used = (size_t)snprintf(run->title, sizeof(run->title), "stk resources:");
 	for (size_t t = 0; t < run->n_types && used < sizeof(run->title); t++)
@@ -313,7 +310,8 @@ static int setup(void *arg)
 	/* each kind's stack shows what moved (block direction, system call) and who moved it */
 	const struct stk_stack_applet resources = {
 		.name = APPLET, .counts = true, .unit = "events", .hashes = true,
-		.rules = { .trim_tracing = true, .resource_marks = true, .kinds = run->kinds, .n_kinds = STK_RES_KIND_COUNT },
+		.rules = { .kinds = run->kinds, .n_kinds = STK_RES_KIND_COUNT },
+		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = run->events, .n_kinds = STK_RES_KIND_COUNT },
 		.header = print_header, .detach = detach, .results = print_results,
 	};
 	char err[2048], release[256] = "", tracefs_err[256];
@@ -355,7 +353,6 @@ static int setup(void *arg)
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	choose_types(run);
 	return stk_session_start(session, 0);
 }
 

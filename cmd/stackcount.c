@@ -141,18 +141,6 @@ static void list_names(char *buf, size_t len, char *const *names, size_t n, size
 		snprintf(buf + used, len - used, " (+%zu more)", n - shown);
 }
 
-static FILE *open_tracefs(const char *name)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", name);
-	if ((f = fopen(path, "re")))
-		return f;
-	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/%s", name);
-	return fopen(path, "re");
-}
-
 static int find_kernel_functions(struct sc_run *run)
 {
 	const char *how;
@@ -160,7 +148,7 @@ static int find_kernel_functions(struct sc_run *run)
 	/* Where tracefs cannot be mounted, kallsyms alone still names the functions. */
 	bool tracefs = stk_tracefs_ensure(&how, err, sizeof(err)) == 0;
 	struct stk_kfunc_sources src = {
-		.traceable = tracefs ? open_tracefs("available_filter_functions") : NULL,
+		.traceable = tracefs ? stk_tracefs_open("available_filter_functions") : NULL,
 		.kallsyms = fopen("/proc/kallsyms", "re"),
 		.blacklist = fopen("/sys/kernel/debug/kprobes/blacklist", "re"),
 	};
@@ -193,26 +181,13 @@ static int find_kernel_functions(struct sc_run *run)
 
 static int find_tracepoints(struct sc_run *run)
 {
-	const char *how;
-	char err[512];
-	FILE *f;
+	char err[1024];
 
-	if (stk_tracefs_ensure(&how, err, sizeof(err))) {
-		stk_error(APPLET, "tracepoints need tracefs: %s", err);
-		return -1;
-	}
-	if (!(f = open_tracefs("available_events"))) {
-		stk_error(APPLET, "cannot read tracefs available_events: %s", strerror(errno));
-		return -1;
-	}
-	int ret = stk_match_tracepoints(f, &run->category, &run->match, &run->targets);
-	fclose(f);
-	if (ret == 0 && run->targets.n == 0) {
-		stk_error(APPLET, "unknown tracepoint '%s:%s' (none in available_events matches)",
-			  run->cfg.pattern.category, run->cfg.pattern.name);
-		return -1;
-	}
-	return ret;
+	if (stk_find_tracepoints(&run->category, &run->match, run->cfg.pattern.category, run->cfg.pattern.name,
+				 &run->targets, err, sizeof(err)) == 0)
+		return 0;
+	stk_error(APPLET, "%s", err);
+	return -1;
 }
 
 static int find_user_functions(struct sc_run *run)
@@ -469,11 +444,13 @@ static int setup(void *arg)
 	struct sc_config *cfg = &run->cfg;
 	struct stk_session *session = &run->session;
 	/* kernel functions' stacks start at the probed function's own frame */
+	static const struct stk_weight_kind counted = { .report_type = 0, .divisor = 1, .trim_tracing = true };
+	const struct stk_event_desc hit = { .event = cfg->pattern_text, .unit = "count", .divisor = 1 };
 	const struct stk_stack_applet stackcount = {
 		.name = APPLET, .counts = true, .unit = "events", .hashes = true,
-		.rules = { .trim_tracing = true,
-			   .trim_to = cfg->pattern.kind == STK_PROBE_KERNEL_FUNCTION ? &run->targets : NULL },
-		.events = { .event = cfg->pattern_text, .unit = "count", .divisor = 1 },
+		.rules = { .trim_to = cfg->pattern.kind == STK_PROBE_KERNEL_FUNCTION ? &run->targets : NULL,
+			   .kinds = &counted, .n_kinds = 1 },
+		.events = { .kinds = &hit, .n_kinds = 1 },
 		.header = print_header, .interval = interval, .detach = detach, .results = results,
 	};
 	char what[2048], passed[1024];

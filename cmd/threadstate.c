@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +30,12 @@
 #include "core/options/stack_opts.h"
 #include "core/session/dwarf_samples.h"
 #include "core/sym/symbolize.h"
-#include "core/threads/thread_active.h"
-#include "core/threads/thread_enrich.h"
 #include "core/threads/thread_group.h"
-#include "core/threads/thread_idmap.h"
+#include "core/threads/thread_select.h"
+#include "core/eventlog/thread_rows.h"
+#include "core/output/output.h"
+#include "core/record/kinds.h"
+#include "core/session/row_log.h"
 #include "core/threads/thread_record.h"
 #include "core/threads/thread_table.h"
 #include "core/threads/bpf/threads_source.h"
@@ -60,7 +63,10 @@ struct ts_config {
 	long interval_ms, duration_ms;
 	uint64_t iterations, top;
 	struct stk_group_spec group;
-	const char *out_dir;
+	const char *command;                      /* as typed (what the event log says of itself) */
+	const char *out_dir;                       /* -o DIR: CSV */
+	const char *parquet[STK_MAX_OUTPUTS];     /* -o FILE.parquet: the event log */
+	size_t n_parquet;
 	int source; /* enum stk_tsource, or -1 */
 	const char *btf_file;
 	struct stk_stack_opts stack; /* -u: --unwind and --stack-bytes, settled as the stack applets do */
@@ -89,6 +95,7 @@ static void print_help(void)
 	       "      --unwind fp|dwarf       -u: by frame pointers, or by CFI from a stack copy (default dwarf)\n"
 	       "      --stack-bytes N         -u with --unwind dwarf: user stack copied per switch-out (default %d)\n"
 	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
+	       "  -o, --output FILE.parquet   a row per sample in the event log (docs/eventlog.md; stk report reads it)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
 	       "  -n, --iterations N          stop after N samples\n"
 	       "      --source S              task_iter, tracepoint_state or proc instead of the first that works\n"
@@ -124,7 +131,7 @@ static int check_args(struct ts_config *cfg, bool hz_given)
 	char msg[512];
 
 	if (!hz_given)
-		cfg->hz = cfg->out_dir ? 1 : 20;
+		cfg->hz = cfg->out_dir || cfg->n_parquet ? 1 : 20;
 	if (cfg->n_pids && stk_check_targets(cfg->pids, cfg->n_pids, "-p", NULL, 0, "-t", msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	if (cfg->cgroup) {
@@ -147,10 +154,11 @@ struct ts_run {
 	struct ts_config cfg;
 	struct stk_thread_sampler *source;
 	struct stk_symbolizer *sym;
-	struct stk_thread_enrich *enrich;
+	struct stk_thread_selector *select; /* the threads kept, and what /proc adds to them */
 	struct stk_group *group;
 	struct stk_thread_record *record;
-	struct stk_idmap *cgroup_tids;
+	struct stk_row_log *log; /* -o FILE.parquet */
+	struct stk_event_desc state_kind; /* its rows' kind */
 	struct stk_run_loop *loop;
 	struct stk_thread_batch batch;
 	struct stk_session session; /* BTF and privileges for the BPF sources */
@@ -190,12 +198,14 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ 0 },
 	};
 	struct stk_group_spec added = { 0 };
+	enum stk_format fmt;
 	bool hz_given = false, group_given = false;
 	char msg[512];
 	enum stk_tsource src;
 	char *end;
 	int c;
 
+	cfg->command = inv->command;
 	cfg->interval_ms = 5000;
 	cfg->top = DEFAULT_TOP;
 	stk_stack_opts_init(&cfg->stack, 't', 127);
@@ -240,7 +250,17 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		case 'k': cfg->kernel_stacks = true; break;
 		case 'u': cfg->user_stacks = true; break;
 		case 'T': cfg->syscall_time = true; break;
-		case 'o': cfg->out_dir = optarg; break;
+		case 'o':
+			if (stk_format_from_path(optarg, &fmt) == 0 && fmt == STK_FORMAT_PARQUET) {
+				if (cfg->n_parquet == STK_MAX_OUTPUTS)
+					return usage_error("-o %s: at most %d event logs", optarg, STK_MAX_OUTPUTS);
+				cfg->parquet[cfg->n_parquet++] = optarg;
+			} else if (cfg->out_dir) {
+				return usage_error("-o %s: one CSV directory (-o %s given already)", optarg, cfg->out_dir);
+			} else {
+				cfg->out_dir = optarg;
+			}
+			break;
 		case 'd':
 			if (stk_parse_seconds(optarg, &cfg->duration_ms))
 				return usage_error("-d %s: expected a positive number of seconds", optarg);
@@ -288,58 +308,6 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	return check_args(cfg, hz_given);
 }
 
-/* The tids in the --cgroup, re-read every pass (threads come and go). */
-static int read_cgroup(struct ts_run *run)
-{
-	char path[4200], line[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.threads", run->cfg.cgroup);
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "%s/tasks", run->cfg.cgroup);
-		f = fopen(path, "re");
-	}
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		bool created;
-		stk_idmap_put(run->cgroup_tids, (uint32_t)strtoul(line, NULL, 10), &created);
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Filters, applies the active rule and adds what /proc knows to the threads kept. */
-static void select_threads(struct ts_run *run)
-{
-	struct stk_thread_batch *b = &run->batch;
-
-	if (run->cfg.cgroup) {
-		stk_idmap_clear(run->cgroup_tids); /* every tid is read anew */
-		read_cgroup(run);
-	}
-	for (size_t i = 0; i < b->n; i++) {
-		struct stk_thread *t = &b->threads[i];
-		t->keep = !run->cfg.cgroup || stk_idmap_get(run->cgroup_tids, t->tid);
-		if (!t->keep)
-			continue;
-		if (!run->cfg.all) {
-			if (t->syscall == STK_TSYS_UNKNOWN && t->state == STK_TSTATE_SLEEP && !t->kthread)
-				stk_thread_read_syscall(run->enrich, t);
-			if (stk_thread_active_needs_file(t))
-				stk_thread_read_fd_name(run->enrich, t);
-			t->keep = stk_thread_is_active(t);
-		}
-		if (!t->keep)
-			continue;
-		if (t->n_kaddrs && !t->kstack)
-			t->kstack = stk_fold_addrs(run->sym, 0, t->kaddrs, t->n_kaddrs, run->cfg.kernel_stacks,
-						   t->wchan, sizeof(t->wchan));
-		stk_thread_enrich(run->enrich, t, run->cfg.kernel_stacks);
-	}
-	stk_thread_enrich_end_pass(run->enrich);
-}
-
 static int sample_once(struct ts_run *run)
 {
 	struct stk_thread_batch *b = &run->batch;
@@ -355,7 +323,7 @@ static int sample_once(struct ts_run *run)
 	int64_t sampled = stk_now_ns(CLOCK_MONOTONIC);
 	if (run->fake_epoch_ns)
 		b->wall_ns = run->fake_epoch_ns + (b->mono_ns - run->mono_start);
-	select_threads(run);
+	stk_thread_select(run->select, b);
 	run->source_ns += sampled - start;
 	run->select_ns += stk_now_ns(CLOCK_MONOTONIC) - sampled;
 	run->pass_count++;
@@ -370,6 +338,12 @@ static int sample_once(struct ts_run *run)
 		    stk_thread_record_write(run->record, &b->threads[i], b->wall_ns, err, sizeof(err))) {
 			stk_error(APPLET, "-o %s: %s", run->cfg.out_dir, err);
 			return -1;
+		}
+		if (run->log) {
+			struct stk_ev_row row;
+
+			stk_ev_thread_row(&b->threads[i], b->wall_ns, &row);
+			stk_row_log_add(run->log, &row);
 		}
 	}
 	if (run->group)
@@ -559,8 +533,9 @@ static int setup(void *arg)
 		run->fake_epoch_ns = (int64_t)(strtod(fake, NULL) * 1e9);
 	/* -u: the files' CFI for --unwind dwarf (settled later; kept either way, only -u pays for it) */
 	const struct stk_symbolizer_opts so = { .keep_elf = cfg->user_stacks };
-	if (!(run->sym = stk_symbolizer_new(&so)) || !(run->enrich = stk_thread_enrich_new("/proc")) ||
-	    !(run->cgroup_tids = stk_idmap_new(1, NULL))) {
+	const struct stk_thread_select_opts sel = { .cgroup = cfg->cgroup, .all = cfg->all,
+						    .kernel_stacks = cfg->kernel_stacks };
+	if (!(run->sym = stk_symbolizer_new(&so)) || !(run->select = stk_thread_selector_new(&sel, run->sym))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
@@ -570,7 +545,18 @@ static int setup(void *arg)
 			stk_error(APPLET, "-o %s", err);
 			return -1;
 		}
-	} else if (!(run->group = stk_group_new(&cfg->group))) {
+	}
+	if (cfg->n_parquet) {
+		const struct stk_rec_kind_info state = stk_rec_kind(STK_REC_KIND_STATE);
+
+		/* the strings of state's row live in the program: the log may keep pointing at them */
+		run->state_kind = state.event;
+		if (!(run->log = stk_row_log_open(cfg->parquet, cfg->n_parquet, &run->state_kind, true, err, sizeof(err)))) {
+			stk_error(APPLET, "-o %s", err);
+			return -1;
+		}
+	}
+	if (!cfg->out_dir && !cfg->n_parquet && !(run->group = stk_group_new(&cfg->group))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
@@ -596,9 +582,9 @@ static void teardown(void *arg)
 	stk_snap_stacks_free(run->start_stacks);
 	stk_tsource_free(run->source);
 	stk_thread_record_free(run->record);
+	stk_row_log_free(run->log);
 	stk_group_free(run->group);
-	stk_thread_enrich_free(run->enrich);
-	stk_idmap_free(run->cgroup_tids);
+	stk_thread_selector_free(run->select);
 	if (run->sym)
 		stk_symbolizer_free(run->sym);
 	stk_thread_batch_free(&run->batch);
@@ -614,15 +600,31 @@ static int64_t wall_now(const struct ts_run *run)
 	return stk_now_ns(CLOCK_REALTIME);
 }
 
+/* -o FILE.parquet: the footers (what a report of it prints: the samples per thread) and the files put in place. */
+static int finish_log(struct ts_run *run, int64_t start)
+{
+	const struct stk_report report = {
+		.value_type = run->state_kind.value.type, .value_unit = run->state_kind.value.unit,
+		.time_nanos = start, .duration_nanos = wall_now(run) - start, .title = "stk threadstate",
+	};
+	char err[PATH_MAX + 256];
+
+	if (stk_row_log_finish(run->log, APPLET, run->cfg.command, &report, err, sizeof(err)) == 0)
+		return 0;
+	stk_error(APPLET, "-o %s", err);
+	return -1;
+}
+
 static int run_capture(void *arg)
 {
 	struct ts_run *run = arg;
 	const struct ts_config *cfg = &run->cfg;
-	int64_t interval_start = wall_now(run), next_print = stk_now_ns(CLOCK_MONOTONIC) + cfg->interval_ms * 1000000;
+	int64_t capture_start = wall_now(run);
+	int64_t interval_start = capture_start, next_print = stk_now_ns(CLOCK_MONOTONIC) + cfg->interval_ms * 1000000;
 	uint64_t samples = 0;
 	int ret = 0;
 
-	if (!run->record)
+	if (!run->record && !run->log)
 		printf("Sampling %s threads at %g Hz, a table every %g s... Hit Ctrl-C to end.\n",
 		       cfg->all ? "all" : "active", cfg->hz, (double)cfg->interval_ms / 1000.0);
 	fflush(stdout);
@@ -651,6 +653,8 @@ static int run_capture(void *arg)
 	if (run->group && stk_group_samples(run->group))
 		print_table(run, interval_start, wall_now(run));
 	report_user_stack_losses(run);
+	if (run->log && finish_log(run, capture_start))
+		ret = 1;
 	if (cfg->verbose && run->pass_count)
 		fprintf(stderr, "threadstate: %lld sample passes, per pass on average: source %.3f ms "
 			"(%zu threads), active rule and /proc details %.3f ms\n", (long long)run->pass_count,

@@ -32,6 +32,7 @@ int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *loa
 	program = name;
 
 	s->progress = load->progress;
+	s->owns_skel = true;
 	s->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!s->skel) {
 		snprintf(why, len, "%s", err);
@@ -171,7 +172,8 @@ void stk_probe_set_detach(struct stk_probe_set *s)
 void stk_probe_set_release(struct stk_probe_set *s)
 {
 	stk_probe_set_detach(s);
-	stk_bpf__destroy(s->skel);
+	if (s->owns_skel)
+		stk_bpf__destroy(s->skel);
 	s->skel = NULL;
 	s->prog = NULL;
 	s->n_targets = 0;

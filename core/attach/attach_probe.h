@@ -32,6 +32,7 @@ struct stk_probe_load {
 
 struct stk_probe_set {
 	struct stk_bpf *skel;
+	bool owns_skel; /* it loaded skel (stackcount), or attached into the caller's (stk record) */
 	struct bpf_program *prog;
 	struct bpf_link **links;
 	size_t n_links, cap_links;
@@ -71,7 +72,7 @@ int stk_probe_set_climb(struct stk_probe_set *s, int cls, const struct stk_rung 
 			void *ctx, const char *none_msg, char *err, size_t len);
 /* Stops tracing: links and cloned programs go, the maps stay readable. */
 void stk_probe_set_detach(struct stk_probe_set *s);
-/* Detaches and unloads everything (keeps mechanism and tried). */
+/* Detaches and unloads everything it owns (keeps mechanism and tried). */
 void stk_probe_set_release(struct stk_probe_set *s);
 
 #endif

@@ -35,10 +35,13 @@ static const struct rung_programs rung_programs[] = {
 	{ .source = STK_RES_SRC_SOCKETS, .mech = STK_RES_TRACEPOINT, .stacked = { "stk_res_send_tp", "stk_res_recv_tp" } },
 	/* the sys_exit program counts sockets too when told (one program serves files and sockets) */
 	{ .source = STK_RES_SRC_SOCKETS, .mech = STK_RES_SYS_EXIT, .stacked = { "stk_res_sys_exit_raw_tp" } },
+	{ .source = STK_RES_SRC_SYSCALLS, .mech = STK_RES_RAW_TP, .stacked = { "stk_res_syscall_raw_tp" },
+	  .plain = { "stk_res_sys_enter_raw_tp" } },
+	{ .source = STK_RES_SRC_SYSCALLS, .mech = STK_RES_TRACEPOINT, .stacked = { "stk_res_syscall_tp" },
+	  .plain = { "stk_res_sys_enter_tp" } },
 };
 
 #define FAULTS_PROGRAM "stk_res_faults_perf"
-#define MAX_PROGRAMS 16
 
 static const struct rung_programs *programs_of(enum stk_res_source s, int mech)
 {
@@ -48,14 +51,7 @@ static const struct rung_programs *programs_of(enum stk_res_source s, int mech)
 	return NULL;
 }
 
-/* A program list being built: names with their twin's suffix, each once. */
-struct program_list {
-	char names[MAX_PROGRAMS][64];
-	const char *ptrs[MAX_PROGRAMS + 1];
-	size_t n;
-};
-
-static void list_add(struct program_list *l, const char *name, const char *suffix)
+static void list_add(struct stk_res_programs *l, const char *name, const char *suffix)
 {
 	char full[64];
 
@@ -63,14 +59,14 @@ static void list_add(struct program_list *l, const char *name, const char *suffi
 	for (size_t i = 0; i < l->n; i++)
 		if (strcmp(l->names[i], full) == 0)
 			return;
-	if (l->n == MAX_PROGRAMS)
+	if (l->n == STK_RES_MAX_PROGRAMS)
 		return;
 	snprintf(l->names[l->n], sizeof(l->names[0]), "%s", full);
 	l->ptrs[l->n] = l->names[l->n];
 	l->ptrs[++l->n] = NULL;
 }
 
-static void list_add_rung(struct program_list *l, const struct rung_programs *p, const char *suffix)
+static void list_add_rung(struct stk_res_programs *l, const struct rung_programs *p, const char *suffix)
 {
 	for (size_t i = 0; i < 2; i++) {
 		if (p->stacked[i])
@@ -111,6 +107,7 @@ static int read_offsets(enum stk_res_source s, struct stk_res_offsets *o, char *
 		       field_at("block/block_rq_issue", "sector", 8, &o->issue_sector, why, len) ||
 		       field_at("block/block_rq_issue", "nr_sector", 4, &o->issue_nr_sector, why, len) ||
 		       field_at("block/block_rq_issue", "rwbs", 8, &o->issue_rwbs, why, len) ||
+		       field_at("block/block_rq_issue", "dev", 4, &o->issue_dev, why, len) ||
 		       field_at("block/block_rq_complete", "sector", 8, &o->done_sector, why, len) ||
 		       field_at("block/block_rq_complete", "rwbs", 8, &o->done_rwbs, why, len) ? -1 : 0;
 	case STK_RES_SRC_SOCKETS:
@@ -173,6 +170,7 @@ static int load_and_attach(struct stk_res_attachment *a, const struct stk_res_at
 	int ret;
 
 	a->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
+	a->owns_skel = true;
 	if (!a->skel) {
 		snprintf(why, len, "%s", err);
 		return -1;
@@ -204,7 +202,7 @@ static int try_rung(const struct stk_res_attach_request *r, enum stk_res_source 
 	const struct rung_programs *p = programs_of(s, rg->id);
 	const char *pre = stk_rung_precondition(rg, &r->env, why, len);
 	struct stk_res_attachment trial = { 0 };
-	struct program_list l = { 0 };
+	struct stk_res_programs l = { 0 };
 
 	if (pre) {
 		if (pre != why)
@@ -264,11 +262,9 @@ static int climb_source(struct stk_res_attachment *a, const struct stk_res_attac
 	return 0;
 }
 
-int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len)
+int stk_res_choose(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len)
 {
-	struct program_list l = { 0 };
 	bool any = false;
-	char why[512];
 
 	for (int s = 0; s < STK_RES_SRC_COUNT; s++) {
 		if (!stk_res_request_wants(r->want, (enum stk_res_source)s))
@@ -281,14 +277,44 @@ int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_req
 		snprintf(err, len, "no kind asked for can be measured on this kernel (see the lines above)");
 		return -1;
 	}
+	return 0;
+}
+
+void stk_res_programs(const struct stk_res_attachment *a, const char *suffix, struct stk_res_programs *l)
+{
+	*l = (struct stk_res_programs){ 0 };
 	for (int s = 0; s < STK_RES_SRC_COUNT; s++) {
 		const struct stk_rung *rg = a->chosen[s];
 
 		/* files' sys_exit program counts the sockets too */
 		if (!rg || (s == STK_RES_SRC_SOCKETS && rg->id == STK_RES_SYS_EXIT && a->chosen[STK_RES_SRC_FILES]))
 			continue;
-		list_add_rung(&l, programs_of((enum stk_res_source)s, rg->id), r->program_suffix);
+		list_add_rung(l, programs_of((enum stk_res_source)s, rg->id), suffix);
 	}
+}
+
+int stk_res_attach_in(struct stk_res_attachment *a, const struct stk_res_attach_request *r, struct stk_bpf *skel,
+		      char *err, size_t len)
+{
+	struct stk_res_programs l;
+
+	stk_res_programs(a, r->program_suffix, &l);
+	a->skel = skel;
+	a->owns_skel = false;
+	if (attach_programs(a, r, l.ptrs, err, len) == 0)
+		return 0;
+	stk_res_detach(a);
+	return -1;
+}
+
+int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len)
+{
+	struct stk_res_programs l;
+	char why[512];
+
+	if (stk_res_choose(a, r, err, len))
+		return -1;
+	stk_res_programs(a, r->program_suffix, &l);
 	if (load_and_attach(a, r, l.ptrs, false, why, sizeof(why))) {
 		snprintf(err, len, "loading the chosen programs together failed: %s", why);
 		return -1;
@@ -308,6 +334,7 @@ void stk_res_detach(struct stk_res_attachment *a)
 void stk_res_attachment_release(struct stk_res_attachment *a)
 {
 	stk_res_detach(a);
-	stk_bpf__destroy(a->skel);
+	if (a->owns_skel)
+		stk_bpf__destroy(a->skel);
 	a->skel = NULL;
 }

@@ -41,6 +41,7 @@ struct stk_res_attach_request {
 
 struct stk_res_attachment {
 	struct stk_bpf *skel;
+	bool owns_skel; /* it loaded skel (stk resources), or attached into the caller's (stk record) */
 	const struct stk_rung *chosen[STK_RES_SRC_COUNT]; /* NULL: not asked for, or no rung works */
 	char tried[STK_RES_SRC_COUNT][768];               /* rungs passed over (or all, when none works): why */
 	struct stk_res_offsets offsets;                   /* the chosen classic tracepoints' record layouts */
@@ -56,6 +57,25 @@ struct stk_res_attachment {
  * Release a either way.
  */
 int stk_res_attach(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len);
+
+/*
+ * The same in steps, for a capture that loads these programs with others'
+ * in one object (stk record): each wanted source's ladder climbed (its
+ * trials in objects of their own, r->before_load with probe set), a->chosen
+ * as above (0, or -1 with err); the chosen programs in r->program_suffix's
+ * twin, to select in that object; attached into it once loaded and
+ * configured (by the caller, who keeps it). 0, or -1 with err.
+ */
+int stk_res_choose(struct stk_res_attachment *a, const struct stk_res_attach_request *r, char *err, size_t len);
+#define STK_RES_MAX_PROGRAMS 16
+struct stk_res_programs {
+	char names[STK_RES_MAX_PROGRAMS][64];
+	const char *ptrs[STK_RES_MAX_PROGRAMS + 1]; /* NULL-terminated */
+	size_t n;
+};
+void stk_res_programs(const struct stk_res_attachment *a, const char *suffix, struct stk_res_programs *l);
+int stk_res_attach_in(struct stk_res_attachment *a, const struct stk_res_attach_request *r, struct stk_bpf *skel,
+		      char *err, size_t len);
 /* Stops the events (links, perf events); the maps stay readable. */
 void stk_res_detach(struct stk_res_attachment *a);
 void stk_res_attachment_release(struct stk_res_attachment *a);

@@ -14,6 +14,7 @@
 
 struct stk_sched_attachment {
 	struct stk_bpf *skel;
+	bool owns_skel; /* it loaded skel (offcputime), or attached into the caller's (stk record) */
 	struct bpf_link *link;
 	struct bpf_link *free_link;
 	enum stk_sched_mech mech;
@@ -88,9 +89,45 @@ static void release(struct stk_sched_attachment *a)
 {
 	bpf_link__destroy(a->link);
 	bpf_link__destroy(a->free_link);
-	stk_bpf__destroy(a->skel);
+	if (a->owns_skel)
+		stk_bpf__destroy(a->skel);
 	a->link = a->free_link = NULL;
 	a->skel = NULL;
+}
+
+/* Mechanism m's programs (with req's suffix) into names, NULL-terminated: its own and the cleanup on free. */
+static void programs_of(const struct stk_sched_request *req, enum stk_sched_mech m, struct stk_sched_programs *p)
+{
+	/* Task-pointer keys need the cleanup on free (see bpf/offcputime.bpf.c). */
+	bool with_free = req->free_program && (m == STK_SCHED_TP_BTF || m == STK_SCHED_RAW_TP);
+
+	snprintf(p->name, sizeof(p->name), "%s%s", req->programs[m], req->program_suffix ? req->program_suffix : "");
+	p->list[0] = p->name;
+	p->list[1] = with_free ? req->free_program : NULL;
+	p->list[2] = NULL;
+}
+
+/* Attaches mechanism m's programs of a->skel (loaded, its configuration written). 0, or -1 with why. */
+static int attach_loaded(struct stk_sched_attachment *a, const struct stk_sched_programs *p, enum stk_sched_mech m,
+			 char *why, size_t wlen)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(a->skel->obj, p->name);
+
+	a->link = prog ? attach_one(prog, m, a->target) : NULL;
+	if (!a->link) {
+		snprintf(why, wlen, "attach failed: %s", prog ? strerror(errno) : "program not in the object");
+		return -1;
+	}
+	if (p->list[1]) {
+		prog = bpf_object__find_program_by_name(a->skel->obj, p->list[1]);
+		a->free_link = prog ? bpf_program__attach_raw_tracepoint(prog, "sched_process_free") : NULL;
+		if (!a->free_link) {
+			snprintf(why, wlen, "attach to sched_process_free failed: %s", strerror(errno));
+			return -1;
+		}
+	}
+	a->mech = m;
+	return 0;
 }
 
 /* One candidate, end to end. 0, or -1 with why set and nothing left behind. */
@@ -99,12 +136,9 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 	struct stk_sched_attachment *a = ctx;
 	const struct stk_sched_request *req = a->req;
 	enum stk_sched_mech m = (enum stk_sched_mech)r->id;
-	/* Task-pointer keys need the cleanup on free (see bpf/offcputime.bpf.c). */
-	bool with_free = req->free_program && (m == STK_SCHED_TP_BTF || m == STK_SCHED_RAW_TP);
-	char name[128];
-	const char *programs[3] = { name, with_free ? req->free_program : NULL, NULL };
+	struct stk_sched_programs p;
 	const char *pre = precondition(req, r, a->target, sizeof(a->target), why, wlen);
-	struct stk_bpf_selection sel = { .programs = programs, .maps = req->maps,
+	struct stk_bpf_selection sel = { .programs = p.list, .maps = req->maps,
 					 .extra_programs = req->extra_programs, .extra_maps = req->extra_maps,
 					 .btf_custom_path = req->btf_custom_path };
 	char err[256];
@@ -115,7 +149,8 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 			snprintf(why, wlen, "%s", pre);
 		return -1;
 	}
-	snprintf(name, sizeof(name), "%s%s", req->programs[m], req->program_suffix ? req->program_suffix : "");
+	programs_of(req, m, &p);
+	a->owns_skel = true;
 	a->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!a->skel) {
 		snprintf(why, wlen, "%s", err);
@@ -134,22 +169,8 @@ static int try_mech(void *ctx, const struct stk_rung *r, char *why, size_t wlen)
 		snprintf(why, wlen, "writing the configuration failed: %s", strerror(errno));
 		goto fail;
 	}
-	struct bpf_program *prog = bpf_object__find_program_by_name(a->skel->obj, name);
-	a->link = attach_one(prog, m, a->target);
-	if (!a->link) {
-		snprintf(why, wlen, "attach failed: %s", strerror(errno));
-		goto fail;
-	}
-	if (with_free) {
-		prog = bpf_object__find_program_by_name(a->skel->obj, req->free_program);
-		a->free_link = bpf_program__attach_raw_tracepoint(prog, "sched_process_free");
-		if (!a->free_link) {
-			snprintf(why, wlen, "attach to sched_process_free failed: %s", strerror(errno));
-			goto fail;
-		}
-	}
-	a->mech = m;
-	return 0;
+	if (attach_loaded(a, &p, m, why, wlen) == 0)
+		return 0;
 fail:
 	release(a);
 	return -1;
@@ -176,6 +197,35 @@ struct stk_sched_attachment *stk_sched_attach(const struct stk_sched_request *re
 		return NULL;
 	}
 	return a;
+}
+
+struct stk_sched_attachment *stk_sched_choose(const struct stk_sched_request *req, char *err, size_t errlen)
+{
+	struct stk_sched_attachment *a = stk_sched_attach(req, err, errlen);
+
+	if (a)
+		release(a); /* the choice stays: mechanism, target, what was passed over */
+	return a;
+}
+
+void stk_sched_programs(const struct stk_sched_attachment *a, const struct stk_sched_request *req,
+			struct stk_sched_programs *p)
+{
+	programs_of(req, a->mech, p);
+}
+
+int stk_sched_attach_in(struct stk_sched_attachment *a, const struct stk_sched_request *req, struct stk_bpf *skel,
+			char *err, size_t len)
+{
+	struct stk_sched_programs p;
+
+	programs_of(req, a->mech, &p);
+	a->skel = skel;
+	a->owns_skel = false;
+	if (attach_loaded(a, &p, a->mech, err, len) == 0)
+		return 0;
+	release(a);
+	return -1;
 }
 
 struct stk_bpf *stk_sched_skeleton(const struct stk_sched_attachment *a)

@@ -36,7 +36,26 @@ struct stk_sched_attachment;
 
 /* NULL with err set when no mechanism works (or the forced one does not). */
 struct stk_sched_attachment *stk_sched_attach(const struct stk_sched_request *req, char *err, size_t errlen);
-/* The loaded skeleton (owned by the attachment) and the chosen mechanism. */
+/*
+ * For a capture that loads its programs with others' in one object (stk
+ * record): the mechanism that works here, each rung tried end to end in an
+ * object of its own (req's before_load sizes it; after_load may leave it
+ * be) and released. The attachment keeps the choice (mechanism, kprobe
+ * target, what was passed over) and no skeleton. NULL with err.
+ */
+struct stk_sched_attachment *stk_sched_choose(const struct stk_sched_request *req, char *err, size_t errlen);
+/* The chosen mechanism's programs, req's suffix on, to select in that object. */
+struct stk_sched_programs {
+	char name[128];
+	const char *list[3]; /* NULL-terminated: the mechanism's program, the cleanup on free when it has one */
+};
+void stk_sched_programs(const struct stk_sched_attachment *a, const struct stk_sched_request *req,
+			struct stk_sched_programs *p);
+/* Attaches those programs of skel (loaded and configured by the caller, who keeps it). 0, or -1 with err. */
+int stk_sched_attach_in(struct stk_sched_attachment *a, const struct stk_sched_request *req, struct stk_bpf *skel,
+			char *err, size_t len);
+
+/* The loaded skeleton (owned by the attachment, or the caller's after stk_sched_attach_in) and the chosen mechanism. */
 struct stk_bpf *stk_sched_skeleton(const struct stk_sched_attachment *a);
 enum stk_sched_mech stk_sched_mechanism(const struct stk_sched_attachment *a);
 /* Why earlier candidates were passed over ("" when the first worked); kprobe target. */

@@ -15,4 +15,15 @@
 int stk_tracepoint_attach(struct stk_probe_set *s, const struct stk_probe_load *load, char *const *names, size_t n,
 			  const char *forced, char *err, size_t len);
 
+/*
+ * For a capture that loads its programs with others' in one object (stk
+ * record): the program of mechanism (a rung's name that stk_tracepoint_attach
+ * chose; without the --unwind suffix), and every event attached to that
+ * program of skel (loaded and configured by the caller, who keeps it;
+ * program with its suffix). 0, or -1 with err and nothing attached.
+ */
+const char *stk_tracepoint_program(const char *mechanism);
+int stk_tracepoint_attach_in(struct stk_probe_set *s, struct stk_bpf *skel, const char *mechanism,
+			     const char *program, char *const *names, size_t n, char *err, size_t len);
+
 #endif

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/base/pidns.h"
@@ -119,4 +120,63 @@ const char *stk_getopt_problem(int c, const char *applet, char **argv, char *msg
 	else
 		snprintf(msg, len, "unknown option '%s' (see 'stk %s --help')", argv[optind - 1], applet);
 	return msg;
+}
+
+int stk_each_item(const char *list, int (*fn)(void *ctx, const char *item, size_t n), void *ctx)
+{
+	const char *p = list;
+	int ret;
+
+	do {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if ((ret = fn(ctx, p, n)))
+			return ret;
+		p = end ? end + 1 : NULL;
+	} while (p);
+	return 0;
+}
+
+/* An item of -e's list, with what stk_each_kind passes on. */
+struct kind_list {
+	const char *spec;
+	int (*fn)(void *ctx, const char *item, size_t n, char *msg, size_t len);
+	void *ctx;
+	char *msg;
+	size_t len;
+};
+
+static int kind_item(void *ctx, const char *item, size_t n)
+{
+	struct kind_list *l = ctx;
+
+	if (n == 0) {
+		snprintf(l->msg, l->len, "-e %s: an empty kind (expected KIND[:N][,KIND[:N]...])", l->spec);
+		return -1;
+	}
+	return l->fn(l->ctx, item, n, l->msg, l->len);
+}
+
+int stk_each_kind(const char *spec, int (*fn)(void *ctx, const char *item, size_t n, char *msg, size_t len), void *ctx,
+		  char *msg, size_t len)
+{
+	struct kind_list l = { spec, fn, ctx, msg, len };
+
+	return stk_each_item(spec, kind_item, &l);
+}
+
+int stk_kind_item(const char *item, size_t n, size_t *name_len, bool *has_n, uint64_t max, uint64_t *v)
+{
+	const char *colon = memchr(item, ':', n);
+	char num[32];
+	size_t m;
+
+	*name_len = colon ? (size_t)(colon - item) : n;
+	*has_n = colon != NULL;
+	if (!colon)
+		return 0;
+	m = n - *name_len - 1;
+	snprintf(num, sizeof(num), "%.*s", (int)(m < sizeof(num) ? m : sizeof(num) - 1), colon + 1);
+	return m >= sizeof(num) || stk_parse_u64(num, 1, max, v) ? -1 : 0;
 }

@@ -11,6 +11,20 @@
 int stk_parse_id_list(const char *text, uint32_t **ids, size_t *n);
 /* A whole decimal number in [min, max]. 0 or -1. */
 int stk_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *value);
+/*
+ * Calls fn with each comma-separated item of list (its first byte and
+ * length, not NUL-terminated; empty ones too), in order: 0, or the first
+ * nonzero fn returned.
+ */
+int stk_each_item(const char *list, int (*fn)(void *ctx, const char *item, size_t n), void *ctx);
+/*
+ * An -e item "KIND" or "KIND:N" of n bytes: the name's length, whether :N
+ * is there (*has_n) and N into *v. 0, or -1 when N is not a number from 1 to max.
+ */
+int stk_kind_item(const char *item, size_t n, size_t *name_len, bool *has_n, uint64_t max, uint64_t *v);
+/* stk_each_item over -e KIND[:N],...: an empty item is refused (msg says so), fn takes each other. 0 or -1. */
+int stk_each_kind(const char *spec, int (*fn)(void *ctx, const char *item, size_t n, char *msg, size_t len), void *ctx,
+		  char *msg, size_t len);
 /* Seconds, possibly fractional ("2", "0.5"), > 0 -> milliseconds. 0 or -1. */
 int stk_parse_seconds(const char *text, long *ms);
 /* 0 when /proc/ID (a process, or with tid a thread of any process) exists. */

@@ -68,3 +68,15 @@ int stk_lockdown_mode(char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(close - open - 1), open + 1);
 	return 0;
 }
+
+FILE *stk_tracefs_open(const char *name)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), TRACEFS_DIR "/%s", name);
+	if ((f = fopen(path, "re")))
+		return f;
+	snprintf(path, sizeof(path), DEBUGFS_TRACING_DIR "/%s", name);
+	return fopen(path, "re");
+}

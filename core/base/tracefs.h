@@ -16,6 +16,10 @@
  */
 int stk_tracefs_ensure(const char **how, char *err, size_t errlen);
 
+/* A tracefs file (available_events, ...), where tracefs or debugfs' tracing has it; NULL (errno) when neither does. */
+#include <stdio.h>
+FILE *stk_tracefs_open(const char *name);
+
 /*
  * The kernel lockdown mode ("none", "integrity", "confidentiality"),
  * mounting securityfs privately if needed. -1 when the kernel has no

@@ -81,3 +81,19 @@ int stk_bpf_empty_btf(char *path, size_t len)
 		snprintf(path, len, "/proc/self/fd/%d", fd);
 	return fd;
 }
+
+int stk_bpf_size_for_trial(struct stk_bpf *s)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, s->obj) {
+		enum bpf_map_type t = bpf_map__type(map);
+
+		if (!bpf_map__autocreate(map) || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY || t == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		    t == BPF_MAP_TYPE_ARRAY)
+			continue;
+		if (bpf_map__set_max_entries(map, 1))
+			return -1;
+	}
+	return 0;
+}

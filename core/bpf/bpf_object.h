@@ -28,6 +28,13 @@ struct stk_bpf_selection {
  */
 int stk_bpf_empty_btf(char *path, size_t len);
 
+/*
+ * Before loading an object that only tries a mechanism (load, attach,
+ * release): every map it creates as small as it can be (its maps must
+ * exist, not hold anything). 0, or -1 (errno).
+ */
+int stk_bpf_size_for_trial(struct stk_bpf *s);
+
 /* Opens (does not load) the skeleton. NULL with err set on failure. */
 struct stk_bpf *stk_bpf_open_selected(const struct stk_bpf_selection *sel, char *err, size_t errlen);
 

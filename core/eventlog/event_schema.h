@@ -23,13 +23,23 @@ enum stk_ev_col {
 	STK_EV_STACK_ID, /* INT64, NULL without a stack: one per stack stk told apart (chains, ids, copies) */
 	STK_EV_STATE,    /* STRING, NULL where not known: the thread's state ("S", "D", "R", ...) */
 	STK_EV_FRAMES,   /* STRING, on the first row of each stack_id in each row group: core/eventlog/frames_codec.h */
+	/* Added with stk record (schema 2; files before lack them: NULL), NULL where a kind has none (docs/eventlog.md) */
+	STK_EV_SYSCALL,    /* STRING: the system call (syscall; read, write, send, recv made by one; state: the thread's) */
+	STK_EV_SYSCALL_NR, /* INT32: its number on the recording's architecture */
+	STK_EV_WCHAN,      /* STRING, state: the kernel function a sleeping thread waits in */
+	STK_EV_FILE,       /* STRING, state: the file behind the call's descriptor */
+	STK_EV_DEVICE,     /* STRING, iorq: the block device ("nvme0n1"; "259:0" where /sys has no name) */
+	STK_EV_BYTES,      /* INT64, iorq: the request's bytes */
+	STK_EV_OP,         /* STRING, block, block-time, iorq: "read" or "write" */
 	STK_EV_COLS,
 };
 
 extern const struct stk_pq_column stk_ev_columns[STK_EV_COLS];
 
-/* The value of the metadata key STK_EV_META_SCHEMA in every file stk writes. */
-#define STK_EV_SCHEMA "stk-eventlog 1"
+/* The value of the metadata key STK_EV_META_SCHEMA in every file stk writes; files of the first
+ * version (without the added columns, one kind of event) read as well. */
+#define STK_EV_SCHEMA "stk-eventlog 2"
+#define STK_EV_SCHEMA_1 "stk-eventlog 1"
 
 /* Footer metadata keys. */
 #define STK_EV_META_SCHEMA "stk.schema"
@@ -44,6 +54,13 @@ extern const struct stk_pq_column stk_ev_columns[STK_EV_COLS];
 #define STK_EV_META_PER_THREAD "stk.per_thread"  /* 1: the capture kept threads apart */
 #define STK_EV_META_DIVISOR "stk.value_divisor"  /* the capture printed weight sums divided by this */
 #define STK_EV_META_SAMPLE_NS "stk.sample_ns"    /* profile: the time one sample stands for */
+/*
+ * A recording of several kinds (stk record, stk resources): one line per kind
+ * (LF between), its fields tab-separated: event, unit, value type, value
+ * unit, divisor, sample_ns, events lost. The report's value types in that
+ * order; stk.event, stk.value_divisor and stk.sample_ns then say the first's.
+ */
+#define STK_EV_META_KINDS "stk.kinds"
 /* The capture's report (struct stk_report) and output options (struct stk_output_opts). */
 #define STK_EV_META_TITLE "stk.report.title"
 #define STK_EV_META_VALUE_TYPE "stk.report.value_type"

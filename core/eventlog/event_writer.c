@@ -12,6 +12,7 @@
 #include "core/base/utf8.h"
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
+#include "core/threads/syscall_table.h"
 
 /* A stack id the current row group holds: its frames went on its first row there. */
 struct framed {
@@ -168,8 +169,27 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 		return -1;
 	if (r->span)
 		set_text(w, STK_EV_SPAN, r->span, strlen(r->span));
-	if (r->state) /* one byte: its value is its key */
+	if (r->state_name)
+		set_constant(w, STK_EV_STATE, r->state_name);
+	else if (r->state) /* one byte: its value is its key */
 		stk_pq_set_string_keyed(pq, STK_EV_STATE, (uint8_t)r->state, &r->state, 1);
+	if (r->syscall) {
+		const char *name = stk_syscall_name(r->syscall - 1);
+
+		if (name)
+			set_constant(w, STK_EV_SYSCALL, name);
+		stk_pq_set_int32(pq, STK_EV_SYSCALL_NR, r->syscall - 1);
+	}
+	if (r->wchan && r->wchan[0])
+		set_text(w, STK_EV_WCHAN, r->wchan, strlen(r->wchan));
+	if (r->file && r->file[0])
+		set_text(w, STK_EV_FILE, r->file, strlen(r->file));
+	if (r->device)
+		set_text(w, STK_EV_DEVICE, r->device, strlen(r->device));
+	if (r->op)
+		set_constant(w, STK_EV_OP, r->op);
+	if (r->has_bytes)
+		stk_pq_set_int64(pq, STK_EV_BYTES, r->bytes);
 	if (!w->any || r->time < w->first_time)
 		w->first_time = r->time;
 	w->any = true;

@@ -37,6 +37,12 @@ struct stk_ev_row {
 	const struct stk_ev_stack_ref *stack; /* NULL: no stack */
 	const char *span;  /* NULL: outside any span */
 	char state;        /* 0: not known */
+	/* What some kinds add (docs/eventlog.md); NULL, 0 or false: none */
+	const char *state_name; /* state: threadstate's name of the state ("RUN", "SLEEP"), instead of the letter */
+	int syscall;       /* the system call's number + 1 */
+	const char *wchan, *file, *device, *op;
+	bool has_bytes;
+	int64_t bytes;
 };
 
 struct stk_ev_writer;

@@ -8,9 +8,17 @@
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
 
+/* What tells tracks apart: the thread, and in a recording of several kinds the kind (spans a track of their own). */
+struct track_key {
+	uint64_t thread; /* pid << 32 | tid */
+	uint64_t track;  /* 0: the thread's only track; else the kind's index + 1 (spans: the kinds' count + 1) */
+};
+
 struct builder {
 	struct stk_ev_timeline *t;
-	uint64_t *keys; /* per thread, in the order first seen: pid << 32 | tid */
+	const struct stk_ev_meta *meta;
+	bool tracks;    /* a track per kind */
+	struct track_key *keys; /* per track, in the order first seen */
 	size_t cap_keys;
 	struct stk_key_index by_thread;
 	const struct stk_ev_filter *flt;
@@ -18,10 +26,18 @@ struct builder {
 	char err[128];
 };
 
+/* The track of ev's kind: its index + 1, the kinds' count + 1 for spans (and events of no kind); 0 without tracks. */
+static uint64_t track_of(const struct builder *b, const struct stk_ev_event *ev)
+{
+	if (!b->tracks)
+		return 0;
+	return ev->kind == UINT32_MAX ? b->meta->n_kinds + 1 : ev->kind + 1;
+}
+
 static struct stk_timeline_thread *thread_of(struct builder *b, const struct stk_ev_event *ev, uint32_t *index)
 {
 	struct stk_ev_timeline *t = b->t;
-	uint64_t key = (uint64_t)ev->pid << 32 | ev->tid;
+	struct track_key key = { (uint64_t)ev->pid << 32 | ev->tid, track_of(b, ev) };
 	int64_t known = stk_key_index_find(&b->by_thread, b->keys, &key);
 	size_t n = t->tl.n_threads;
 
@@ -36,7 +52,13 @@ static struct stk_timeline_thread *thread_of(struct builder *b, const struct stk
 	b->keys[n] = key;
 	if (stk_key_index_add(&b->by_thread, b->keys, n + 1))
 		return NULL;
-	t->threads[n] = (struct stk_timeline_thread){ .pid = ev->pid, .tid = ev->tid };
+	t->threads[n] = (struct stk_timeline_thread){ .pid = ev->pid, .tid = ev->tid, .track_id = (uint32_t)key.track };
+	if (key.track && key.track <= b->meta->n_kinds) {
+		t->threads[n].track = b->meta->kinds[key.track - 1].event;
+		t->threads[n].sample_ns = b->meta->kinds[key.track - 1].sample_ns;
+	} else if (key.track) {
+		t->threads[n].track = "span";
+	}
 	t->per_thread[n] = (struct stk_ev_thread_events){ 0 };
 	t->tl.n_threads = n + 1;
 	*index = (uint32_t)n;
@@ -117,15 +139,20 @@ static int cmp_threads(const void *pa, const void *pb)
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->track_id < b->track_id ? -1 : a->track_id > b->track_id;
 }
 
 int stk_ev_timeline_read(struct stk_ev_file *f, const struct stk_ev_filter *flt, struct stk_ev_timeline *out,
 			 char *err, size_t err_len)
 {
-	struct builder b = { .t = out, .flt = flt, .first = INT64_MAX, .last = INT64_MIN,
-			     .by_thread = { .key_size = sizeof(uint64_t), .stride = sizeof(uint64_t) } };
 	const struct stk_ev_meta *m = stk_ev_meta(f);
+	int type_of[STK_EV_MAX_KINDS];
+	struct stk_value_type types[STK_EV_MAX_KINDS];
+	struct builder b = { .t = out, .meta = m, .flt = flt, .first = INT64_MAX, .last = INT64_MIN,
+			     .tracks = m->n_kinds > 1 && stk_ev_kinds_kept(m, flt, type_of, types) > 1,
+			     .by_thread = { .key_size = sizeof(struct track_key), .stride = sizeof(struct track_key) } };
 	int rc;
 
 	*out = (struct stk_ev_timeline){ 0 };
@@ -152,6 +179,9 @@ int stk_ev_timeline_read(struct stk_ev_file *f, const struct stk_ev_filter *flt,
 	if (out->tl.end < out->tl.start)
 		out->tl.end = out->tl.start;
 	out->tl.sample_ns = m->sample_ns;
+	for (size_t k = 0; m->n_kinds > 1 && !b.tracks && k < m->n_kinds; k++)
+		if (type_of[k] == 0) /* the one kind kept */
+			out->tl.sample_ns = m->kinds[k].sample_ns;
 	out->tl.title = m->report.title;
 	return 0;
 }

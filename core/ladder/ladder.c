@@ -81,6 +81,11 @@ static const struct stk_rung res_socket[] = {
 	RUNG("sys_exit", STK_FEATURE_RAW_TP, STK_RES_SYS_EXIT, .event = "raw_syscalls/sys_exit", .needs_btf = true),
 };
 
+static const struct stk_rung res_syscall[] = {
+	RUNG("raw_tp", STK_FEATURE_RAW_TP, STK_RES_RAW_TP, .event = "raw_syscalls/sys_exit"),
+	RUNG("tracepoint", STK_FEATURE_TRACEPOINT, STK_RES_TRACEPOINT, .event = "raw_syscalls/sys_exit"),
+};
+
 static const struct stk_rung thread_snapshot[] = {
 	RUNG("task_iter_copy", STK_FEATURE_TASK_ITER_COPY, STK_SNAP_TASK_ITER_COPY),
 	/* no BPF: blocked threads from /proc and their memory */
@@ -106,6 +111,7 @@ static const struct stk_ladder ladders[STK_ATTACH_CLASS_COUNT] = {
 	[STK_ATTACH_RES_BLOCK] = { "block", "resources", RUNGS(res_block) },
 	[STK_ATTACH_RES_FILE] = { "files", "resources", RUNGS(res_file) },
 	[STK_ATTACH_RES_SOCKET] = { "sockets", "resources", RUNGS(res_socket) },
+	[STK_ATTACH_RES_SYSCALL] = { "syscalls", "resources", RUNGS(res_syscall) },
 };
 
 const struct stk_ladder *stk_ladder_for(enum stk_attach_class c)

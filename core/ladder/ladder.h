@@ -25,9 +25,10 @@ enum stk_attach_class {
 	STK_ATTACH_THREAD_SNAPSHOT, /* pmp, threadstate -u: every thread's stack at one moment */
 	STK_ATTACH_RES_MEMORY,      /* resources rss: mm counters changing */
 	STK_ATTACH_RES_FAULTS,      /* resources faults */
-	STK_ATTACH_RES_BLOCK,       /* resources block, block-time */
+	STK_ATTACH_RES_BLOCK,       /* resources block, block-time, iorq */
 	STK_ATTACH_RES_FILE,        /* resources read, write: system call exits */
 	STK_ATTACH_RES_SOCKET,      /* resources send, recv */
+	STK_ATTACH_RES_SYSCALL,     /* resources syscall: system call entries and exits */
 	STK_ATTACH_CLASS_COUNT,
 };
 

@@ -67,6 +67,20 @@ enum stk_stack_long_opt {
 	"      --cfi-rows N            rows of CFI the kernel's tables hold (default 2097152, 16 bytes each)\n" \
 	"      --cfi-chains N          chain store: chunks of 32 frames it holds (default 32768)\n"
 
+/*
+ * The help lines of the stack choices every stack applet but stackcount
+ * words alike (-U, -K, -d, -f, the stack map's size, the depth, how user
+ * stacks are taken): one %d, STK_STACK_STORAGE_DEFAULT.
+ */
+#define STK_STACK_CHOICES_HELP                                                                               \
+	"  -U, --user-stacks-only      only user stacks\n"                                                   \
+	"  -K, --kernel-stacks-only    only kernel stacks\n"                                                 \
+	"  -d, --delimited             '--' (text) / '-' (folded) between kernel and user frames\n"          \
+	"  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"          \
+	"      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"                     \
+	"      --perf-max-stack-depth N  frames kept per stack (default kernel.perf_event_max_stack)\n"      \
+	STK_UNWIND_HELP
+
 /* The event log's options (-o FILE.parquet, timelines, spans): the options and their help lines. */
 #define STK_EVENT_LONGOPTS                                                             \
 	{ "span", required_argument, NULL, STK_OPT_SPAN },                             \
@@ -140,6 +154,7 @@ struct stk_stack_opts {
 	const char *spans[STK_SPAN_MAX]; /* --span, as given (checked by stk_span_spec_parse) */
 	size_t n_spans;
 	uint32_t event_buffer_mb; /* --event-buffer */
+	const char *cgroup_path;  /* --cgroup, where the applet offers it (profile, record): a cgroup v2 directory */
 };
 
 /* Defaults: text format, all frames the kernel allows (max_depth_limit). */

@@ -1,5 +1,7 @@
 /* Folded stacks for flamegraph.pl: "comm;user root..leaf;kernel root..leaf value". A report of
- * several value types (stk resources) starts each line with the type: "rss;comm;... value". */
+ * several value types (stk resources) starts each line with the type: "rss;comm;... value"; a
+ * difference gives the base's value before it ("... base value", which flamegraph.pl draws as a
+ * differential graph). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +83,7 @@ int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_ou
 		}
 		put_frames(&b, &path, 0);
 		lines[n].value = r->stacks[i].value;
+		lines[n].base = r->stacks[i].base;
 		lines[n].text = stk_buf_take(&b);
 		if (!lines[n++].text)
 			goto fail;
@@ -88,7 +91,7 @@ int stk_output_folded(FILE *out, const struct stk_report *r, const struct stk_ou
 	stk_path_free(&path);
 	n = stk_lines_merge(lines, n);
 	stk_lines_sort_by_value(lines, n, false);
-	return stk_lines_write(out, lines, n, false);
+	return stk_lines_write(out, lines, n, false, r->diff);
 fail:
 	stk_path_free(&path);
 	stk_buf_free(&b);

@@ -68,6 +68,7 @@ void stk_put_clean(struct stk_buf *b, const char *s, const char *bad, char repl)
 struct stk_line {
 	char *text;
 	uint64_t value;
+	uint64_t base; /* a difference's: written before value ("text base value", as difffolded) */
 };
 
 /* Sorts by text and merges equal texts, summing values (duplicates are
@@ -76,7 +77,7 @@ size_t stk_lines_merge(struct stk_line *v, size_t n);
 /* Orders by value (ascending or descending), ties by text ascending. */
 void stk_lines_sort_by_value(struct stk_line *v, size_t n, bool descending);
 /* Writes "value text" (value_first, pmp) or "text value" lines; frees v. */
-int stk_lines_write(FILE *out, struct stk_line *v, size_t n, bool value_first);
+int stk_lines_write(FILE *out, struct stk_line *v, size_t n, bool value_first, bool with_base);
 void stk_lines_free(struct stk_line *v, size_t n);
 
 /* profile.proto's fields, encoded by hand into a byte buffer (pprof). Scalar

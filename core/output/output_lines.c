@@ -65,6 +65,7 @@ size_t stk_lines_merge(struct stk_line *v, size_t n)
 	for (size_t i = 1; i < n; i++) {
 		if (strcmp(v[out].text, v[i].text) == 0) {
 			v[out].value += v[i].value;
+			v[out].base += v[i].base;
 			free(v[i].text);
 		} else {
 			v[++out] = v[i];
@@ -79,12 +80,13 @@ void stk_lines_sort_by_value(struct stk_line *v, size_t n, bool descending)
 		qsort(v, n, sizeof(*v), descending ? cmp_value_desc : cmp_value_asc);
 }
 
-int stk_lines_write(FILE *out, struct stk_line *v, size_t n, bool value_first)
+int stk_lines_write(FILE *out, struct stk_line *v, size_t n, bool value_first, bool with_base)
 {
 	int ret = 0;
 
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		int w = value_first ? fprintf(out, "%" PRIu64 " %s\n", v[i].value, v[i].text)
+			: with_base ? fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", v[i].text, v[i].base, v[i].value)
 				    : fprintf(out, "%s %" PRIu64 "\n", v[i].text, v[i].value);
 		if (w < 0)
 			ret = -1;

@@ -117,7 +117,7 @@ int stk_output_pmp(FILE *out, const struct stk_report *r, const struct stk_outpu
 	stk_buf_free(&tmp);
 	n = stk_lines_merge(lines, n);
 	stk_lines_sort_by_value(lines, n, true);
-	return stk_lines_write(out, lines, n, true);
+	return stk_lines_write(out, lines, n, true, false);
 fail:
 	stk_buf_free(&b);
 	stk_buf_free(&tmp);

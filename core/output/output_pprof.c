@@ -384,9 +384,11 @@ static void emit_typed(struct pprof *pp)
 	}
 }
 
-static void add_sample(struct pprof *pp, const struct stk_stack *s)
+static void add_sample(struct pprof *pp, const struct stk_stack *s, bool diff)
 {
 	struct stk_buf comm = { 0 };
+	/* a difference: the value less its base, as int64 (pprof's values are signed; -diff_base makes the same) */
+	uint64_t value = diff ? s->value - s->base : s->value;
 
 	/* location ids first, as msg is reused by the location tables */
 	pp->ids.len = 0;
@@ -403,14 +405,14 @@ static void add_sample(struct pprof *pp, const struct stk_stack *s)
 	if (comm.oom)
 		pp->oom = true;
 	if (pp->typed.n_types > 1) {
-		add_typed(pp, stk_buf_str(&comm), s->pid, s->tid, s->type < pp->typed.n_types ? s->type : 0, s->value);
+		add_typed(pp, stk_buf_str(&comm), s->pid, s->tid, s->type < pp->typed.n_types ? s->type : 0, value);
 		stk_buf_free(&comm);
 		return;
 	}
 	pp->msg.len = 0;
 	stk_pb_sub(&pp->msg, SAMPLE_LOCATION_ID, &pp->ids); /* packed */
 	pp->sub.len = 0;
-	stk_buf_uleb(&pp->sub, s->value);
+	stk_buf_uleb(&pp->sub, value);
 	stk_pb_sub(&pp->msg, SAMPLE_VALUE, &pp->sub); /* packed */
 	put_labels(pp, stk_buf_str(&comm), s->pid, s->tid);
 	if (s->span)
@@ -481,7 +483,7 @@ int stk_output_pprof(FILE *out, const struct stk_report *r, const struct stk_out
 	add_main_mapping(&pp, r);
 	add_kernel_mapping(&pp, r);
 	for (size_t i = 0; i < r->n_stacks; i++)
-		add_sample(&pp, &r->stacks[i]);
+		add_sample(&pp, &r->stacks[i], r->diff);
 	emit_typed(&pp);
 	emit_mappings(&pp);
 	if (r->period_type) {

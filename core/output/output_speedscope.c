@@ -99,9 +99,10 @@ static void maybe_flush(struct speedscope *ss)
 static void profile_head(struct speedscope *ss, const struct stk_timeline_thread *t, const char *type,
 			 const char *suffix, const char *unit, int64_t end)
 {
-	char name[96];
+	char name[160];
 
-	snprintf(name, sizeof(name), "%.16s (%" PRIu32 "/%" PRIu32 ")%s", t->comm, t->pid, t->tid, suffix);
+	snprintf(name, sizeof(name), "%.16s (%" PRIu32 "/%" PRIu32 ")%s%s%.40s%s", t->comm, t->pid, t->tid, suffix,
+		 t->track ? " [" : "", t->track ? t->track : "", t->track ? "]" : "");
 	if (!ss->first_profile)
 		stk_buf_putc(ss->b, ',');
 	ss->first_profile = false;
@@ -114,13 +115,14 @@ static void profile_head(struct speedscope *ss, const struct stk_timeline_thread
 static void sampled_profile(struct speedscope *ss, const struct stk_timeline_thread *t)
 {
 	const struct stk_timeline *tl = ss->tl;
-	uint64_t scale = tl->sample_ns > 0 ? (uint64_t)tl->sample_ns : 1, total = 0;
+	int64_t sample_ns = stk_tl_sample_ns(tl, t);
+	uint64_t scale = sample_ns > 0 ? (uint64_t)sample_ns : 1, total = 0;
 	bool first = true;
 
 	for (size_t i = 0; i < t->n_events; i++)
 		if (t->events[i].kind == STK_TIMELINE_SAMPLE)
 			total += t->events[i].weight * scale;
-	profile_head(ss, t, "sampled", "", tl->sample_ns > 0 ? "nanoseconds" : "none", (int64_t)total);
+	profile_head(ss, t, "sampled", "", sample_ns > 0 ? "nanoseconds" : "none", (int64_t)total);
 	stk_buf_puts(ss->b, "\"samples\":[");
 	for (size_t i = 0; i < t->n_events; i++) {
 		const struct stk_timeline_event *ev = &t->events[i];

@@ -1,5 +1,6 @@
 /* A self-contained interactive flame graph: root at the bottom, frames in
- * folded order upward, widths proportional to value. The stacks are sorted
+ * folded order upward, widths proportional to value (a difference: the
+ * compared recording's, coloured by its change from the base). The stacks are sorted
  * as root-first paths, so equal prefixes are adjacent and merge into one
  * tree in a single pass; children end up in name order. A report of several
  * value types (stk resources) gets a frame per type above the root, each an
@@ -27,6 +28,7 @@ struct node {
 	const char *name;
 	enum stk_elem_kind kind;
 	uint64_t value;
+	uint64_t base;  /* a difference: the base's value (stk_report.diff) */
 	uint32_t type;  /* the report's value type of the stacks below */
 	double weight;  /* width in units of the root's: value, or value / its type's total */
 	size_t first_child, last_child, next;
@@ -35,6 +37,7 @@ struct node {
 struct tree {
 	struct node *v;
 	size_t n, cap;
+	uint64_t max_change; /* a difference: the largest |value - base| of a frame, full colour */
 };
 
 struct svg {
@@ -50,7 +53,7 @@ struct svg {
 /* One stack as a root-first path with its value. */
 struct item {
 	struct stk_path path;
-	uint64_t value;
+	uint64_t value, base;
 	uint32_t type;
 };
 
@@ -119,18 +122,27 @@ static int build_tree(struct tree *t, const struct stk_report *r, const struct i
 		size_t cur = 0;
 
 		t->v[0].value += items[i].value;
+		t->v[0].base += items[i].base;
 		if (typed) {
 			if ((cur = child(t, 0, stk_report_type(r, items[i].type).type, STK_ELEM_VALUE_TYPE)) == NONE)
 				return -1;
 			t->v[cur].value += items[i].value;
+			t->v[cur].base += items[i].base;
 		}
 		t->v[cur].type = items[i].type;
 		for (size_t e = 0; e < p->n; e++) {
 			if ((cur = child(t, cur, stk_path_name(p, e), p->kind[e])) == NONE)
 				return -1;
 			t->v[cur].value += items[i].value;
+			t->v[cur].base += items[i].base;
 			t->v[cur].type = items[i].type;
 		}
+	}
+	for (size_t i = 1; r->diff && i < t->n; i++) {
+		uint64_t change = t->v[i].value > t->v[i].base ? t->v[i].value - t->v[i].base : t->v[i].base - t->v[i].value;
+
+		if (change > t->max_change)
+			t->max_change = change;
 	}
 	if (!typed) {
 		weigh(t, 0, 1.0);
@@ -152,6 +164,19 @@ static uint32_t name_hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h;
+}
+
+/* A difference: grown red, shrunk blue, the more the deeper; unchanged white (as flamegraph.pl's difffolded). */
+static void put_change(struct stk_buf *b, const struct node *nd, uint64_t max_change)
+{
+	bool grew = nd->value >= nd->base;
+	uint64_t change = grew ? nd->value - nd->base : nd->base - nd->value;
+	unsigned pale = max_change ? (unsigned)(210.0 * (1.0 - (double)change / (double)max_change)) : 210;
+
+	if (grew)
+		stk_buf_printf(b, "rgb(255,%u,%u)", pale, pale);
+	else
+		stk_buf_printf(b, "rgb(%u,%u,255)", pale, pale);
 }
 
 /* Deterministic per name; user code warm, kernel cool, tasks violet. */
@@ -294,7 +319,11 @@ static void put_title(struct svg *s, const struct node *nd, bool root)
 		share = 100.0 * nd->weight; /* a type's weights sum to 1 */
 	stk_buf_printf(&s->b, " (%" PRIu64 " ", nd->value);
 	put_escaped(&s->b, unit_word(stk_report_type(r, nd->type).unit), SIZE_MAX);
-	stk_buf_printf(&s->b, ", %.2f%%)", share);
+	stk_buf_printf(&s->b, ", %.2f%%", share);
+	if (r->diff)
+		stk_buf_printf(&s->b, "; %s%" PRIu64 " against the base's %" PRIu64, nd->value >= nd->base ? "+" : "-",
+			       nd->value >= nd->base ? nd->value - nd->base : nd->base - nd->value, nd->base);
+	stk_buf_putc(&s->b, ')');
 }
 
 static void draw(struct svg *s, size_t id, double offset, int depth)
@@ -310,7 +339,10 @@ static void draw(struct svg *s, size_t id, double offset, int depth)
 	stk_buf_puts(&s->b, "</title>");
 	stk_buf_printf(&s->b, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", x, y, w,
 		       FRAME_H - 1);
-	put_color(&s->b, nd, id == 0);
+	if (s->report->diff && id != 0)
+		put_change(&s->b, nd, s->tree->max_change);
+	else
+		put_color(&s->b, nd, id == 0);
 	stk_buf_printf(&s->b, "\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%d\">", x + 3, y + FRAME_H - 4);
 	put_label(&s->b, nd->name, w);
 	stk_buf_puts(&s->b, "</text></g>\n");
@@ -391,6 +423,7 @@ int stk_output_svg(FILE *out, const struct stk_report *r, const struct stk_outpu
 		return -1;
 	for (size_t i = 0; i < r->n_stacks; i++) {
 		items[i].value = r->stacks[i].value;
+		items[i].base = r->stacks[i].base;
 		items[i].type = r->stacks[i].type;
 		if (stk_path_build(&items[i].path, &r->stacks[i], o))
 			goto out;

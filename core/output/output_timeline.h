@@ -36,6 +36,12 @@ static inline const char *stk_tl_name(const struct stk_tl_names *n, uint32_t sta
 	return n->text + n->offset[n->first[stack] + j];
 }
 
+/* What one of t's samples stands for: its track's kind's, or the timeline's (0: an instant). */
+static inline int64_t stk_tl_sample_ns(const struct stk_timeline *tl, const struct stk_timeline_thread *t)
+{
+	return t->track ? t->sample_ns : tl->sample_ns;
+}
+
 /*
  * Walks the thread's intervals and spans in time order as a well-nested
  * tree: an item starting inside another is cut at that one's end; items

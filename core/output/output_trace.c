@@ -40,10 +40,16 @@ static void maybe_flush(struct trace *tr)
 	stk_buf_reset(tr->b);
 }
 
+/* The tid a track is shown as: the thread's, a kind's track numbered in the top byte. */
+static uint32_t track_tid(const struct stk_timeline_thread *t)
+{
+	return t->track_id ? t->tid | t->track_id << 24 : t->tid;
+}
+
 static void event_head(struct trace *tr, char ph, int64_t at)
 {
 	stk_buf_printf(tr->b, ",\n{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"ts\":", ph, tr->t->pid,
-		       tr->t->tid);
+		       track_tid(tr->t));
 	stk_json_us(tr->b, at - tr->tl->start);
 }
 
@@ -102,12 +108,14 @@ static int sample(void *ctx, const struct stk_timeline_event *ev)
 	struct trace *tr = ctx;
 	size_t d = stk_tl_depth(&tr->names, ev->stack), same = 0;
 
-	if (tr->tl->sample_ns <= 0) {
+	int64_t sample_ns = stk_tl_sample_ns(tr->tl, tr->t);
+
+	if (sample_ns <= 0) {
 		instant(tr, ev);
 		return 0;
 	}
 	/* a gap of more than half a sample ends the run */
-	if (ev->time > tr->run_end + tr->tl->sample_ns / 2)
+	if (ev->time > tr->run_end + sample_ns / 2)
 		close_samples(tr, 0, tr->run_end);
 	while (same < tr->n_open && same < d && strcmp(tr->open[same], stk_tl_name(&tr->names, ev->stack, same)) == 0)
 		same++;
@@ -118,7 +126,7 @@ static int sample(void *ctx, const struct stk_timeline_event *ev)
 		tr->open[tr->n_open++] = stk_tl_name(&tr->names, ev->stack, j);
 		begin(tr, tr->open[j], "cpu", ev->time);
 	}
-	tr->run_end = ev->time + tr->tl->sample_ns;
+	tr->run_end = ev->time + sample_ns;
 	return 0;
 }
 
@@ -151,7 +159,7 @@ static int close_item(void *ctx, const struct stk_timeline_event *ev, int64_t at
 /* Names of the process (at its first thread) and the thread. */
 static void thread_names(struct trace *tr, bool first_of_process)
 {
-	char name[16 + 1];
+	char name[16 + 48];
 
 	snprintf(name, sizeof(name), "%.16s", tr->t->comm);
 	if (first_of_process) {
@@ -161,7 +169,9 @@ static void thread_names(struct trace *tr, bool first_of_process)
 		stk_buf_puts(tr->b, "}}");
 	}
 	stk_buf_printf(tr->b, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32
-		       ",\"args\":{\"name\":", tr->t->pid, tr->t->tid);
+		       ",\"args\":{\"name\":", tr->t->pid, track_tid(tr->t));
+	if (tr->t->track)
+		snprintf(name, sizeof(name), "%.16s [%.40s]", tr->t->comm, tr->t->track);
 	stk_json_string(tr->b, name);
 	stk_buf_puts(tr->b, "}}");
 }

@@ -21,6 +21,7 @@ struct stk_pq_colr {
 	enum stk_pq_type type;
 	int32_t physical, codec;
 	bool optional;             /* the file's column has definition levels */
+	bool absent;               /* an added column the file lacks: NULL in every row, never read */
 	int fd;
 	int64_t pos, end;          /* the chunk's bytes not read yet */
 	int64_t rows_left;         /* rows of the row group not in a page yet */

@@ -88,6 +88,8 @@ static int check_groups(struct stk_pq_reader *r)
 			return fail(r, "row group %zu: %zu columns and %lld rows", g, gm->n_chunks, (long long)gm->num_rows);
 		total += gm->num_rows;
 		for (size_t c = 0; c < r->n_cols; c++) {
+			if (r->leaf[c] == STK_PQ_NO_LEAF)
+				continue;
 			const struct stk_pq_chunk_meta *m = &gm->chunks[r->leaf[c]];
 			const struct stk_pq_schema_elem *e = &r->f.schema[r->leaf[c] + 1];
 			int64_t start = m->dict_page_offset >= 0 ? m->dict_page_offset : m->data_page_offset;
@@ -139,9 +141,13 @@ static int setup(struct stk_pq_reader *r, const struct stk_pq_column *cols, size
 		return -1;
 	if (stk_pq_schema_match(&r->f, cols, n, r->leaf, optional, r->err, sizeof(r->err)) < 0)
 		return -1;
-	for (size_t c = 0; c < n; c++)
+	for (size_t c = 0; c < n; c++) {
+		bool absent = r->leaf[c] == STK_PQ_NO_LEAF;
+
 		r->cols[c] = (struct stk_pq_colr){ .name = cols[c].name, .type = cols[c].type, .fd = r->fd,
-						   .optional = optional[c], .physical = r->f.schema[r->leaf[c] + 1].physical };
+						   .optional = optional[c], .absent = absent, .null = absent,
+						   .physical = absent ? -1 : r->f.schema[r->leaf[c] + 1].physical };
+	}
 	if (check_groups(r) < 0 || copy_metadata(r) < 0)
 		return -1;
 	if (stk_inflater_init(&r->z) < 0)
@@ -211,7 +217,8 @@ int stk_pq_reader_next_group(struct stk_pq_reader *r)
 	r->group = &r->f.groups[r->next_group++];
 	r->row = 0;
 	for (size_t c = 0; c < r->n_cols; c++)
-		stk_pq_colr_start(&r->cols[c], &r->group->chunks[r->leaf[c]], r->group->num_rows);
+		if (!r->cols[c].absent)
+			stk_pq_colr_start(&r->cols[c], &r->group->chunks[r->leaf[c]], r->group->num_rows);
 	return 1;
 }
 
@@ -224,7 +231,7 @@ bool stk_pq_reader_group_range(const struct stk_pq_reader *r, size_t col, int64_
 {
 	const struct stk_pq_chunk_meta *m;
 
-	if (!r->group || col >= r->n_cols)
+	if (!r->group || col >= r->n_cols || r->cols[col].absent)
 		return false;
 	m = &r->group->chunks[r->leaf[col]];
 	if (!m->has_min_max)
@@ -239,7 +246,7 @@ int stk_pq_reader_next_row(struct stk_pq_reader *r)
 	if (!r->group || r->row >= r->group->num_rows)
 		return 0;
 	for (size_t c = 0; c < r->n_cols; c++)
-		if (stk_pq_colr_next(&r->cols[c], &r->z, r->err, sizeof(r->err)) < 0) {
+		if (!r->cols[c].absent && stk_pq_colr_next(&r->cols[c], &r->z, r->err, sizeof(r->err)) < 0) {
 			r->group = NULL;
 			return -1;
 		}

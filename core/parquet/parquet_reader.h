@@ -40,8 +40,9 @@ struct stk_pq_reader;
 /*
  * Opens the Parquet file on fd (a regular file, read with pread) and checks
  * its schema against cols[0..n): each must be a column of the file with the
- * same name and type; a nullable one may be required in the file, not the
- * other way round. Columns the file has beyond them are ignored. Accessors
+ * same name and type (an added one may be missing: NULL in every row); a
+ * nullable one may be required in the file, not the other way round.
+ * Columns the file has beyond them are ignored. Accessors
  * take the index in cols; cols (names too) must outlive the reader. NULL
  * with a one-line reason in err.
  */

@@ -18,6 +18,7 @@ struct stk_pq_column {
 	const char *name;
 	enum stk_pq_type type;
 	bool nullable;
+	bool added;    /* nullable, and absent from files written before it was: read there as NULL in every row */
 };
 
 /* "INT32", "TIMESTAMP", ... for messages. */

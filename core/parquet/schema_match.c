@@ -61,6 +61,11 @@ int stk_pq_schema_match(const struct stk_pq_footer *f, const struct stk_pq_colum
 				e = &f->schema[i];
 				leaf[c] = i - 1;
 			}
+		if (!e && cols[c].added) {
+			leaf[c] = STK_PQ_NO_LEAF;
+			optional[c] = true;
+			continue;
+		}
 		if (!e) {
 			snprintf(err, err_len, "no column %s (not an stk event log, or another version of it)", cols[c].name);
 			return -1;

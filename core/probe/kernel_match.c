@@ -1,7 +1,10 @@
 #include "core/probe/kernel_match.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "core/base/tracefs.h"
 
 /* The first word of line, NUL-terminated in place ("name [module]" -> "name"). */
 static char *first_word(char *line)
@@ -109,4 +112,29 @@ int stk_match_tracepoints(FILE *available_events, const struct stk_name_match *c
 	}
 	stk_name_list_sort_unique(out);
 	return 0;
+}
+
+int stk_find_tracepoints(const struct stk_name_match *cat, const struct stk_name_match *ev, const char *cat_text,
+			 const char *ev_text, struct stk_name_list *out, char *err, size_t len)
+{
+	const char *how;
+	char why[512];
+	FILE *f;
+	int ret;
+
+	if (stk_tracefs_ensure(&how, why, sizeof(why))) {
+		snprintf(err, len, "tracepoints need tracefs: %s", why);
+		return -1;
+	}
+	if (!(f = stk_tracefs_open("available_events"))) {
+		snprintf(err, len, "cannot read tracefs available_events: %s", strerror(errno));
+		return -1;
+	}
+	ret = stk_match_tracepoints(f, cat, ev, out);
+	fclose(f);
+	if (ret)
+		snprintf(err, len, "out of memory");
+	else if (out->n == 0 && (ret = -1))
+		snprintf(err, len, "unknown tracepoint '%s:%s' (none in available_events matches)", cat_text, ev_text);
+	return ret;
 }

@@ -35,5 +35,12 @@ int stk_match_kernel_functions(const struct stk_kfunc_sources *src, const struct
  */
 int stk_match_tracepoints(FILE *available_events, const struct stk_name_match *cat,
 			  const struct stk_name_match *ev, struct stk_name_list *out);
+/*
+ * The same from this host's tracefs (mounted if need be: before any thread
+ * starts), at least one: 0, or -1 with a one-line err (cat_text, ev_text:
+ * the pattern as given, for it).
+ */
+int stk_find_tracepoints(const struct stk_name_match *cat, const struct stk_name_match *ev, const char *cat_text,
+			 const char *ev_text, struct stk_name_list *out, char *err, size_t len);
 
 #endif

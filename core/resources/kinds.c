@@ -7,23 +7,40 @@
 
 #include "core/base/options.h"
 
+#define BYTES "bytes"
+#define NS "nanoseconds"
 static const struct stk_res_kind_info kinds[STK_RES_KIND_COUNT] = {
-	[STK_RES_RSS] = { "rss", "rss", "bytes", "resident memory growth, pages faulted in", STK_RES_SRC_MEMORY, 1 },
-	[STK_RES_FAULTS] = { "faults", "faults", "count", "page faults", STK_RES_SRC_FAULTS, 1 },
+	[STK_RES_RSS] = { "rss", "rss", "bytes", "resident memory growth, pages faulted in", STK_RES_SRC_MEMORY, 1, BYTES,
+			  STK_RES_DETAIL_NONE },
+	[STK_RES_FAULTS] = { "faults", "faults", "count", "page faults", STK_RES_SRC_FAULTS, 1, "count",
+			     STK_RES_DETAIL_NONE },
 	[STK_RES_BLOCK] = { "block", "block", "bytes", "block I/O by the stack that asked for it, reads and writes apart",
-			    STK_RES_SRC_BLOCK, 1 },
+			    STK_RES_SRC_BLOCK, 1, BYTES, STK_RES_DETAIL_DIRECTION },
 	[STK_RES_BLOCK_TIME] = { "block-time", "block_time", "microseconds",
-				 "block I/O from issue to completion, by the same stack", STK_RES_SRC_BLOCK, 1000 },
-	[STK_RES_READ] = { "read", "read", "bytes", "read(2) and its kin, sockets aside", STK_RES_SRC_FILES, 1 },
-	[STK_RES_WRITE] = { "write", "write", "bytes", "write(2) and its kin, sockets aside", STK_RES_SRC_FILES, 1 },
-	[STK_RES_SEND] = { "send", "send", "bytes", "sent on TCP and UDP sockets", STK_RES_SRC_SOCKETS, 1 },
-	[STK_RES_RECV] = { "recv", "recv", "bytes", "received on TCP and UDP sockets", STK_RES_SRC_SOCKETS, 1 },
+				 "block I/O from issue to completion, by the same stack", STK_RES_SRC_BLOCK, 1000, NS,
+				 STK_RES_DETAIL_DIRECTION },
+	[STK_RES_READ] = { "read", "read", "bytes", "read(2) and its kin, sockets aside", STK_RES_SRC_FILES, 1, BYTES,
+			   STK_RES_DETAIL_SYSCALL },
+	[STK_RES_WRITE] = { "write", "write", "bytes", "write(2) and its kin, sockets aside", STK_RES_SRC_FILES, 1, BYTES,
+			    STK_RES_DETAIL_SYSCALL },
+	[STK_RES_SEND] = { "send", "send", "bytes", "sent on TCP and UDP sockets", STK_RES_SRC_SOCKETS, 1, BYTES,
+			   STK_RES_DETAIL_SYSCALL },
+	[STK_RES_RECV] = { "recv", "recv", "bytes", "received on TCP and UDP sockets", STK_RES_SRC_SOCKETS, 1, BYTES,
+			   STK_RES_DETAIL_SYSCALL },
+	[STK_RES_SYSCALL] = { "syscall", "syscall", "microseconds",
+			      "system calls from entry to exit, each one event (--min-latency)", STK_RES_SRC_SYSCALLS,
+			      1000, NS, STK_RES_DETAIL_SYSCALL },
+	[STK_RES_IORQ] = { "iorq", "iorq", "microseconds",
+			   "block requests from issue to completion, each one event with device and bytes",
+			   STK_RES_SRC_BLOCK, 1000, NS, STK_RES_DETAIL_DIRECTION },
 };
+#undef BYTES
+#undef NS
 
 static const enum stk_attach_class source_classes[STK_RES_SRC_COUNT] = {
 	[STK_RES_SRC_MEMORY] = STK_ATTACH_RES_MEMORY, [STK_RES_SRC_FAULTS] = STK_ATTACH_RES_FAULTS,
 	[STK_RES_SRC_BLOCK] = STK_ATTACH_RES_BLOCK,   [STK_RES_SRC_FILES] = STK_ATTACH_RES_FILE,
-	[STK_RES_SRC_SOCKETS] = STK_ATTACH_RES_SOCKET,
+	[STK_RES_SRC_SOCKETS] = STK_ATTACH_RES_SOCKET, [STK_RES_SRC_SYSCALLS] = STK_ATTACH_RES_SYSCALL,
 };
 
 const struct stk_res_kind_info *stk_res_kind(enum stk_res_kind k)
@@ -65,14 +82,16 @@ void stk_res_request_init(struct stk_res_request *r)
 		r->every[k] = 1;
 }
 
-/* "KIND" or "KIND:N" (item of n bytes) into r. 0, or -1 with msg. */
-static int parse_kind(struct stk_res_request *r, const char *item, size_t n, char *msg, size_t len)
+/* "KIND" or "KIND:N" (item of n bytes) into the request ctx. 0, or -1 with msg. */
+static int parse_kind(void *ctx, const char *item, size_t n, char *msg, size_t len)
 {
-	const char *colon = memchr(item, ':', n);
-	size_t name_len = colon ? (size_t)(colon - item) : n;
-	int k = kind_by_name(item, name_len);
-	char names[160], every[32];
+	struct stk_res_request *r = ctx;
+	size_t name_len;
+	bool has_n;
 	uint64_t v = 1;
+	int bad_n = stk_kind_item(item, n, &name_len, &has_n, STK_RES_EVERY_MAX, &v);
+	int k = kind_by_name(item, name_len);
+	char names[160];
 
 	if (k < 0) {
 		stk_res_kind_names(names, sizeof(names));
@@ -83,75 +102,68 @@ static int parse_kind(struct stk_res_request *r, const char *item, size_t n, cha
 		snprintf(msg, len, "-e: %s given twice", kinds[k].name);
 		return -1;
 	}
-	if (colon) {
-		size_t m = n - name_len - 1;
-
-		snprintf(every, sizeof(every), "%.*s", (int)(m < sizeof(every) ? m : sizeof(every) - 1), colon + 1);
-		if (m >= sizeof(every) || stk_parse_u64(every, 1, STK_RES_EVERY_MAX, &v)) {
-			snprintf(msg, len, "-e %s: expected KIND:N with N from 1 to %u (every Nth event)", kinds[k].name,
-				 STK_RES_EVERY_MAX);
-			return -1;
-		}
+	if (bad_n) {
+		snprintf(msg, len, "-e %s: expected KIND:N with N from 1 to %u (every Nth event)", kinds[k].name,
+			 STK_RES_EVERY_MAX);
+		return -1;
 	}
 	r->on[k] = true;
 	r->every[k] = (uint32_t)v;
 	return 0;
 }
 
+/* What parsing one --mechanism item needs besides it. */
+struct parse_ctx {
+	struct stk_res_request *r;
+	char *msg;
+	size_t len;
+};
+
 int stk_res_request_parse_kinds(struct stk_res_request *r, const char *spec, char *msg, size_t len)
 {
-	const char *p = spec;
+	return stk_each_kind(spec, parse_kind, r, msg, len);
+}
 
-	do {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
+/* "KIND=RUNG" (item of n bytes): the rung of the kind's source. 0, or -1 with msg. */
+static int mechanism_item(void *ctx, const char *p, size_t n)
+{
+	struct parse_ctx *c = ctx;
+	struct stk_res_request *r = c->r;
+	char *msg = c->msg;
+	size_t len = c->len;
+	const char *eq = memchr(p, '=', n);
+	int k = eq ? kind_by_name(p, (size_t)(eq - p)) : -1;
+	char rung[32], names[128];
 
-		if (n == 0) {
-			snprintf(msg, len, "-e %s: an empty kind (expected KIND[:N][,KIND[:N]...])", spec);
-			return -1;
-		}
-		if (parse_kind(r, p, n, msg, len))
-			return -1;
-		p = end ? end + 1 : NULL;
-	} while (p);
+	if (k < 0) {
+		snprintf(msg, len, "--mechanism %.*s: expected KIND=MECHANISM (e.g. block=tracepoint)", (int)n, p);
+		return -1;
+	}
+	enum stk_attach_class cls = source_classes[kinds[k].source];
+	size_t m = n - (size_t)(eq - p) - 1;
+	snprintf(rung, sizeof(rung), "%.*s", (int)(m < sizeof(rung) ? m : sizeof(rung) - 1), eq + 1);
+	const struct stk_rung *found = m < sizeof(rung) ? stk_rung_by_name(cls, rung) : NULL;
+	if (!found) {
+		stk_ladder_names(cls, names, sizeof(names));
+		snprintf(msg, len, "--mechanism %s=%.*s: %s takes %s", kinds[k].name, (int)m, eq + 1, kinds[k].name,
+			 names);
+		return -1;
+	}
+	const char **forced = &r->forced[kinds[k].source];
+	if (*forced && strcmp(*forced, found->name) != 0) {
+		snprintf(msg, len, "--mechanism: %s and %s share their events; one mechanism for both", *forced,
+			 found->name);
+		return -1;
+	}
+	*forced = found->name;
 	return 0;
 }
 
 int stk_res_request_parse_mechanisms(struct stk_res_request *r, const char *spec, char *msg, size_t len)
 {
-	const char *p = spec;
+	struct parse_ctx c = { r, msg, len };
 
-	do {
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		const char *eq = memchr(p, '=', n);
-		int k = eq ? kind_by_name(p, (size_t)(eq - p)) : -1;
-		char rung[32], names[128];
-
-		if (k < 0) {
-			snprintf(msg, len, "--mechanism %.*s: expected KIND=MECHANISM (e.g. block=tracepoint)", (int)n, p);
-			return -1;
-		}
-		enum stk_attach_class cls = source_classes[kinds[k].source];
-		size_t m = n - (size_t)(eq - p) - 1;
-		snprintf(rung, sizeof(rung), "%.*s", (int)(m < sizeof(rung) ? m : sizeof(rung) - 1), eq + 1);
-		const struct stk_rung *found = m < sizeof(rung) ? stk_rung_by_name(cls, rung) : NULL;
-		if (!found) {
-			stk_ladder_names(cls, names, sizeof(names));
-			snprintf(msg, len, "--mechanism %s=%.*s: %s takes %s", kinds[k].name, (int)m, eq + 1, kinds[k].name,
-				 names);
-			return -1;
-		}
-		const char **forced = &r->forced[kinds[k].source];
-		if (*forced && strcmp(*forced, found->name) != 0) {
-			snprintf(msg, len, "--mechanism: %s and %s share their events; one mechanism for both", *forced,
-				 found->name);
-			return -1;
-		}
-		*forced = found->name;
-		p = end ? end + 1 : NULL;
-	} while (p);
-	return 0;
+	return stk_each_item(spec, mechanism_item, &c);
 }
 
 bool stk_res_request_wants(const struct stk_res_request *r, enum stk_res_source s)
@@ -174,9 +186,21 @@ int stk_res_request_check(const struct stk_res_request *r, char *msg, size_t len
 		snprintf(msg, len, "missing -e KIND[,KIND...]: what to weigh stacks by (%s)", names);
 		return -1;
 	}
-	if (r->on[STK_RES_BLOCK] && r->on[STK_RES_BLOCK_TIME] && r->every[STK_RES_BLOCK] != r->every[STK_RES_BLOCK_TIME]) {
-		snprintf(msg, len, "-e: block and block-time are taken from the same requests: give them the same N");
-		return -1;
+	const enum stk_res_kind block_kinds[] = { STK_RES_BLOCK, STK_RES_BLOCK_TIME, STK_RES_IORQ };
+	int first = -1;
+
+	for (size_t i = 0; i < sizeof(block_kinds) / sizeof(block_kinds[0]); i++) {
+		enum stk_res_kind k = block_kinds[i];
+
+		if (!r->on[k])
+			continue;
+		if (first >= 0 && r->every[k] != r->every[first]) {
+			snprintf(msg, len, "-e: %s and %s are taken from the same requests: give them the same N",
+				 kinds[first].name, kinds[k].name);
+			return -1;
+		}
+		if (first < 0)
+			first = (int)k;
 	}
 	for (int s = 0; s < STK_RES_SRC_COUNT; s++) {
 		if (r->forced[s] && !stk_res_request_wants(r, (enum stk_res_source)s)) {

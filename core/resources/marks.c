@@ -9,22 +9,6 @@
 #include "core/stack/stack_mark.h"
 #include "core/threads/syscall_table.h"
 
-static const char *const syscall_frames[][2] = {
-	{ "read", "[sys_read]" },         { "pread64", "[sys_pread64]" },   { "readv", "[sys_readv]" },
-	{ "preadv", "[sys_preadv]" },     { "preadv2", "[sys_preadv2]" },   { "write", "[sys_write]" },
-	{ "pwrite64", "[sys_pwrite64]" }, { "writev", "[sys_writev]" },     { "pwritev", "[sys_pwritev]" },
-	{ "pwritev2", "[sys_pwritev2]" }, { "sendto", "[sys_sendto]" },     { "sendmsg", "[sys_sendmsg]" },
-	{ "recvfrom", "[sys_recvfrom]" }, { "recvmsg", "[sys_recvmsg]" },
-};
-
-const char *stk_res_syscall_frame(const char *name)
-{
-	for (size_t i = 0; name && i < sizeof(syscall_frames) / sizeof(syscall_frames[0]); i++)
-		if (strcmp(syscall_frames[i][0], name) == 0)
-			return syscall_frames[i][1];
-	return "[system call]";
-}
-
 /* Writeback's flusher: a kworker running the writeback work. */
 static bool is_writeback(const struct stk_stack *st)
 {
@@ -46,16 +30,16 @@ const char *stk_res_who_label(const struct stk_stack *st, uint32_t who)
 	return is_writeback(st) ? "[kernel thread: writeback]" : "[kernel thread]";
 }
 
-int stk_res_mark(struct stk_stack *st, const struct stk_stack_ref *ref, bool user_only)
+int stk_res_mark(struct stk_stack *st, const struct stk_stack_ref *ref, unsigned kind, bool user_only)
 {
 	const char *who;
 
-	if (ref->type == STK_RES_BLOCK || ref->type == STK_RES_BLOCK_TIME) {
+	if (kind == STK_RES_BLOCK || kind == STK_RES_BLOCK_TIME || kind == STK_RES_IORQ) {
 		if (stk_stack_mark_leaf(st, ref->detail == STK_RES_BLOCK_WRITE ? "[block write]" : "[block read]"))
 			return -1;
 	} else if (ref->detail && !user_only) {
 		/* a system call's bytes: its name stands for the kernel frames not taken */
-		if (stk_stack_mark_leaf(st, stk_res_syscall_frame(stk_syscall_name((int)ref->detail - 1))))
+		if (stk_stack_mark_leaf(st, stk_syscall_frame((int)ref->detail - 1)))
 			return -1;
 	}
 	/* without BTF a kernel thread shows as one without a user stack */

@@ -17,15 +17,14 @@
 #include "bpf/stack_types.h"
 #include "core/stack/stack.h"
 
-/* "[sys_NAME]" for the system calls resources counts, "[system call]" for others. */
-const char *stk_res_syscall_frame(const char *name);
 /* The label for who (bpf/stack_types.h STK_WHO_*), by st's kernel frames; NULL for a user thread. */
 const char *stk_res_who_label(const struct stk_stack *st, uint32_t who);
 
 /*
- * st as stk resources shows the stack ref counts: the leaf that says what moved (block direction, system call), the root
- * that says who (kernel thread, io_uring worker). 0, or -1 when out of memory.
+ * st as stk resources shows the stack ref counts for kind (enum stk_res_kind): the leaf that says what moved
+ * (block direction, system call), the root that says who (kernel thread, io_uring worker). 0, or -1 when out
+ * of memory.
  */
-int stk_res_mark(struct stk_stack *st, const struct stk_stack_ref *ref, bool user_only);
+int stk_res_mark(struct stk_stack *st, const struct stk_stack_ref *ref, unsigned kind, bool user_only);
 
 #endif

@@ -24,11 +24,17 @@ struct stk_event_outputs {
 	FILE *temp;     /* the recording when no -o file is Parquet (no name, gone at exit) */
 	int source_fd;  /* where the rendered outputs read the recording (ours: closed at free) */
 	bool any_parquet_file;
+	bool all;       /* every output is made from the recording */
 };
 
 bool stk_output_from_events(const struct stk_stack_opts *o, enum stk_format f)
 {
 	return stk_format_needs_events(f) || (stk_format_shows_spans(f) && o->n_spans > 0);
+}
+
+bool stk_event_outputs_made(const struct stk_event_outputs *eo, const struct stk_stack_opts *o, enum stk_format f)
+{
+	return eo && (eo->all || stk_output_from_events(o, f));
 }
 
 bool stk_wants_events(const struct stk_stack_opts *o)
@@ -88,7 +94,7 @@ static int reopen_for_reading(FILE *out)
 static int pick_streams(struct stk_event_outputs *eo, const struct stk_stack_opts *o,
 			struct stk_output_file *const *outs, FILE **streams, size_t *n, char *err, size_t err_len)
 {
-	bool rendered = !o->n_outputs && stk_output_from_events(o, o->format) && o->format != STK_FORMAT_PARQUET;
+	bool rendered = !o->n_outputs && stk_event_outputs_made(eo, o, o->format) && o->format != STK_FORMAT_PARQUET;
 
 	*n = 0;
 	eo->source_fd = -1;
@@ -100,7 +106,7 @@ static int pick_streams(struct stk_event_outputs *eo, const struct stk_stack_opt
 			if (eo->source_fd < 0)
 				eo->source_fd = reopen_for_reading(stk_safe_output_stream(outs[i]));
 			eo->any_parquet_file = true;
-		} else if (stk_output_from_events(o, o->output_formats[i])) {
+		} else if (stk_event_outputs_made(eo, o, o->output_formats[i])) {
 			rendered = true;
 		}
 	}
@@ -126,7 +132,7 @@ static int pick_streams(struct stk_event_outputs *eo, const struct stk_stack_opt
 }
 
 struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o, struct stk_output_file *const *outs,
-						 bool has_btf, uint32_t pid, char *err, size_t err_len)
+						 bool has_btf, uint32_t pid, bool all, char *err, size_t err_len)
 {
 	struct stk_span_spec specs[STK_SPAN_MAX];
 	FILE *streams[STK_MAX_OUTPUTS + 1];
@@ -147,6 +153,7 @@ struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o,
 		return NULL;
 	}
 	eo->source_fd = -1;
+	eo->all = all;
 	if ((o->n_spans && !(eo->spans = stk_span_find(specs, o->n_spans, (pid_t)pid, err, err_len))) ||
 	    pick_streams(eo, o, outs, streams, &n, err, err_len) ||
 	    !(eo->sink = stk_event_sink_new(streams, n, specs, o->n_spans, err, err_len))) {
@@ -197,12 +204,31 @@ static int render(const struct stk_event_outputs *eo, const char *applet, enum s
 	return 0;
 }
 
+/* A recording of several kinds: each one's rows and losses (-v, or where any was lost). */
+static void say_kinds(const struct stk_event_outputs *eo, const char *applet, bool verbose)
+{
+	const char *names[STK_EVENT_TYPES];
+	size_t n = 0;
+
+	for (uint16_t t = 0; t < STK_EVENT_TYPES; t++)
+		if ((names[t] = stk_event_sink_kind_name(eo->sink, t)))
+			n++;
+	for (uint16_t t = 0; n > 1 && t < STK_EVENT_TYPES; t++) {
+		uint64_t lost = stk_event_sink_lost_of(eo->sink, t);
+
+		if (names[t] && (verbose || lost))
+			fprintf(stderr, "%s: %s: %" PRIu64 " events, %" PRIu64 " lost\n", applet, names[t],
+				stk_event_sink_rows_of(eo->sink, t), lost);
+	}
+}
+
 static void say_counts(const struct stk_event_outputs *eo, const char *applet, const struct stk_stack_opts *o)
 {
 	uint64_t rows = stk_event_sink_rows(eo->sink), lost = stk_event_sink_lost(eo->sink);
 
 	fprintf(stderr, "%s: %" PRIu64 " events recorded%s\n", applet, rows,
 		lost ? "" : ", none lost");
+	say_kinds(eo, applet, o->verbose);
 	if (o->verbose) {
 		size_t n, bytes;
 		uint64_t renders;
@@ -229,7 +255,7 @@ int stk_event_outputs_finish(struct stk_event_outputs *eo, const char *applet, c
 	for (size_t i = 0; i < o->n_outputs; i++) {
 		enum stk_format f = o->output_formats[i];
 
-		if (!stk_output_from_events(o, f))
+		if (!stk_event_outputs_made(eo, o, f))
 			continue;
 		if (f != STK_FORMAT_PARQUET &&
 		    render(eo, applet, f, stk_safe_output_stream(outs[i]), o->output_paths[i])) {
@@ -241,7 +267,7 @@ int stk_event_outputs_finish(struct stk_event_outputs *eo, const char *applet, c
 			ret = -1;
 		}
 	}
-	if (!o->n_outputs && o->format != STK_FORMAT_PARQUET && stk_output_from_events(o, o->format) &&
+	if (!o->n_outputs && o->format != STK_FORMAT_PARQUET && stk_event_outputs_made(eo, o, o->format) &&
 	    render(eo, applet, o->format, stdout, "the results"))
 		ret = -1;
 	say_counts(eo, applet, o);

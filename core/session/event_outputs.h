@@ -21,18 +21,21 @@ struct stk_event_outputs;
 
 /* Whether o records events at all (an output that needs them, or --span). */
 bool stk_wants_events(const struct stk_stack_opts *o);
-/* Whether the output in format f comes from the recording. */
+/* Whether the output in format f comes from the recording (eo's: every output of a capture that always records). */
 bool stk_output_from_events(const struct stk_stack_opts *o, enum stk_format f);
+bool stk_event_outputs_made(const struct stk_event_outputs *eo, const struct stk_stack_opts *o, enum stk_format f);
 
 /*
  * The recording for o's outputs (outs[i] is o->output_paths[i]'s file;
  * with none, stdout in o->format), and the --span targets found in pid's
  * files (0: the system's). has_btf: the session found BTF (the BPF side
- * finds the ring buffer through it). NULL after a one-line err: this
- * kernel cannot record, a span target does not exist, out of memory.
+ * finds the ring buffer through it); all: every output is made from the
+ * recording (stk record), not only those that need events. NULL after a
+ * one-line err: this kernel cannot record, a span target does not exist,
+ * out of memory.
  */
 struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o, struct stk_output_file *const *outs,
-						 bool has_btf, uint32_t pid, char *err, size_t err_len);
+						 bool has_btf, uint32_t pid, bool all, char *err, size_t err_len);
 struct stk_event_sink *stk_event_outputs_sink(const struct stk_event_outputs *eo);
 /* The span programs to load with the applet's (NULL-terminated), and whether they need libbpf's USDT maps. */
 const char *const *stk_event_outputs_programs(const struct stk_event_outputs *eo);

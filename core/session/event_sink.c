@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
+#include "bpf/resources_types.h"
 #include "bpf/stack_sample.h"
 #include "core/base/byte_arena.h"
 #include "core/base/clock.h"
@@ -47,6 +48,8 @@
 #define KEPT_BLOCK_BYTES (1u << 20)
 /* Events waiting for their stack copy to be unwound; past this they are written without it. */
 #define PENDING_MAX 65536
+/* Block devices named (iorq): their dev_t and name, kept for the capture. */
+#define DEVICES_MAX 64
 
 struct stack_entry {
 	struct stk_ev_stack_ref ref; /* id: the entry's index + 1 */
@@ -65,9 +68,15 @@ struct stk_event_sink {
 	char *labels[STK_MAX_SPANS];
 	size_t n_labels;
 	struct ring_buffer *rb;
-	const struct bpf_map *stats;
+	const struct bpf_map *stats, *lost;
 	uint64_t lost_before; /* counted by skeletons replaced since */
-	struct stk_event_source src;
+	uint64_t lost_before_of[STK_EVENT_TYPES];
+	uint64_t rows_of[STK_EVENT_TYPES];
+	struct stk_event_desc kinds[STK_EVENT_TYPES]; /* by ref.type */
+	size_t n_kinds;
+	bool per_thread;
+	struct device { uint32_t dev; char name[40]; } devices[DEVICES_MAX];
+	size_t n_devices;
 	const struct stk_stack_resolver *resolver; /* the session's */
 	struct stk_dwarf_samples *dwarf;
 	int timer_fd;
@@ -241,14 +250,75 @@ static const struct stk_ev_stack_ref *stack_of(struct stk_event_sink *k, const s
 	return render(k, &k->keys[at], ref) ? NULL : ref;
 }
 
+/* The kind of ref.type type (the first where the type names none). */
+static const struct stk_event_desc *kind_of(const struct stk_event_sink *k, uint16_t type)
+{
+	return type < k->n_kinds && k->kinds[type].event ? &k->kinds[type] : &k->kinds[0];
+}
+
+/* A block device's name as /sys/dev/block knows it ("nvme0n1"), else "MAJOR:MINOR"; kept for the capture. */
+static const char *device_name(struct stk_event_sink *k, uint32_t dev, char *buf, size_t len)
+{
+	unsigned major = dev >> 20, minor = dev & 0xfffff;
+	char path[96], line[128];
+	FILE *f;
+
+	for (size_t i = 0; i < k->n_devices; i++)
+		if (k->devices[i].dev == dev)
+			return k->devices[i].name;
+	snprintf(buf, len, "%u:%u", major, minor);
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major, minor);
+	if ((f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "DEVNAME=", 8) == 0) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(buf, len, "%.*s", (int)(len - 1), line + 8);
+				break;
+			}
+		fclose(f);
+	}
+	if (k->n_devices == DEVICES_MAX)
+		return buf;
+	k->devices[k->n_devices].dev = dev;
+	snprintf(k->devices[k->n_devices].name, sizeof(k->devices[0].name), "%s", buf);
+	return k->devices[k->n_devices++].name;
+}
+
+/* What e's kind adds to its row: the system call, a block request's direction, device and bytes. */
+static void kind_columns(struct stk_event_sink *k, const struct stk_event_desc *kind, const struct stk_event *e,
+			 struct stk_ev_row *row, char *dev, size_t dev_len)
+{
+	if ((kind->columns & STK_EV_FILLS_SYSCALL) && e->ref.detail)
+		row->syscall = e->ref.detail;
+	if (!(kind->columns & STK_EV_FILLS_BLOCK))
+		return;
+	row->op = e->ref.detail == STK_RES_BLOCK_READ ? "read" : e->ref.detail == STK_RES_BLOCK_WRITE ? "write" : NULL;
+	if (e->dev || e->bytes) {
+		row->device = device_name(k, e->dev, dev, dev_len);
+		row->bytes = (int64_t)e->bytes;
+		row->has_bytes = true;
+	}
+}
+
+/* A row to every writer. */
+static void add_row(struct stk_event_sink *k, uint16_t type, const struct stk_ev_row *row)
+{
+	for (size_t i = 0; i < k->n_writers; i++)
+		if (stk_ev_writer_add(k->writers[i], row))
+			fail(k, "writing an event failed");
+	if (type < STK_EVENT_TYPES)
+		k->rows_of[type]++;
+}
+
 static void write_row(struct stk_event_sink *k, const struct stk_event *e)
 {
-	char label[600];
+	char label[600], dev[40];
 	bool span = e->kind == STK_EVENT_SPAN;
+	const struct stk_event_desc *kind = kind_of(k, e->ref.type);
 	struct stk_ev_row row = {
 		.time = (int64_t)e->time + k->wall_offset, .pid = e->ref.tgid, .tid = e->ref.tid, .cpu = e->cpu,
-		.comm = e->ref.comm, .event = span ? "span" : k->src.event, .weight = (int64_t)e->weight,
-		.unit = span ? "nanoseconds" : k->src.unit, .span = span_label(k, e, label, sizeof(label)),
+		.comm = e->ref.comm, .event = span ? "span" : kind->event, .weight = (int64_t)e->weight,
+		.unit = span ? "nanoseconds" : kind->unit, .span = span_label(k, e, label, sizeof(label)),
 		.state = (char)e->state,
 	};
 
@@ -256,9 +326,21 @@ static void write_row(struct stk_event_sink *k, const struct stk_event *e)
 		fail(k, "out of memory resolving a stack");
 		return;
 	}
-	for (size_t i = 0; i < k->n_writers; i++)
-		if (stk_ev_writer_add(k->writers[i], &row))
-			fail(k, "writing an event failed");
+	if (!span)
+		kind_columns(k, kind, e, &row, dev, sizeof(dev));
+	add_row(k, span ? STK_EVENT_TYPES : e->ref.type, &row);
+}
+
+void stk_event_sink_add_row(struct stk_event_sink *k, uint16_t type, struct stk_ev_row *row)
+{
+	const struct stk_event_desc *kind;
+
+	if (!k || k->closed || k->err[0])
+		return;
+	kind = kind_of(k, type);
+	row->event = kind->event;
+	row->unit = kind->unit;
+	add_row(k, type, row);
 }
 
 /* Whether e's stack can be resolved now: a stack copy must have been unwound first. */
@@ -325,6 +407,19 @@ static void on_copy(void *ctx, const struct stk_stack_sample *s, uint64_t copy)
 	take(ctx, &e);
 }
 
+int stk_event_sink_describe_events(struct stk_event_sink *k, const struct stk_event_source *src, char *err,
+				   size_t err_len)
+{
+	if (!src->n_kinds || src->n_kinds > STK_EVENT_TYPES) {
+		snprintf(err, err_len, "%zu kinds of events in one capture (1 to %d)", src->n_kinds, STK_EVENT_TYPES);
+		return -1;
+	}
+	memcpy(k->kinds, src->kinds, src->n_kinds * sizeof(*src->kinds));
+	k->n_kinds = src->n_kinds;
+	k->per_thread = src->per_thread;
+	return 0;
+}
+
 int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const struct stk_event_source *src,
 			   const struct stk_stack_resolver *resolver, char *err, size_t err_len)
 {
@@ -334,13 +429,17 @@ int stk_event_sink_connect(struct stk_event_sink *k, struct stk_bpf *skel, const
 		ring_buffer__free(k->rb);
 		k->rb = NULL;
 		k->lost_before += stk_percpu_sum(k->stats, STK_EVSTAT_LOST);
+		for (uint32_t t = 0; t < STK_EVENT_TYPES; t++)
+			k->lost_before_of[t] += stk_percpu_sum(k->lost, t);
 	}
-	k->src = *src;
+	if (stk_event_sink_describe_events(k, src, err, err_len))
+		return -1;
 	k->resolver = resolver;
 	if (dwarf != k->dwarf)
 		k->unwound_seen = 0; /* a new skeleton's copies are numbered from 0 */
 	k->dwarf = dwarf;
 	k->stats = skel->maps.stk_event_stats;
+	k->lost = skel->maps.stk_event_lost;
 	stk_dwarf_samples_on_sample(dwarf, on_copy, k);
 	k->rb = ring_buffer__new(bpf_map__fd(skel->maps.stk_events), on_record, k, NULL);
 	if (!k->rb) {
@@ -472,6 +571,23 @@ uint64_t stk_event_sink_lost(const struct stk_event_sink *k)
 	return k ? k->lost_before + (k->stats ? stk_percpu_sum(k->stats, STK_EVSTAT_LOST) : 0) : 0;
 }
 
+uint64_t stk_event_sink_lost_of(const struct stk_event_sink *k, uint16_t type)
+{
+	if (!k || type >= STK_EVENT_TYPES)
+		return 0;
+	return k->lost_before_of[type] + (k->lost ? stk_percpu_sum(k->lost, type) : 0);
+}
+
+const char *stk_event_sink_kind_name(const struct stk_event_sink *k, uint16_t type)
+{
+	return k && type < k->n_kinds ? k->kinds[type].event : NULL;
+}
+
+uint64_t stk_event_sink_rows_of(const struct stk_event_sink *k, uint16_t type)
+{
+	return k && type < STK_EVENT_TYPES ? k->rows_of[type] : 0;
+}
+
 void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders)
 {
 	*n = k ? k->n_stacks : 0;
@@ -493,19 +609,53 @@ static void put_meta_i64(struct stk_ev_writer *w, const char *key, int64_t value
 	stk_ev_writer_meta(w, key, num);
 }
 
-static void describe_file(const struct stk_event_sink *k, struct stk_ev_writer *w)
+/* The kinds the capture records, in ref.type order (the report's value types of a recording of several). */
+static size_t recorded_kinds(const struct stk_event_sink *k, uint16_t *types)
+{
+	size_t n = 0;
+
+	for (uint16_t t = 0; t < k->n_kinds; t++)
+		if (k->kinds[t].event)
+			types[n++] = t;
+	return n;
+}
+
+/* stk.kinds: a line per kind recorded (event_schema.h). 0, or -1 when out of memory. */
+static int put_kinds(const struct stk_event_sink *k, struct stk_ev_writer *w, const uint16_t *types, size_t n)
+{
+	struct stk_buf b = { 0 };
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct stk_event_desc *kind = &k->kinds[types[i]];
+
+		stk_buf_printf(&b, "%s%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64, i ? "\n" : "", kind->event,
+			       kind->unit, kind->value.type, kind->value.unit, kind->divisor ? kind->divisor : 1,
+			       kind->sample_ns, stk_event_sink_lost_of(k, types[i]));
+	}
+	ret = b.oom ? -1 : stk_ev_writer_meta(w, STK_EV_META_KINDS, stk_buf_str(&b));
+	stk_buf_free(&b);
+	return ret;
+}
+
+static void describe_file(struct stk_event_sink *k, struct stk_ev_writer *w)
 {
 	const struct description *d = &k->d;
+	uint16_t types[STK_EVENT_TYPES];
+	size_t n = recorded_kinds(k, types);
+	const struct stk_event_desc *first = n ? &k->kinds[types[0]] : &k->kinds[0];
 
 	put_meta(w, STK_EV_META_COMMAND, d->command ? d->command : "");
 	put_meta(w, STK_EV_META_APPLET, d->applet ? d->applet : "stk");
-	put_meta(w, STK_EV_META_EVENT, k->src.event ? k->src.event : "event");
+	put_meta(w, STK_EV_META_EVENT, first->event ? first->event : "event");
+	if (n > 1 && put_kinds(k, w, types, n))
+		fail(k, "out of memory describing the recording");
 	put_meta_i64(w, STK_EV_META_LOST, (int64_t)stk_event_sink_lost(k));
 	put_meta_i64(w, STK_EV_META_START, d->start);
 	put_meta_i64(w, STK_EV_META_DURATION, d->duration);
-	put_meta_i64(w, STK_EV_META_PER_THREAD, k->src.per_thread);
-	put_meta_i64(w, STK_EV_META_DIVISOR, (int64_t)(k->src.divisor ? k->src.divisor : 1));
-	put_meta_i64(w, STK_EV_META_SAMPLE_NS, k->src.sample_ns);
+	put_meta_i64(w, STK_EV_META_PER_THREAD, k->per_thread);
+	put_meta_i64(w, STK_EV_META_DIVISOR, (int64_t)(first->divisor ? first->divisor : 1));
+	put_meta_i64(w, STK_EV_META_SAMPLE_NS, first->sample_ns);
 	put_meta(w, STK_EV_META_TITLE, d->title);
 	put_meta(w, STK_EV_META_VALUE_TYPE, d->value_type);
 	put_meta(w, STK_EV_META_VALUE_UNIT, d->value_unit);

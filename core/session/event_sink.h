@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 #include "bpf/event_types.h"
+#include "core/stack/stack.h"
 #include "core/probe/span_spec.h"
 
 struct stk_bpf;
@@ -30,14 +31,26 @@ struct stk_dwarf_samples;
 struct stk_stack_resolver;
 struct stk_report;
 struct stk_output_opts;
+struct stk_ev_row;
+
+/* One kind of event a capture records: the events whose ref.type is its index in the source's kinds. */
+struct stk_event_desc {
+	const char *event;  /* the Parquet `event`: "cpu", "offcpu", the probe, "rss" (NULL: none of this type) */
+	const char *unit;   /* its weight's unit: "count", "nanoseconds", "bytes" */
+	struct stk_value_type value; /* how its totals are reported, in a recording of several kinds */
+	uint64_t divisor;   /* its totals print weight sums divided by this (offcputime: 1000) */
+	int64_t sample_ns;  /* cpu: the time one sample stands for */
+	unsigned columns;   /* STK_EV_FILLS_*: what its rows add to the common columns */
+};
+#define STK_EV_FILLS_SYSCALL 1u /* syscall, syscall_nr from ref.detail (the call's number + 1) */
+#define STK_EV_FILLS_BLOCK 2u   /* op from ref.detail (the direction); device and bytes from the event (iorq) */
 
 /* What an applet says about its events. */
 struct stk_event_source {
-	const char *event; /* the Parquet `event` of its events: "cpu", "offcpu", the probe */
-	const char *unit;  /* "count" or "nanoseconds" */
-	bool per_thread;   /* its totals keep threads apart */
-	uint64_t divisor;  /* its totals print weight sums divided by this (offcputime: 1000) */
-	int64_t sample_ns; /* profile: the time one sample stands for */
+	bool per_thread; /* its totals keep threads apart */
+	/* by ref.type (copied by the sink; the strings must outlive it) */
+	const struct stk_event_desc *kinds;
+	size_t n_kinds;
 };
 
 struct stk_event_sink;
@@ -48,6 +61,9 @@ struct stk_event_sink;
  */
 struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const struct stk_span_spec *spans,
 					  size_t n_spans, char *err, size_t err_len);
+/* src's events (its kinds copied): for a sink of rows user space makes alone (threadstate); connect says it too. 0, or -1 with err. */
+int stk_event_sink_describe_events(struct stk_event_sink *k, const struct stk_event_source *src, char *err,
+				   size_t err_len);
 /*
  * After load: reads skel's ring buffer from here on (replacing one read
  * before: a retried mechanism brings a new skeleton), src's events, their
@@ -62,12 +78,22 @@ int stk_event_sink_watch(struct stk_event_sink *k, struct stk_run_loop *loop, ch
 void stk_event_sink_drain(struct stk_event_sink *k, bool final);
 /* An event user space made (offcputime: a block still going at the end). */
 void stk_event_sink_add(struct stk_event_sink *k, const struct stk_event *e);
+/*
+ * A row user space made without a stack (a thread's state sampled by stk
+ * record), of the kind of ref.type type: its event and unit are the kind's.
+ */
+void stk_event_sink_add_row(struct stk_event_sink *k, uint16_t type, struct stk_ev_row *row);
 /* The command line, the report the capture printed and its options, for the footer (copied). */
 void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const char *command,
 			     const struct stk_report *r, const struct stk_output_opts *o);
-/* Rows written so far, and events the kernel found no room for. */
+/* Rows written so far, and events the kernel found no room for (all, or of ref.type type). */
 uint64_t stk_event_sink_rows(const struct stk_event_sink *k);
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k);
+uint64_t stk_event_sink_lost_of(const struct stk_event_sink *k, uint16_t type);
+/* Rows written of ref.type type. */
+uint64_t stk_event_sink_rows_of(const struct stk_event_sink *k, uint16_t type);
+/* The event name of ref.type type's kind, or NULL where the capture records none of it. */
+const char *stk_event_sink_kind_name(const struct stk_event_sink *k, uint16_t type);
 /* Distinct stacks resolved, the bytes of their text and frames kept, and how often one was rendered (for -v). */
 void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders);
 /*

@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/timerfd.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -37,6 +40,7 @@ int stk_session_open_bpf(struct stk_session *s, const char *applet, int verbose,
 	s->applet = applet;
 	s->empty_btf_fd = -1;
 	s->sweep_fd = -1;
+	s->cgroup_fd = -1;
 	s->entered_mono = stk_now_ns(CLOCK_MONOTONIC);
 	if (stk_caps_read_self(&caps) || !stk_caps_can_trace(&caps)) {
 		stk_error(applet, "needs root (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN); running as "
@@ -75,6 +79,25 @@ static int open_outputs(struct stk_session *s)
 	return 0;
 }
 
+/* --cgroup: its directory, which the BPF filter takes only from cgroup v2 (a v1 hierarchy or a plain directory would fail late). */
+static int open_cgroup(struct stk_session *s)
+{
+	const char *path = s->opts->cgroup_path;
+	struct statfs fs;
+
+	s->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->cgroup_fd < 0) {
+		stk_error(s->applet, "--cgroup %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstatfs(s->cgroup_fd, &fs) || fs.f_type != CGROUP2_SUPER_MAGIC) {
+		stk_error(s->applet, "--cgroup %s: not a cgroup v2 directory (see /proc/mounts for the cgroup2 mount)",
+			  path);
+		return -1;
+	}
+	return 0;
+}
+
 int stk_session_open(struct stk_session *s, const struct stk_stack_applet *app, const struct stk_stack_opts *opts,
 		     const uint32_t *pids, size_t n_pids)
 {
@@ -82,7 +105,8 @@ int stk_session_open(struct stk_session *s, const struct stk_stack_applet *app, 
 
 	s->opts = opts;
 	s->app = *app;
-	if (stk_session_open_bpf(s, applet, opts->verbose, opts->btf_file) || open_outputs(s))
+	if (stk_session_open_bpf(s, applet, opts->verbose, opts->btf_file) || open_outputs(s) ||
+	    (opts->cgroup_path && open_cgroup(s)))
 		return -1;
 
 	/* keep_elf: the files' CFI for the unwinders, even after their processes exit. */
@@ -102,11 +126,11 @@ int stk_session_open(struct stk_session *s, const struct stk_stack_applet *app, 
 	for (size_t i = 0; i < n_pids; i++)
 		stk_symbolizer_add_process(s->sym, (pid_t)pids[i]);
 	s->events_possible = stk_events_possible_here(stk_session_has_btf(s));
-	if (stk_wants_events(opts)) {
+	if (stk_wants_events(opts) || app->records) {
 		char err[1024];
 
 		s->events = stk_event_outputs_open(opts, s->outs, stk_session_has_btf(s), n_pids == 1 ? pids[0] : 0,
-						   err, sizeof(err));
+						   app->records, err, sizeof(err));
 		if (!s->events) {
 			stk_error(applet, "%s", err);
 			return -1;
@@ -123,10 +147,11 @@ static void append_names(const char **list, size_t cap, size_t *n, const char *c
 	list[*n] = NULL;
 }
 
-static const char *const event_map_names[] = { "stk_events", "stk_spans", "stk_span_config", "stk_event_stats", NULL };
+static const char *const event_map_names[] = { "stk_events", "stk_spans", "stk_span_config", "stk_event_stats",
+					       "stk_event_lost", NULL };
 /* The stack maps (bpf/stack_maps.h) every rung counts through; the copies' for dwarf and cfi; hashed copies' once-sent set. */
-static const char *const stack_map_names[] = { "stk_pids", "stk_tids", "stk_stacks", "stk_counts", "stk_stats", "stk_seen",
-					       "stk_new_process", NULL };
+static const char *const stack_map_names[] = { "stk_pids", "stk_tids", "stk_cgroup", "stk_stacks", "stk_counts",
+					       "stk_stats", "stk_seen", "stk_new_process", NULL };
 static const char *const copy_map_names[] = { "stk_scratch", "stk_samples", NULL };
 static const char *const hashed_map_names[] = { "stk_sent", NULL };
 static const char *const usdt_map_names[] = { "__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL };
@@ -138,10 +163,11 @@ const char *const *stk_session_extra_maps(struct stk_session *s)
 	s->extra_maps[0] = NULL;
 	if (s->app.counts) {
 		append_names(s->extra_maps, cap, &n, stack_map_names);
-		if (s->unwind.rung != STK_UNWIND_FP)
+		/* hashed copies' set too where copies are not hashed: profile's programs hash them in stk record */
+		if (s->unwind.rung != STK_UNWIND_FP) {
 			append_names(s->extra_maps, cap, &n, copy_map_names);
-		if (s->unwind.rung != STK_UNWIND_FP && s->app.hashes)
 			append_names(s->extra_maps, cap, &n, hashed_map_names);
+		}
 	}
 	if (s->unwind.rung == STK_UNWIND_CFI)
 		append_names(s->extra_maps, cap, &n, stk_unwind_map_names);
@@ -196,6 +222,8 @@ static int size_stack_maps(struct stk_session *s, struct stk_bpf *skel)
 	    bpf_map__set_max_entries(skel->maps.stk_pids, filter_size(o->n_pids)) ||
 	    bpf_map__set_max_entries(skel->maps.stk_tids, filter_size(o->n_tids)))
 		return -1;
+	if (!s->app.hashes && bpf_map__set_max_entries(skel->maps.stk_sent, 1))
+		return -1;
 	return ncpu < 1 || bpf_map__set_max_entries(skel->maps.stk_scratch, (uint32_t)ncpu) ? -1 : 0;
 }
 
@@ -228,6 +256,7 @@ struct stk_stack_config stk_session_stack_config(const struct stk_session *s)
 	return (struct stk_stack_config){
 		.filter_pids = o->n_pids > 0,
 		.filter_tids = o->n_tids > 0,
+		.filter_cgroup = s->cgroup_fd >= 0,
 		.kernel_stacks = !o->user_only,
 		.user_stacks = !o->kernel_only,
 		.per_thread = o->n_tids > 0,
@@ -269,7 +298,11 @@ int stk_session_connect(struct stk_session *s, struct stk_bpf *skel)
 	char err[1024];
 
 	s->skel = skel;
-	if (fill(skel->maps.stk_pids, o->pids, o->n_pids) || fill(skel->maps.stk_tids, o->tids, o->n_tids)) {
+	uint32_t zero = 0;
+
+	if (fill(skel->maps.stk_pids, o->pids, o->n_pids) || fill(skel->maps.stk_tids, o->tids, o->n_tids) ||
+	    (s->cgroup_fd >= 0 && bpf_map__update_elem(skel->maps.stk_cgroup, &zero, sizeof(zero), &s->cgroup_fd,
+						       sizeof(s->cgroup_fd), 0))) {
 		stk_error(s->applet, "writing filters into BPF maps failed: %s", strerror(errno));
 		return -1;
 	}
@@ -308,6 +341,11 @@ void stk_session_say_mechanism(const struct stk_session *s, const char *what, co
 void stk_session_event_add(struct stk_session *s, const struct stk_event *e)
 {
 	stk_event_sink_add(stk_event_outputs_sink(s->events), e);
+}
+
+void stk_session_event_row(struct stk_session *s, uint16_t type, struct stk_ev_row *row)
+{
+	stk_event_sink_add_row(stk_event_outputs_sink(s->events), type, row);
 }
 
 int stk_session_plan_unwind(struct stk_session *s, const struct stk_stack_opts *o, bool hashes,
@@ -595,7 +633,7 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 		char err[PATH_MAX + 128];
 
 		opts.format = n ? o->output_formats[i] : o->format;
-		if (s->events && stk_output_from_events(o, opts.format))
+		if (stk_event_outputs_made(s->events, o, opts.format))
 			continue; /* made from the recording when the capture ends */
 		if (stk_output_write(out, &report, &opts) || fflush(out)) {
 			stk_error(s->applet, "writing %s failed: %s", n ? o->output_paths[i] : "the results",
@@ -665,6 +703,8 @@ void stk_session_close(struct stk_session *s)
 	stk_run_loop_free(s->loop);
 	if (s->sweep_fd >= 0)
 		close(s->sweep_fd);
+	if (s->cgroup_fd >= 0)
+		close(s->cgroup_fd);
 	if (s->sym)
 		stk_symbolizer_free(s->sym);
 	if (s->empty_btf_fd >= 0)

@@ -4,7 +4,8 @@
  * is once (struct stk_stack_applet); the session runs it:
  *   stk_session_open     privileges, libbpf's verbosity, the BTF source
  *                        (--btf, sysfs, libbpf's paths, embedded), the -o
- *                        files, the symbolizer (with -p processes learned now)
+ *                        files, --cgroup's directory, the symbolizer (with
+ *                        -p processes learned now)
  *   (the applet opens its programs with stk_session_extra_maps/_programs
  *    beside its own, through core/attach; before load stk_session_size_maps,
  *    after load stk_session_connect and its configuration, headed by
@@ -64,6 +65,7 @@ struct stk_stack_applet {
 	const char *unit;       /* what one count is, in loss warnings: "samples", "blocks", "events" */
 	bool hashes;            /* stack copies are hashed in the kernel and sent once per content */
 	bool counts_itself;     /* stk's own threads count too (profile samples them as bcc's does) */
+	bool records;           /* every output, text too, is made from its recording, which it always makes (stk record) */
 	struct stk_stack_rules rules;  /* how its stacks are shown */
 	struct stk_event_source events; /* what its events are (when it records) */
 	/* The capture: the text header (when text goes to stdout); each -i tick
@@ -91,6 +93,7 @@ struct stk_session {
 	struct stk_stack_resolver resolver; /* the stack references' one resolver, for totals and events */
 	struct stk_bpf *skel;             /* the applet's loaded object (stk_session_connect; not owned) */
 	int sweep_fd; /* a 1 s timer: processes that exited are compacted (stk_symbolizer_sweep) */
+	int cgroup_fd; /* --cgroup's directory (-1: none) */
 	uint64_t dwarf_missing_reported;
 	struct stk_output_file *outs[STK_MAX_OUTPUTS];
 	int64_t start_wall, start_mono; /* what the next report covers */
@@ -156,6 +159,9 @@ uint32_t stk_unwind_chain_depth(uint64_t max_depth);
 void stk_session_say_mechanism(const struct stk_session *s, const char *what, const char *tried);
 /* An event made in user space (offcputime: a block still going at the end); nothing without a recording. */
 void stk_session_event_add(struct stk_session *s, const struct stk_event *e);
+/* A row made in user space without a stack, of ref.type type (stk record's thread states). */
+struct stk_ev_row;
+void stk_session_event_row(struct stk_session *s, uint16_t type, struct stk_ev_row *row);
 
 /*
  * Starts waiting (interval_ms 0: none) and, for stack applets (after

@@ -58,9 +58,9 @@ static void frames_by_id(const struct stk_stack_resolver *r, struct stk_stack *s
 static struct stk_weight_kind kind_of(const struct stk_stack_rules *rules, uint16_t type)
 {
 	if (!rules->kinds)
-		return (struct stk_weight_kind){ 0, 1 };
+		return (struct stk_weight_kind){ .report_type = 0, .divisor = 1 };
 	if (type >= rules->n_kinds)
-		return (struct stk_weight_kind){ -1, 1 };
+		return (struct stk_weight_kind){ .report_type = -1, .divisor = 1 };
 	return rules->kinds[type];
 }
 
@@ -83,13 +83,13 @@ struct stk_stack *stk_stack_resolve(const struct stk_stack_resolver *r, struct s
 	}
 	if (!st)
 		return NULL;
-	int type = kind_of(rules, ref->type).report_type;
-	st->type = type > 0 ? (uint32_t)type : 0;
-	if (rules->trim_tracing || rules->trim_to)
+	struct stk_weight_kind k = kind_of(rules, ref->type);
+	st->type = k.report_type > 0 ? (uint32_t)k.report_type : 0;
+	if (k.trim_tracing)
 		stk_trim_to_target(st, rules->trim_to);
 	if ((ref->flags & STK_REF_STILL) && rules->still_leaf && stk_stack_mark_leaf(st, rules->still_leaf))
 		return NULL;
-	if (rules->resource_marks && stk_res_mark(st, ref, r->user_only))
+	if (k.res_marks && stk_res_mark(st, ref, k.res_kind, r->user_only))
 		return NULL;
 	return st;
 }

@@ -23,19 +23,21 @@ struct stk_kernel_unwind;
 struct stk_dwarf_samples;
 struct stk_name_list;
 
-/* What one ref.type weighs, for the totals. */
+/* What one ref.type is: how its totals are reported, how its stacks are shown. */
 struct stk_weight_kind {
-	int report_type;  /* which of the report's value types (stk_stack.type); -1: not reported */
-	uint64_t divisor; /* totals print weights divided by this (nanoseconds as microseconds: 1000) */
+	int report_type;   /* which of the report's value types (stk_stack.type); -1: not reported */
+	uint64_t divisor;  /* totals print weights divided by this (nanoseconds as microseconds: 1000) */
+	bool trim_tracing; /* kernel frames start at the traced code, not in the tracing code that took them */
+	bool res_marks;    /* stk resources' frames for res_kind: what moved, who moved it */
+	uint16_t res_kind; /* enum stk_res_kind */
 };
 
 /* How an applet shows its stacks. */
 struct stk_stack_rules {
-	bool trim_tracing; /* kernel frames start at the traced code, not in the tracing code that took them */
-	const struct stk_name_list *trim_to; /* ... and at one of these probed kernel functions (NULL: none) */
+	const struct stk_name_list *trim_to; /* trimmed kernel frames start at one of these probed functions (NULL: none) */
 	const char *still_leaf;              /* the leaf frame of a STK_REF_STILL stack ("[still off-CPU]") */
-	bool resource_marks;                 /* stk resources' frames: what moved, who moved it */
-	/* ref.type -> what it weighs; NULL: every type is the report's first, divided by 1 */
+	/* ref.type -> what it is (types past n_kinds are not reported); NULL: every type is the
+	 * report's first, divided by 1, shown untrimmed */
 	const struct stk_weight_kind *kinds;
 	size_t n_kinds;
 };

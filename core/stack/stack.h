@@ -59,6 +59,7 @@ struct stk_stack {
 	const char *unwind_stop; /* DWARF unwinding: why the user chain ended (shown with -v); else NULL */
 	const char *span;        /* from an event log: the span label its events had (pprof label); else NULL */
 	uint32_t type;           /* which of the report's value types value is (0 in a report of one) */
+	uint64_t base;           /* a difference (stk_report.diff): the weight in the base, value the one compared */
 };
 
 /* What a value measures: a pprof sample type with its unit, e.g. "rss" in "bytes". */
@@ -86,6 +87,9 @@ struct stk_report {
 	/* The formats drawn over time (speedscope, trace): the recording per thread
 	 * (core/stack/timeline.h); NULL for the others, which print stacks. */
 	const struct stk_timeline *timeline;
+	/* A difference of two recordings or windows (stk report --base): each stack's value against its
+	 * base; folded prints both (as difffolded), svg colours growth and shrink, pprof the difference. */
+	bool diff;
 };
 
 /* The value type of index i (value_type/value_unit when the report has no types). */

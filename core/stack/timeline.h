@@ -1,6 +1,7 @@
 /*
  * A recording as a timeline (the speedscope and trace formats draw it):
- * per thread its events in time order, each a sample (an instant with a
+ * per thread (and, in a recording of several kinds, per kind of a thread)
+ * its events in time order, each a sample (an instant with a
  * weight and a stack), an interval (an off-CPU block: start, length, wait
  * stack) or a span (start, length, label). Built from the event log by
  * core/eventlog/timeline_build.c; the stacks are the same resolved model
@@ -36,6 +37,11 @@ struct stk_timeline_event {
 struct stk_timeline_thread {
 	uint32_t pid, tid;
 	char comm[16];
+	/* A recording of several kinds draws each kind of a thread on a track of its own: the kind (NULL: the
+	 * thread's only track) and its number from 1 (the trace format shows it in the tid's top byte). */
+	const char *track;
+	uint32_t track_id;
+	int64_t sample_ns; /* a kind's track: the time one of its samples stands for (0: an instant) */
 	const struct stk_timeline_event *events; /* by time, a span before what starts with it */
 	size_t n_events;
 };

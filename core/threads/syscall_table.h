@@ -13,6 +13,8 @@
 
 /* The name, or NULL for a number with none (unused, or another arch's). */
 const char *stk_syscall_name(int nr);
+/* "[sys_NAME]", a frame standing for the call's kernel frames (static); "[system call]" for a number with no name. */
+const char *stk_syscall_frame(int nr);
 /* The number of a name, or -1. */
 int stk_syscall_number(const char *name);
 /* Which argument (0-5) is a file descriptor, or -1 when none is. */

@@ -86,8 +86,8 @@ _stk()
             return
         fi ;;
     -e | --event)
-        # resources' comma-separated kinds: complete the one after the last comma.
-        if [[ ${run[*]} == *resources* ]]; then
+        # resources' and record's comma-separated kinds: complete the one after the last comma.
+        if [[ ${run[*]} == *resources* || ${run[*]} == *record* ]]; then
             local done_part=${cur%"${cur##*,}"}
             COMPREPLY=($(compgen -P "$done_part" -W "$("${run[@]}" --list-kinds 2>/dev/null)" -- "${cur##*,}"))
             compopt -o nospace 2>/dev/null

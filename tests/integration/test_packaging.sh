@@ -129,6 +129,7 @@ expect_eq completion_format_values_report "$(complete_words stk-report --format 
     "text folded pmp pprof svg speedscope trace"
 # resources' comma-separated kinds: the one after the last comma, from --list-kinds
 expect_eq completion_resources_kinds "$(complete_words stk resources -e rss,b)" "rss,block rss,block-time"
+expect_eq completion_record_kinds "$(complete_words stk record -e cpu,s)" "cpu,send cpu,syscall cpu,state"
 # bash-completion loads the file for a name only if the file registers it
 # (the names come from the installed stk's --list).
 registered=$(PATH=$sr/usr/sbin:$PATH bash -c '. "$0"; complete -p' "$sr/usr/share/bash-completion/completions/stk" |

@@ -207,7 +207,7 @@ stop_workloads
 
 # --- what stk info says each ladder starts with is what resources takes ---
 info=$("$STK" info 2>/dev/null)
-for pair in memory/rss faults/faults block/block files/write sockets/send; do
+for pair in memory/rss faults/faults block/block files/write sockets/send syscalls/syscall; do
     cls=${pair%/*} kind=${pair#*/}
     want=$(printf '%s\n' "$info" | sed -n "s/^resources $cls: \([a-z_]*\) .*/\1/p")
     run_capture "$STK" resources -v -e "$kind" -f 0.2
@@ -233,7 +233,7 @@ bad() { # NAME NEEDLE ARGS...
         fail "bad_$name" "rc=$RC out=$OUT err=$ERR"
     fi
 }
-bad unknown_kind "-e: unknown kind 'disk' (expected rss, faults, block, block-time, read, write, send or recv)" -e rss,disk 1
+bad unknown_kind "-e: unknown kind 'disk' (expected rss, faults, block, block-time, read, write, send, recv, syscall or iorq)" -e rss,disk 1
 bad no_kind "missing -e KIND" 1
 bad kind_twice "-e: rss given twice" -e rss,rss 1
 bad zero_every "-e rss: expected KIND:N with N from 1" -e rss:0 1

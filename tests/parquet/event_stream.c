@@ -8,16 +8,16 @@
 #include "core/parquet/parquet_writer.h"
 
 const struct stk_pq_column stk_event_columns[EV_COLUMNS] = {
-	[EV_TIME] = { "time", STK_PQ_TIMESTAMP_NS, false },
-	[EV_PID] = { "pid", STK_PQ_INT32, false },
-	[EV_TID] = { "tid", STK_PQ_INT32, false },
-	[EV_COMM] = { "comm", STK_PQ_STRING, false },
-	[EV_CPU] = { "cpu", STK_PQ_INT32, false },
-	[EV_EVENT] = { "event", STK_PQ_STRING, false },
-	[EV_WEIGHT] = { "weight", STK_PQ_INT64, false },
-	[EV_UNIT] = { "unit", STK_PQ_STRING, false },
-	[EV_STACK] = { "stack", STK_PQ_STRING, false },
-	[EV_SPAN] = { "span", STK_PQ_STRING, true },
+	[EV_TIME] = { "time", STK_PQ_TIMESTAMP_NS, false, false },
+	[EV_PID] = { "pid", STK_PQ_INT32, false, false },
+	[EV_TID] = { "tid", STK_PQ_INT32, false, false },
+	[EV_COMM] = { "comm", STK_PQ_STRING, false, false },
+	[EV_CPU] = { "cpu", STK_PQ_INT32, false, false },
+	[EV_EVENT] = { "event", STK_PQ_STRING, false, false },
+	[EV_WEIGHT] = { "weight", STK_PQ_INT64, false, false },
+	[EV_UNIT] = { "unit", STK_PQ_STRING, false, false },
+	[EV_STACK] = { "stack", STK_PQ_STRING, false, false },
+	[EV_SPAN] = { "span", STK_PQ_STRING, true, false },
 };
 
 /* xorshift64*: fast, and the same numbers everywhere */

@@ -82,8 +82,8 @@ static int events(FILE *f, unsigned long long n, unsigned group_rows)
 
 enum { E_ID, E_I32, E_I64, E_TS, E_S, E_R, E_COLUMNS };
 static const struct stk_pq_column edge_columns[E_COLUMNS] = {
-	{ "id", STK_PQ_INT64, false },  { "i32", STK_PQ_INT32, true }, { "i64", STK_PQ_INT64, true },
-	{ "ts", STK_PQ_TIMESTAMP_NS, true }, { "s", STK_PQ_STRING, true }, { "r", STK_PQ_STRING, false },
+	{ "id", STK_PQ_INT64, false, false },  { "i32", STK_PQ_INT32, true, false }, { "i64", STK_PQ_INT64, true, false },
+	{ "ts", STK_PQ_TIMESTAMP_NS, true, false }, { "s", STK_PQ_STRING, true, false }, { "r", STK_PQ_STRING, false, false },
 };
 
 #define EDGE_ROWS 2500

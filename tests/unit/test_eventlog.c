@@ -428,6 +428,163 @@ static void timelines_nest(struct test_ctx *t)
 	close(fd);
 }
 
+/*
+ * A recording of two kinds (stk.kinds: rss in bytes, syscall in ns shown as
+ * microseconds), their rows with the added columns: 3 rss rows of 4096
+ * bytes, 2 calls of 5 ms (read, nr 0) by thread 11 of process 10.
+ */
+static int kinds_recording(struct test_ctx *t)
+{
+	struct stk_report rep;
+	struct recording r;
+	const struct stk_frame leaf = { .symbol = "work", .module = "/bin/w", .address = 0x1000 };
+	const struct stk_stack st = { .pid = 10, .tid = 11, .comm = "w", .user = &leaf, .n_user = 1 };
+
+	output_fixture(&rep);
+	rep.value_type = "rss";
+	rep.value_unit = "bytes";
+	if (!recording_open(&r, &rep, "rss", true, "1", 2)) {
+		CHECK(t, !"recording opened");
+		return -1;
+	}
+	stk_ev_writer_meta(r.w, STK_EV_META_KINDS, "rss\tbytes\trss\tbytes\t1\t0\t3\n"
+						   "syscall\tnanoseconds\tsyscall\tmicroseconds\t1000\t0\t0");
+	const struct stk_ev_stack_ref *ref = recording_stack(&r, &st);
+	for (int i = 0; i < 5; i++) {
+		bool call = i >= 3;
+		struct stk_ev_row row = { .time = T0 + i * MS, .pid = 10, .tid = 11, .comm = "w",
+					  .event = call ? "syscall" : "rss", .unit = call ? "nanoseconds" : "bytes",
+					  .weight = call ? 5 * MS : 4096, .stack = ref, .syscall = call ? 1 : 0,
+					  .device = call ? NULL : "vda", .has_bytes = !call, .bytes = 512, .op = call ? NULL : "write",
+					  .wchan = call ? "do_sys_poll" : NULL, .state_name = call ? "SLEEP" : NULL };
+
+		CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+	}
+	CHECK(t, recording_close(&r));
+	return r.fd;
+}
+
+struct added_seen {
+	int syscalls, devices, states;
+	uint32_t kinds_seen;
+};
+
+static int see_added(void *ctx, const struct stk_ev_event *ev)
+{
+	struct added_seen *a = ctx;
+
+	a->kinds_seen |= ev->kind < 32 ? 1u << ev->kind : 0;
+	if (ev->syscall && strcmp(ev->syscall, "read") == 0 && ev->syscall_nr == 0 && ev->interval)
+		a->syscalls++;
+	if (ev->device && strcmp(ev->device, "vda") == 0 && ev->bytes == 512 && ev->op && strcmp(ev->op, "write") == 0)
+		a->devices++;
+	if (ev->state_name && strcmp(ev->state_name, "SLEEP") == 0 && ev->wchan && strcmp(ev->wchan, "do_sys_poll") == 0)
+		a->states++;
+	return 0;
+}
+
+static void kinds_apart(struct test_ctx *t)
+{
+	int fd = kinds_recording(t), rc;
+	struct stk_ev_filter all, rss;
+	struct added_seen seen = { 0 };
+	char err[256], *text, *folded, *one, *trace;
+
+	if (fd < 0)
+		return;
+	stk_ev_filter_all(&all);
+	struct stk_ev_file *f = stk_ev_open(fd, err, sizeof(err));
+	CHECK(t, f != NULL);
+	if (f) {
+		const struct stk_ev_meta *m = stk_ev_meta(f);
+
+		CHECK(t, m->n_kinds == 2 && m->report.n_types == 2 && m->kinds[1].divisor == 1000 && m->kinds[0].lost == 3);
+		CHECK(t, stk_ev_each(f, &all, see_added, &seen, err, sizeof(err)) == 0);
+		CHECK(t, seen.syscalls == 2 && seen.devices == 3 && seen.states == 2 && seen.kinds_seen == 3);
+		stk_ev_close(f);
+	}
+	/* each kind its own value type, divided by its own divisor */
+	text = render(fd, &all, STK_FORMAT_TEXT, &rc);
+	CHECK(t, rc == 0 && text && strstr(text, "rss (bytes):") && strstr(text, "syscall (microseconds):"));
+	folded = render(fd, &all, STK_FORMAT_FOLDED, &rc);
+	CHECK(t, rc == 0 && folded && strstr(folded, "rss;w;work 12288\n") && strstr(folded, "syscall;w;work 10000\n"));
+	/* one kind alone prints as a capture of it would */
+	rss = all;
+	rss.event = "rss";
+	one = render(fd, &rss, STK_FORMAT_FOLDED, &rc);
+	CHECK(t, rc == 0 && one && strcmp(one, "w;work 12288\n") == 0);
+	/* a track per kind */
+	trace = render(fd, &all, STK_FORMAT_TRACE, &rc);
+	CHECK(t, rc == 0 && trace && strstr(trace, "\"name\":\"w [rss]\"") && strstr(trace, "\"name\":\"w [syscall]\""));
+	CHECK(t, trace && strstr(trace, "\"tid\":33554443")); /* 11 | 2 << 24: syscall's track */
+	free(text);
+	free(folded);
+	free(one);
+	free(trace);
+	close(fd);
+}
+
+/* Two recordings as one, in the time order of their events; and a difference of them. */
+static void many_files_and_differences(struct test_ctx *t)
+{
+	int a = fixture_recording(t), b = fixture_recording(t), rc;
+	struct stk_ev_filter all;
+	char err[256], *one = NULL, *two = NULL, *diff = NULL, *svg = NULL;
+	size_t n1 = 0, n2 = 0, nd = 0, ns = 0;
+
+	if (a < 0 || b < 0)
+		return;
+	stk_ev_filter_all(&all);
+	int fds[] = { a, b };
+	struct stk_ev_source src1 = { .fds = fds, .n = 1, .flt = &all }, src2 = { .fds = fds, .n = 2, .flt = &all };
+	FILE *o1 = open_memstream(&one, &n1), *o2 = open_memstream(&two, &n2);
+	CHECK(t, stk_ev_render_many(&src1, STK_FORMAT_FOLDED, o1, err, sizeof(err)) == 0);
+	CHECK(t, stk_ev_render_many(&src2, STK_FORMAT_FOLDED, o2, err, sizeof(err)) == 0);
+	fclose(o1);
+	fclose(o2);
+	/* every line of two alike files: twice its value in one */
+	bool doubled = one && two;
+	for (char *p = one, *q = two; doubled && *p && *q; p = strchr(p, '\n') + 1, q = strchr(q, '\n') + 1) {
+		char lp[1024], lq[1024];
+
+		snprintf(lp, sizeof(lp), "%.*s", (int)(strchr(p, '\n') - p), p);
+		snprintf(lq, sizeof(lq), "%.*s", (int)(strchr(q, '\n') - q), q);
+		doubled = strrchr(lp, ' ') && strrchr(lq, ' ') &&
+			  strtoull(strrchr(lq, ' ') + 1, NULL, 10) == 2 * strtoull(strrchr(lp, ' ') + 1, NULL, 10);
+	}
+	CHECK(t, doubled && n2 > 0);
+	/* a recording against itself: each line's base is its value */
+	FILE *od = open_memstream(&diff, &nd), *os = open_memstream(&svg, &ns);
+	struct stk_ev_source base = { .fds = &a, .n = 1, .flt = &all }, now = { .fds = &b, .n = 1, .flt = &all };
+	CHECK(t, stk_ev_render_diff(&base, &now, STK_FORMAT_FOLDED, od, err, sizeof(err)) == 0);
+	CHECK(t, stk_ev_render_diff(&base, &now, STK_FORMAT_SVG, os, err, sizeof(err)) == 0);
+	rc = stk_ev_render_diff(&base, &now, STK_FORMAT_TEXT, stdout, err, sizeof(err));
+	CHECK(t, rc == STK_EV_RENDER_BAD_INPUT && strstr(err, "folded, svg or pprof"));
+	fclose(od);
+	fclose(os);
+	size_t lines = 0, equal = 0;
+	for (char *p = diff; p && *p; p = strchr(p, '\n') + 1, lines++) {
+		unsigned long long x, y;
+		char *end = strchr(p, '\n'), *last = p, *prev = p;
+
+		for (char *c = p; c < end; c++)
+			if (*c == ' ') {
+				prev = last;
+				last = c;
+			}
+		equal += sscanf(prev, " %llu %llu", &x, &y) == 2 && x == y && x > 0;
+	}
+	CHECK(t, lines > 0 && equal == lines);
+	/* nothing grew or shrank: every frame but the root unchanged, white */
+	CHECK(t, svg && strstr(svg, "rgb(255,210,210)") && !strstr(svg, "rgb(255,0,0)"));
+	free(one);
+	free(two);
+	free(diff);
+	free(svg);
+	close(a);
+	close(b);
+}
+
 static void refuses_other_files(struct test_ctx *t)
 {
 	struct stk_report rep = { .title = "x" };
@@ -684,6 +841,8 @@ const struct test_case eventlog_tests[] = {
 	{ "report_filters", report_filters },
 	{ "totals_cut_intervals", totals_cut_intervals },
 	{ "timelines_nest", timelines_nest },
+	{ "kinds_apart", kinds_apart },
+	{ "many_files_and_differences", many_files_and_differences },
 	{ "refuses_other_files", refuses_other_files },
 	{ "strings_once_per_group", strings_once_per_group },
 	{ "frame_lines_across_groups", frame_lines_across_groups },

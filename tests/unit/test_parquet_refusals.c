@@ -18,8 +18,8 @@
 
 enum { C_T, C_PID, C_STACK, C_SPAN, N_COLS };
 static const struct stk_pq_column cols[N_COLS] = {
-	{ "time", STK_PQ_TIMESTAMP_NS, false }, { "pid", STK_PQ_INT32, false },
-	{ "stack", STK_PQ_STRING, false },      { "span", STK_PQ_STRING, true },
+	{ "time", STK_PQ_TIMESTAMP_NS, false, false }, { "pid", STK_PQ_INT32, false, false },
+	{ "stack", STK_PQ_STRING, false, false },      { "span", STK_PQ_STRING, true, false },
 };
 
 static void small_row(struct stk_pq_writer *w, size_t i)
@@ -126,11 +126,11 @@ static void not_parquet(struct test_ctx *t)
 
 static void foreign_schemas(struct test_ctx *t)
 {
-	const struct stk_pq_column missing[] = { { "weight", STK_PQ_INT64, false } };
-	const struct stk_pq_column retyped[] = { { "pid", STK_PQ_INT64, false } };
-	const struct stk_pq_column required[] = { { "span", STK_PQ_STRING, false } };
-	const struct stk_pq_column subset[] = { { "stack", STK_PQ_STRING, true }, { "time", STK_PQ_TIMESTAMP_NS, true } };
-	const struct stk_pq_column plain_int[] = { { "time", STK_PQ_INT64, false } };
+	const struct stk_pq_column missing[] = { { "weight", STK_PQ_INT64, false, false } };
+	const struct stk_pq_column retyped[] = { { "pid", STK_PQ_INT64, false, false } };
+	const struct stk_pq_column required[] = { { "span", STK_PQ_STRING, false, false } };
+	const struct stk_pq_column subset[] = { { "stack", STK_PQ_STRING, true, false }, { "time", STK_PQ_TIMESTAMP_NS, true, false } };
+	const struct stk_pq_column plain_int[] = { { "time", STK_PQ_INT64, false, false } };
 	struct pq_bytes file;
 	char err[256];
 

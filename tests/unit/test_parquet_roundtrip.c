@@ -15,8 +15,8 @@
 
 enum { C_T, C_A, C_B, C_S, C_N, C_E, N_COLS };
 static const struct stk_pq_column cols[N_COLS] = {
-	{ "t", STK_PQ_TIMESTAMP_NS, false }, { "a", STK_PQ_INT32, false }, { "b", STK_PQ_INT64, true },
-	{ "s", STK_PQ_STRING, false },      { "n", STK_PQ_STRING, true }, { "e", STK_PQ_INT32, true },
+	{ "t", STK_PQ_TIMESTAMP_NS, false, false }, { "a", STK_PQ_INT32, false, false }, { "b", STK_PQ_INT64, true, false },
+	{ "s", STK_PQ_STRING, false, false },      { "n", STK_PQ_STRING, true, false }, { "e", STK_PQ_INT32, true, false },
 };
 
 #define T0 1767225600000000000LL
@@ -270,7 +270,7 @@ static void set_no_such_column(struct stk_pq_writer *w)
 
 static void writer_errors(struct test_ctx *t)
 {
-	const struct stk_pq_column twice[] = { { "x", STK_PQ_INT32, false }, { "x", STK_PQ_INT64, false } };
+	const struct stk_pq_column twice[] = { { "x", STK_PQ_INT32, false, false }, { "x", STK_PQ_INT64, false, false } };
 	struct stk_pq_writer_opts bad = { .gzip_level = 10 };
 	char err[256];
 	FILE *f = fopen("/dev/full", "w");

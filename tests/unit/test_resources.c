@@ -8,6 +8,7 @@
 #include "core/resources/kinds.h"
 #include "core/resources/marks.h"
 #include "core/stack/stack_mark.h"
+#include "core/threads/syscall_table.h"
 
 static int parse(struct stk_res_request *r, const char *kinds, const char *mech, char *msg, size_t len)
 {
@@ -33,7 +34,7 @@ static void kinds_parse(struct test_ctx *t)
 	CHECK_STR(t, stk_res_kind(STK_RES_BLOCK_TIME)->unit, "microseconds");
 
 	CHECK(t, parse(&r, "rss,disk", NULL, msg, sizeof(msg)) == -1);
-	CHECK_STR(t, msg, "-e: unknown kind 'disk' (expected rss, faults, block, block-time, read, write, send or recv)");
+	CHECK_STR(t, msg, "-e: unknown kind 'disk' (expected rss, faults, block, block-time, read, write, send, recv, syscall or iorq)");
 	CHECK(t, parse(&r, "rss,,write", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "an empty kind"));
 	CHECK(t, parse(&r, "rss,rss", NULL, msg, sizeof(msg)) == -1);
 	CHECK_STR(t, msg, "-e: rss given twice");
@@ -113,8 +114,9 @@ static void marks_frames(struct test_ctx *t)
 		return;
 	k[0] = (struct stk_frame){ .symbol = "wb_writeback", .kernel = true };
 	k[1] = (struct stk_frame){ .symbol = "worker_thread", .kernel = true };
-	CHECK_STR(t, stk_res_syscall_frame("pwrite64"), "[sys_pwrite64]");
-	CHECK_STR(t, stk_res_syscall_frame("ioctl"), "[system call]");
+	CHECK_STR(t, stk_syscall_frame(stk_syscall_number("pwrite64")), "[sys_pwrite64]");
+	CHECK_STR(t, stk_syscall_frame(stk_syscall_number("ioctl")), "[sys_ioctl]");
+	CHECK_STR(t, stk_syscall_frame(-1), "[system call]");
 	CHECK(t, stk_res_who_label(&st, STK_WHO_USER) == NULL);
 	CHECK_STR(t, stk_res_who_label(&st, STK_WHO_KTHREAD), "[kernel thread: writeback]");
 	CHECK_STR(t, stk_res_who_label(&st, STK_WHO_IO_WORKER), "[io_uring worker]");

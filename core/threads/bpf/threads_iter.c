@@ -26,6 +26,7 @@
 
 struct threads_iter {
 	struct stk_bpf *skel;
+	bool owns_skel; /* loaded here (threadstate), or the caller's (stk record) */
 	struct bpf_link *link;
 	struct bpf_link *enter_link; /* sys_enter times; NULL when it could not attach */
 	const uint32_t *pids;
@@ -92,9 +93,45 @@ static void iter_free(void *impl)
 
 	bpf_link__destroy(it->enter_link);
 	bpf_link__destroy(it->link);
-	stk_bpf__destroy(it->skel);
+	if (it->owns_skel)
+		stk_bpf__destroy(it->skel);
 	stk_iter_buf_free(&it->buf);
 	free(it);
+}
+
+const char *const stk_threads_iter_maps[] = { "ts_iter_config", "ts_iter_scratch", "ts_iter_enter", NULL };
+
+/* The configuration into the loaded object, the iterator (and with syscall_time sys_enter) attached. 0, or -1 with why. */
+static int configure_and_attach(struct threads_iter *it, const struct stk_tsource_request *req, const char *program,
+				char *why, size_t len)
+{
+	struct stk_ts_iter_config cfg = {
+		.kstack_depth = req->kernel_stacks ? STK_TS_KSTACK_MAX : WCHAN_DEPTH,
+		.skip_tgid = req->self_tgid,
+		.all = req->all,
+	};
+	uint32_t zero = 0;
+
+	for (int nr = 0; nr < STK_TS_SYSCALL_BITS; nr++)
+		if (stk_syscall_waits_for_io(nr))
+			cfg.io_wait[nr / 64] |= 1ULL << (nr % 64);
+	if (bpf_map__update_elem(it->skel->maps.ts_iter_config, &zero, sizeof(zero), &cfg, sizeof(cfg), 0)) {
+		snprintf(why, len, "writing the configuration failed: %s", strerror(errno));
+		return -1;
+	}
+	it->link = bpf_program__attach_iter(bpf_object__find_program_by_name(it->skel->obj, program), NULL);
+	if (!it->link) {
+		snprintf(why, len, "attaching the task iterator failed: %s", strerror(errno));
+		return -1;
+	}
+	/* A cost on every syscall of the host, so only on request; only syscall_us depends on it. */
+	if (req->syscall_time &&
+	    !(it->enter_link = bpf_program__attach_raw_tracepoint(
+		      bpf_object__find_program_by_name(it->skel->obj, "stk_ts_iter_sys_enter"), "sys_enter"))) {
+		snprintf(why, len, "--syscall-time: attaching raw_tp sys_enter failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* Loads and attaches one of the two iterator programs. 0, or -1 with why set. */
@@ -102,21 +139,12 @@ static int try_program(struct threads_iter *it, const struct stk_tsource_request
 		       char *why, size_t len)
 {
 	const char *programs[] = { program, "stk_ts_iter_sys_enter", NULL };
-	const char *maps[] = { "ts_iter_config", "ts_iter_scratch", "ts_iter_enter", NULL };
-	struct stk_bpf_selection sel = { .programs = programs, .maps = maps,
+	struct stk_bpf_selection sel = { .programs = programs, .maps = stk_threads_iter_maps,
 					 .btf_custom_path = req->btf_custom_path };
-	struct stk_ts_iter_config cfg = {
-		.kstack_depth = req->kernel_stacks ? STK_TS_KSTACK_MAX : WCHAN_DEPTH,
-		.skip_tgid = req->self_tgid,
-		.all = req->all,
-	};
-	uint32_t zero = 0;
 	char err[256];
 	int ret;
 
-	for (int nr = 0; nr < STK_TS_SYSCALL_BITS; nr++)
-		if (stk_syscall_waits_for_io(nr))
-			cfg.io_wait[nr / 64] |= 1ULL << (nr % 64);
+	it->owns_skel = true;
 	it->skel = stk_bpf_open_selected(&sel, err, sizeof(err));
 	if (!it->skel) {
 		snprintf(why, len, "%s", err);
@@ -127,37 +155,38 @@ static int try_program(struct threads_iter *it, const struct stk_tsource_request
 		snprintf(why, len, "%s: load failed: %s", program, strerror(ret < 0 ? -ret : ret));
 		goto fail;
 	}
-	if (bpf_map__update_elem(it->skel->maps.ts_iter_config, &zero, sizeof(zero), &cfg, sizeof(cfg), 0)) {
-		snprintf(why, len, "writing the configuration failed: %s", strerror(errno));
-		goto fail;
-	}
-	it->link = bpf_program__attach_iter(bpf_object__find_program_by_name(it->skel->obj, program), NULL);
-	if (!it->link) {
-		snprintf(why, len, "attaching the task iterator failed: %s", strerror(errno));
-		goto fail;
-	}
-	/* A cost on every syscall of the host, so only on request; only syscall_us depends on it. */
-	if (req->syscall_time &&
-	    !(it->enter_link = bpf_program__attach_raw_tracepoint(
-		      bpf_object__find_program_by_name(it->skel->obj, "stk_ts_iter_sys_enter"), "sys_enter"))) {
-		snprintf(why, len, "--syscall-time: attaching raw_tp sys_enter failed: %s", strerror(errno));
-		goto fail;
-	}
-	return 0;
+	if (configure_and_attach(it, req, program, why, len) == 0)
+		return 0;
 fail:
+	bpf_link__destroy(it->enter_link);
 	bpf_link__destroy(it->link);
-	it->link = NULL;
+	it->link = it->enter_link = NULL;
 	stk_bpf__destroy(it->skel);
 	it->skel = NULL;
 	return -1;
+}
+
+/* bpf_task_pt_regs() needs 5.15; before, the registers are found from the task's stack. */
+static const char *const programs[] = { "stk_ts_iter", "stk_ts_iter_stack_regs" };
+
+/* The first program that loads and attaches, left loaded in it; NULL with why (both reasons). */
+static const char *first_program(struct threads_iter *it, const struct stk_tsource_request *req, char *why,
+				 size_t len)
+{
+	char first[384], second[384];
+
+	if (try_program(it, req, programs[0], first, sizeof(first)) == 0)
+		return programs[0];
+	if (try_program(it, req, programs[1], second, sizeof(second)) == 0)
+		return programs[1];
+	snprintf(why, len, "%s; %s", first, second);
+	return NULL;
 }
 
 int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsource_impl *out, char *why,
 			  size_t len)
 {
 	struct threads_iter *it;
-	char first[384];
-
 	const struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
 
 	if (stk_precondition_check(STK_FEATURE_TASK_ITER, &env, why, len))
@@ -168,14 +197,44 @@ int stk_threads_iter_open(const struct stk_tsource_request *req, struct stk_tsou
 	}
 	it->pids = req->pids;
 	it->n_pids = req->n_pids;
-	/* bpf_task_pt_regs() needs 5.15; before, the registers are found from the task's stack. */
-	if (try_program(it, req, "stk_ts_iter", first, sizeof(first))) {
-		char second[384];
-		if (try_program(it, req, "stk_ts_iter_stack_regs", second, sizeof(second))) {
-			snprintf(why, len, "%s; %s", first, second);
-			free(it);
-			return -1;
-		}
+	if (!first_program(it, req, why, len)) {
+		free(it);
+		return -1;
+	}
+	out->impl = it;
+	out->sample = iter_sample;
+	out->free = iter_free;
+	return 0;
+}
+
+const char *stk_threads_iter_choose(const struct stk_tsource_request *req, char *why, size_t len)
+{
+	const struct stk_precondition_env env = { .kernel_btf = req->kernel_btf, .root = "" };
+	struct threads_iter it = { 0 };
+	const char *program;
+
+	if (stk_precondition_check(STK_FEATURE_TASK_ITER, &env, why, len))
+		return NULL;
+	program = first_program(&it, req, why, len);
+	bpf_link__destroy(it.enter_link);
+	bpf_link__destroy(it.link);
+	stk_bpf__destroy(it.skel);
+	return program;
+}
+
+int stk_threads_iter_open_in(const struct stk_tsource_request *req, struct stk_bpf *skel, const char *program,
+			     struct stk_tsource_impl *out, char *why, size_t len)
+{
+	struct threads_iter *it = calloc(1, sizeof(*it));
+
+	if (!it) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	*it = (struct threads_iter){ .skel = skel, .pids = req->pids, .n_pids = req->n_pids };
+	if (configure_and_attach(it, req, program, why, len)) {
+		iter_free(it);
+		return -1;
 	}
 	out->impl = it;
 	out->sample = iter_sample;

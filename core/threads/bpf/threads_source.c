@@ -99,6 +99,26 @@ struct stk_thread_sampler *stk_tsource_open(const struct stk_tsource_request *re
 	return s;
 }
 
+struct stk_thread_sampler *stk_tsource_open_in(const struct stk_tsource_request *req, struct stk_bpf *skel,
+					       const char *program, char *err, size_t errlen)
+{
+	struct stk_thread_sampler *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->kind = program ? STK_TSOURCE_ITER : STK_TSOURCE_PROC;
+	ret = program ? stk_threads_iter_open_in(req, skel, program, &s->impl, err, errlen)
+		      : open_proc(req, &s->impl, err, errlen);
+	if (ret) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 enum stk_tsource stk_tsource_kind(const struct stk_thread_sampler *s)
 {
 	return s->kind;

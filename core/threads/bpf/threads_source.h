@@ -22,6 +22,14 @@ struct stk_thread_sampler;
 
 /* NULL with err set when no source works (or the forced one does not). */
 struct stk_thread_sampler *stk_tsource_open(const struct stk_tsource_request *req, char *err, size_t errlen);
+/*
+ * stk record: the task iterator's program of skel (stk_threads_iter_choose;
+ * the caller loaded skel and keeps it), or /proc when program is NULL. NULL
+ * with err.
+ */
+struct stk_bpf;
+struct stk_thread_sampler *stk_tsource_open_in(const struct stk_tsource_request *req, struct stk_bpf *skel,
+					       const char *program, char *err, size_t errlen);
 enum stk_tsource stk_tsource_kind(const struct stk_thread_sampler *s);
 /* Why earlier candidates were passed over ("" when the first worked). */
 const char *stk_tsource_tried(const struct stk_thread_sampler *s);

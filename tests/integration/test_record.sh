@@ -1,0 +1,201 @@
+#!/bin/bash
+# needs: root (BPF: perf events, sched_switch, tracepoints, the task iterator)
+# stk record: many kinds of one workload in one capture, each kind's total
+# against what the workload did and against its own applet run over the same
+# seconds (stk resources, stk offcputime beside it); the file read by DuckDB
+# (a row per event, the added columns: system calls, block requests,
+# threads' states); stk report over it equal to the capture's own output,
+# sliced per kind, over several files, a difference of two windows, pprof
+# with a sample type per kind, a timeline track per kind; a kind this kernel
+# cannot give and other bad input in one line and exit 2; nothing left
+# attached.
+SUITE=record
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+W=$BUILD/tests/workloads
+NODE_DIR=$BUILD/node
+# On a disk file system (O_DIRECT needs one; tmpfs has none).
+tmp=$(mktemp -d /var/tmp/stk-record.XXXXXX)
+workloads_begin
+MIB=$((1024 * 1024))
+# 16 MiB of each: enough to stand out, little enough for a short run
+SIZE=16
+
+# within PCT GOT WANT, expect_within NAME PCT GOT WANT
+within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
+expect_within() {
+    if within "$2" "$3" "$4"; then pass "$1"; else fail "$1" "got $3, want $4 +- $2%"; fi
+}
+# sum_matching FILE REGEX: the total of folded lines matching REGEX
+sum_matching() { re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
+
+# --- DuckDB from npm (as test_eventlog.sh installs it) ---
+if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
+    ! npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1; then
+    fail tools_npm "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
+    exit 1
+fi
+cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/"
+q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
+
+# ===== one capture of every resources kind, cpu, offcpu, syscall, iorq and state; resources beside it =====
+start_workload "$W/resources" all "$SIZE" "$tmp/all.dat"
+wpid=$WPID wout=$WOUT
+# and a tracepoint of stackcount's (syscalls:* take the classic tracepoint: raw_tp has no such event)
+PROBE=t:syscalls:sys_enter_pwrite64
+KINDS=cpu:99,offcpu,rss,block,read,write,send,recv,syscall,iorq,state:5,$PROBE
+"$STK" record -v -p "$wpid" -e "$KINDS" -o "$tmp/rec.parquet" -o "$tmp/live.txt" -o "$tmp/rec.pb.gz" \
+    -o "$tmp/rec.trace.json" >"$tmp/rec.out" 2>"$tmp/rec.err" & rp=$!
+"$STK" resources -p "$wpid" -e rss,block,read,write,send,recv -f >"$tmp/res.folded" 2>"$tmp/res.err" & sp=$!
+for p in $rp $sp; do
+    for _ in $(seq 400); do grep -qs 'tracing .* after start\|^Tracing' "$tmp/rec.err" "$tmp/res.folded" 2>/dev/null && break; sleep 0.05; done
+done
+wait_attached $rp $sp
+# one object load: every program record holds comes from one BTF object, and one ring buffer carries every kind
+prog_ids=$(grep -h '^prog_id:' /proc/$rp/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+map_ids=$(grep -h '^map_id:' /proc/$rp/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+btfs=$(for id in $prog_ids; do bpftool prog show id "$id" 2>/dev/null | sed -n 's/.*btf_id \([0-9]*\).*/\1/p'; done | sort -u | wc -l)
+rings=$(for id in $map_ids; do bpftool map show id "$id" 2>/dev/null | head -1; done | grep -c 'ringbuf  name stk_events')
+expect_eq one_object "$btfs:$([ -n "$prog_ids" ] && echo programs)" "1:programs"
+expect_eq one_ring_buffer "$rings" 1
+start=$(date +%s%N)
+kill -USR1 "$wpid"
+for _ in $(seq 400); do grep -q '^done' "$wout" && break; sleep 0.05; done
+sleep 0.5
+kill -INT $rp $sp
+wait $rp; rrc=$?
+wait $sp; src=$?
+expect_eq rec_rc "$rrc" 0
+expect_eq resources_beside_rc "$src" 0
+expect_eq workload_done "$(grep -c '^done' "$wout")" 1
+expect_contains rec_none_lost "$(cat "$tmp/rec.err")" "events recorded, none lost"
+for k in cpu offcpu rss block read write syscall iorq state; do
+    expect_contains "rec_says_$k" "$(cat "$tmp/rec.err")" "record: $k: "
+done
+
+F="read_parquet('$tmp/rec.parquet')"
+expect_eq duckdb_count_is_footer "$(q "select count(*) from $F")" \
+    "$(q "select decode(value) from parquet_kv_metadata('$tmp/rec.parquet') where decode(key) = 'stk.events'")"
+expect_eq duckdb_schema "$(q "select decode(value) from parquet_kv_metadata('$tmp/rec.parquet') where decode(key) = 'stk.schema'")" \
+    "stk-eventlog 2"
+expect_eq duckdb_kinds "$(q "select string_agg(distinct event, ',' order by event) from $F")" \
+    "block,cpu,iorq,offcpu,read,recv,rss,send,state,syscall,$PROBE,write"
+# the tracepoint: a hit for each of the workload's pwrite64 calls, by the classic tracepoint
+expect_eq probe_hits "$(q "select count(*) from $F where event = '$PROBE' and pid = $wpid and stack like '%direct_write_chunk%'")" "$SIZE"
+expect_contains probe_mechanism "$(cat "$tmp/rec.err")" "record: $PROBE: 1 tracepoints, mechanism tracepoint (passed over: raw_tp: syscalls:sys_enter_pwrite64 is made from raw_syscalls"
+expect_eq duckdb_units "$(q "select string_agg(distinct event || '/' || unit, ',' order by event || '/' || unit) from $F where event in ('rss', 'offcpu', 'syscall', 'iorq', 'state', 'cpu')")" \
+    "cpu/count,iorq/nanoseconds,offcpu/nanoseconds,rss/bytes,state/count,syscall/nanoseconds"
+
+# each kind's total as the workload made it, and as stk resources beside it counted the same events
+report_kind() { "$STK" report --event "$1" -f "$tmp/rec.parquet"; }
+for k in rss/'grow_memory;touch_pages' block/'direct_io;direct_write_chunk' block/'direct_io;direct_read_chunk' \
+         write/'direct_io;direct_write_chunk' read/'direct_io;direct_read_chunk' \
+         send/'tcp_transfer;tcp_send_chunk' recv/'tcp_receiver;tcp_recv_chunk'; do
+    kind=${k%%/*} path=${k#*/} name=${kind}_${k##*;}
+    report_kind "$kind" >"$tmp/$kind.folded"
+    got=$(sum_matching "$tmp/$kind.folded" ";$path;")
+    expect_within "total_${name}_${SIZE}MiB" 10 "$got" $((SIZE * MIB))
+    own=$(sum_matching "$tmp/res.folded" "^$kind;.*;$path;")
+    expect_within "total_${name}_as_resources" 2 "$got" "$own"
+done
+# a kind alone prints as its own capture would: no kind before the task
+expect_eq slice_no_kind_prefix "$(grep -c '^rss;' "$tmp/rss.folded")" 0
+"$STK" report -f "$tmp/rec.parquet" >"$tmp/rec.folded"
+expect_contains slice_whole_has_kinds "$(cut -d';' -f1 "$tmp/rec.folded" | sort -u | tr '\n' ' ')" "block iorq offcpu"
+
+# syscall: every pwrite64 of the 1 MiB chunks, each its time, under direct_write_chunk's stack
+expect_eq syscall_pwrite64_calls "$(q "select count(*) from $F where event = 'syscall' and pid = $wpid and syscall = 'pwrite64' and stack like '%direct_write_chunk%'")" "$SIZE"
+expect_eq syscall_columns "$(q "select count(*) from $F where event = 'syscall' and (syscall_nr is null or weight <= 0)")" 0
+# iorq: a row per request, its device and bytes; the writes add up to what was written
+iorq_w=$(q "select sum(bytes) from $F where event = 'iorq' and op = 'write' and stack like '%direct_write_chunk%'")
+expect_within iorq_write_bytes 10 "$iorq_w" $((SIZE * MIB))
+expect_eq iorq_device_named "$(q "select count(*) from $F where event = 'iorq' and (device is null or bytes is null or weight <= 0)")" 0
+# iorq's total is block-time's: the same requests, issue to completion
+bt=$(q "select sum(weight) from $F where event = 'iorq'")
+expect_within iorq_as_block_time 1 "$(report_kind iorq | awk '{ s += $NF } END { print s * 1000 }')" "$bt"
+# state: the workload's threads, several passes, their states named as threadstate's CSV
+expect_eq state_named "$(q "select count(*) from $F where event = 'state' and pid = $wpid and state not in ('RUN', 'RUNQ', 'SLEEP', 'DISK', 'STOPPED', 'ZOMBIE', 'IDLE')")" 0
+n_state=$(q "select count(*) from $F where event = 'state' and pid = $wpid")
+[ "${n_state:-0}" -ge 5 ] && pass state_passes || fail state_passes "${n_state:-0} state rows of the workload"
+expect_contains state_sleeps_in_call "$(q "select string_agg(distinct syscall, ',') from $F where event = 'state' and pid = $wpid and state = 'SLEEP'")" "pause"
+# cpu and offcpu counted as their own applets count them (a sample a stack; blocks from 1 us)
+expect_eq cpu_samples_weigh_one "$(q "select count(*) from $F where event = 'cpu' and weight <> 1")" 0
+expect_eq offcpu_blocks_from_1us "$(q "select count(*) from $F where event = 'offcpu' and weight < 1000")" 0
+
+# report of the whole recording is what the capture printed
+"$STK" report "$tmp/rec.parquet" >"$tmp/report.txt"
+if cmp -s "$tmp/report.txt" "$tmp/live.txt"; then pass report_is_live; else fail report_is_live "$(diff "$tmp/report.txt" "$tmp/live.txt" | head -3)"; fi
+# pprof: a sample type per kind, in the report's order
+schema=/usr/share/gocode/src/github.com/google/pprof/proto
+if zcat "$tmp/rec.pb.gz" | protoc --decode=perftools.profiles.Profile --proto_path="$schema" \
+        "$schema/profile.proto" >"$tmp/rec.decoded" 2>"$tmp/p.err"; then
+    types=$(awk '
+        BEGIN { n = 0; m = 0 }
+        /^string_table: / { s[n++] = $2 }
+        /^sample_type \{/ { st = 1; next } st && /type: / { t = $2 } st && /unit: / { u[m] = t " " $2; m++ } /^}/ { st = 0 }
+        END { for (i = 0; i < m; i++) { split(u[i], a, " "); printf "%s/%s ", s[a[1]], s[a[2]] } }' "$tmp/rec.decoded" | tr -d '"')
+    expect_eq pprof_type_per_kind "$types" "samples/count offcpu/microseconds rss/bytes block/bytes read/bytes write/bytes send/bytes recv/bytes syscall/microseconds iorq/microseconds state/count $PROBE/count "
+else
+    fail pprof_decodes "$(head -3 "$tmp/p.err")"
+fi
+# the timeline: each kind of the workload's thread on a track of its own
+expect_contains trace_offcpu_track "$(cat "$tmp/rec.trace.json")" "\"resources [offcpu]\""
+expect_contains trace_state_track "$(cat "$tmp/rec.trace.json")" "\"resources [state]\""
+
+# ===== several files as one, and differences =====
+cp "$tmp/rec.parquet" "$tmp/dir.parquet"
+mkdir "$tmp/dir" && cp "$tmp/rec.parquet" "$tmp/dir/a.parquet" && cp "$tmp/rec.parquet" "$tmp/dir/b.parquet"
+two=$("$STK" report --event write -f "$tmp/dir" | awk '{ s += $NF } END { print s }')
+one=$("$STK" report --event write -f "$tmp/rec.parquet" | awk '{ s += $NF } END { print s }')
+expect_eq many_files_add_up "$two" $((2 * one))
+expect_eq glob_as_directory "$("$STK" report --event write -f "$tmp/dir/*.parquet" | awk '{ s += $NF } END { print s }')" "$two"
+# the same recording against itself: every line's base is its value
+"$STK" report --base "$tmp/rec.parquet" --event write "$tmp/rec.parquet" >"$tmp/self.diff"
+expect_eq diff_self_equal "$(awk '$(NF - 1) != $NF' "$tmp/self.diff" | wc -l)" 0
+[ -s "$tmp/self.diff" ] && pass diff_self_lines || fail diff_self_lines "no lines"
+# two windows: before the workload started against the seconds it ran; its write only in the second
+s_rel=$(awk -v s="$start" -v f="$(q "select epoch_ns(min(time)) from $F")" 'BEGIN { printf "%.3f", (s - f) / 1e9 }')
+"$STK" report --event write --base-to "$s_rel" --from "$s_rel" "$tmp/rec.parquet" >"$tmp/win.diff"
+grew=$(awk '/direct_write_chunk/ { b += $(NF - 1); n += $NF } END { print b + 0, n + 0 }' "$tmp/win.diff")
+expect_eq diff_window_base_none "${grew% *}" 0
+expect_within diff_window_grew 10 "${grew#* }" $((SIZE * MIB))
+"$STK" report --base-to "$s_rel" --from "$s_rel" --event write "$tmp/rec.parquet" -o "$tmp/win.svg"
+expect_contains diff_svg_growth_red "$(cat "$tmp/win.svg")" "rgb(255,"
+expect_bad_input diff_text_refused "a difference is drawn as folded, svg or pprof" "$STK" report --base "$tmp/rec.parquet" \
+    --format text "$tmp/rec.parquet"
+stop_workloads
+
+# ===== offcpu beside offcputime, over one sleeping workload =====
+start_workload "$W/phases" "$tmp/go" 0.5 4
+ppid=$WPID
+"$STK" record -p "$ppid" -e offcpu,cpu -o "$tmp/off.parquet" >/dev/null 2>"$tmp/off.err" & rp=$!
+"$STK" offcputime -p "$ppid" -f >"$tmp/off_own.folded" 2>/dev/null & op=$!
+wait_attached $rp $op
+touch "$tmp/go"
+for _ in $(seq 200); do grep -qs '^done' "$WOUT" && break; sleep 0.05; done
+kill -INT $rp $op; wait $rp $op
+got=$("$STK" report --event offcpu -f "$tmp/off.parquet" | sum_matching /dev/stdin 'phase_b_sleep')
+own=$(sum_matching "$tmp/off_own.folded" 'phase_b_sleep')
+expect_within offcpu_as_offcputime 2 "$got" "$own"
+expect_within offcpu_sleep_phase 20 "$got" 500000
+stop_workloads
+
+# ===== a kind this kernel cannot give, other bad input: one line, exit 2, nothing attached =====
+# no kmem tracepoints in tracefs: every rung of rss's ladder needs kmem:rss_stat
+unshare -m sh -c "{ [ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing; } &&
+                  mount -t tmpfs none /sys/kernel/tracing/events/kmem &&
+                  exec '$STK' record -e cpu,rss 1" >"$tmp/u.out" 2>"$tmp/u.err"
+expect_eq unavailable_rc "$?:$(wc -l <"$tmp/u.err")" "2:1"
+expect_contains unavailable_names_it "$(cat "$tmp/u.err")" "stk record: rss unavailable on this kernel (tp_btf: no tracepoint kmem/rss_stat"
+bad() { expect_bad_input "$1" "$2" "$STK" record "${@:3}"; }
+bad unknown_kind "-e: unknown kind 'disk' (expected cpu, offcpu, rss," -e cpu,disk 1
+bad rates_differ "-e: cpu given twice with different rates (99 and 49)" -e cpu:99,cpu:49 1
+bad state_with_tid "-e state samples whole processes: -t is not for it" -e state -t 1 1
+bad rate_not_taken "-e offcpu:3: offcpu takes no :N" -e offcpu:3 1
+bad probe_not_tracepoint "-e c:malloc: stk record takes tracepoints (t:CATEGORY:EVENT) as probes" -e cpu,c:malloc 1
+bad probe_unknown "unknown tracepoint 'nosuch:event'" -e t:nosuch:event 1
+bad no_kind "missing -e KIND" 1
+bad block_apart "same N" -e block:2,iorq:3 1
+"$STK" record -e cpu,offcpu,rss,syscall,state >/dev/null 2>&1 & kp=$!
+sleep 3
+kill9_leaves_nothing "$kp"
