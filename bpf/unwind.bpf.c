@@ -4,6 +4,13 @@
  * the maps user space fills (core/unwind/), the walk of the current task's
  * user stack over them, and the chain store every applet counts under.
  *
+ * Where the native walk crosses an interpreter's eval loop (a process with
+ * an entry in unwind_runtimes, placed by user space: core/runtime/), the
+ * interpreted frames that loop was running take the eval frame's place in
+ * the chain, read from the interpreter's own frame chain (each thread's
+ * current frame from its state in unwind_rt_threads, then each frame's
+ * previous one, a run ending where the layout says): bpf/runtime_types.h.
+ *
  * Needs bpf_loop (5.17): the walk is one callback per frame, so the
  * verifier checks one frame, whatever the depth. Kernels without it take the
  * next rung (the stack copy unwound in user space); core/unwind/unwind_plan.c
@@ -131,7 +138,7 @@ static __always_inline int to_caller(struct stk_walk *w, u64 cfa, u64 ra)
 #ifdef __TARGET_ARCH_arm64
 	ra &= USER_VA_MASK; /* pointer authentication signs saved return addresses */
 #endif
-	if (cfa < w->sp || (cfa == w->sp && w->user.n > 1))
+	if (cfa < w->sp || (cfa == w->sp && !w->leaf))
 		return stop(w, STK_STOP_BACKWARDS);
 	if (!ra)
 		return stop(w, STK_STOP_ZERO_RA);
@@ -208,7 +215,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 			return stop(w, STK_STOP_READ);
 		break;
 	case STK_REG_SAME: /* arm64: still in x30, which only the leaf's registers hold */
-		if (w->user.n != 1 || !w->lr)
+		if (!w->leaf || !w->lr)
 			return stop(w, STK_STOP_LR_NOT_LEAF);
 		ra = w->lr;
 		break;
@@ -235,31 +242,184 @@ static __always_inline void undo_uretprobe(struct stk_walk *w)
 	w->pc = stk_uretprobe_next(&w->returns);
 }
 
-/* One frame: record pc, find its rule, move to the caller. 1 ends the loop. */
+/* ---- interpreted frames (bpf/runtime_types.h) ---- */
+
+static __always_inline void rt_end(struct stk_walk *w, u32 why)
+{
+	w->rt_stop = why + 1;
+	w->rt_frame = 0;
+	w->rt_mode = STK_RT_MODE_STEP;
+}
+
+/* A pointer-sized field of the frame read (off: 8-aligned, inside the buffer). */
+static __always_inline u64 rt_word(struct stk_walk *w, u32 off)
+{
+	return *(u64 *)&w->rt_buf[off & (STK_RT_FRAME_READ_MAX - 8)];
+}
+
+static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
+{
+	return w->rt_buf[off & (STK_RT_FRAME_READ_MAX - 1)];
+}
+
+/*
+ * The thread's current interpreted frame, from its state as user space
+ * placed it (the tid may be another process's by now, or another thread's
+ * in the interpreter's own ids: both are checked). -1 when there is none to
+ * walk: the eval frames stay native.
+ */
+static __always_inline int rt_current_frame(struct stk_walk *w)
+{
+	struct stk_rt_thread *t = bpf_map_lookup_elem(&unwind_rt_threads, &w->tid);
+	u64 v, frame;
+
+	if (!t || t->tgid != w->tgid) {
+		struct stk_rt_proc *rp = bpf_map_lookup_elem(&unwind_runtimes, &w->tgid);
+
+		/* once until user space has looked (it rewrites the entry) */
+		if (rp && !rp->threads_asked) {
+			rp->threads_asked = 1;
+			w->ask_threads = 1;
+		}
+		rt_end(w, STK_RT_STOP_NO_THREAD);
+		return -1;
+	}
+	if (read_word(&v, t->state + w->rt.ts_tid) || (u32)v != t->ns_tid || read_word(&frame, t->state + w->rt.ts_frame) ||
+	    (w->rt.cf_frame != STK_RT_NONE && frame && read_word(&frame, frame + w->rt.cf_frame))) {
+		rt_end(w, STK_RT_STOP_THREAD);
+		return -1;
+	}
+	w->rt_frame = frame;
+	return 0;
+}
+
+/* Whether the native frame at w->pc runs the eval loop, with interpreted frames to put in its place. */
+static __always_inline bool rt_enter(struct stk_walk *w)
+{
+	u64 pc = w->native_n ? w->pc - 1 : w->pc;
+
+	if (!w->has_rt || w->rt_stop || pc < w->rt.eval_start || pc >= w->rt.eval_end)
+		return false;
+	if (!w->rt_started) {
+		w->rt_started = 1;
+		if (rt_current_frame(w))
+			return false;
+	}
+	return w->rt_frame != 0;
+}
+
+/* Cycle check of the frame chain (Brent's): true when frame was seen before in this walk. */
+static __always_inline bool rt_cycle(struct stk_walk *w, u64 frame)
+{
+	if (w->rt_saved == frame)
+		return true;
+	if (++w->rt_steps >= w->rt_power) {
+		w->rt_saved = frame;
+		w->rt_power = w->rt_power ? w->rt_power * 2 : 2;
+		w->rt_steps = 0;
+	}
+	return false;
+}
+
+/*
+ * One interpreted frame of the eval-loop run at the current native frame
+ * into the chain (its two words), or the run's end: the next step then
+ * moves past the native frame. 1 ends the loop.
+ */
+static __always_inline int rt_emit(struct stk_walk *w)
+{
+	u32 n = w->user.n, size = w->rt.fr_read & 0xff, first;
+	u64 frame = w->rt_frame, code, instr, check = 0;
+	u8 entry = 0;
+
+	if (n + 2 > w->max || n + 2 > STK_CHAIN_MAX)
+		return stop(w, STK_STOP_DEPTH);
+	if (!frame) {
+		w->rt_mode = STK_RT_MODE_STEP;
+		return 0;
+	}
+	if (rt_cycle(w, frame)) {
+		rt_end(w, STK_RT_STOP_CYCLE);
+		return 0;
+	}
+	if (size > STK_RT_FRAME_READ_MAX || size < 8)
+		size = STK_RT_FRAME_READ_MAX;
+	if (bpf_probe_read_user(w->rt_buf, size, (const void *)frame)) {
+		rt_end(w, STK_RT_STOP_READ);
+		return 0;
+	}
+	/* 3.14 keeps tag bits in a stack reference's low bits; code objects are 8-aligned in all */
+	code = rt_word(w, w->rt.fr_code) & ~7ULL;
+	instr = rt_word(w, w->rt.fr_instr);
+	if (w->rt.fr_entry != STK_RT_NONE)
+		entry = rt_byte(w, w->rt.fr_entry);
+	w->rt_frame = rt_word(w, w->rt.fr_previous);
+	/* this run's own entry frame: the run ends */
+	if (w->rt.owner_boundary && rt_byte(w, w->rt.fr_owner) >= w->rt.owner_boundary) {
+		w->rt_mode = STK_RT_MODE_STEP;
+		return 0;
+	}
+	if (!code || code > STK_RT_ADDR_MASK) {
+		rt_end(w, STK_RT_STOP_BAD);
+		return 0;
+	}
+	read_word(&check, code + w->rt.co_check);
+	first = STK_RT_NO_INSTR;
+	if (instr >= code + w->rt.co_code && (instr - code - w->rt.co_code) / 2 < STK_RT_NO_INSTR)
+		first = (u32)((instr - code - w->rt.co_code) / 2);
+	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = stk_rt_frame_word(w->rt.kind, code);
+	w->user.pcs[(n + 1) & (STK_CHAIN_MAX - 1)] = stk_rt_aux_word(first, (u32)check);
+	w->user.n = n + 2;
+	w->rt_frames++;
+	if (entry)
+		w->rt_mode = STK_RT_MODE_STEP;
+	return 0;
+}
+
+/*
+ * One step: record a native frame (or, at an eval loop's, the interpreted
+ * frames it ran, one per step), find its rule, move to the caller. 1 ends
+ * the loop.
+ */
 static long walk_frame(u32 i, void *ctx)
 {
 	struct stk_walk *w = scratch();
 	struct stk_cfi_row *r;
+	bool recorded = false;
 	u32 n;
 	u64 pc;
 
 	if (!w || w->done)
 		return 1;
+	if (w->rt_mode == STK_RT_MODE_EMIT)
+		return rt_emit(w);
 	n = w->user.n;
-	if (n >= w->max || n >= STK_CHAIN_MAX)
-		return stop(w, STK_STOP_DEPTH);
-	if (n && w->returns && w->pc == w->trampoline)
-		undo_uretprobe(w);
-	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
-	w->user.n = n + 1;
+	if (w->rt_mode == STK_RT_MODE_STEP) {
+		w->rt_mode = STK_RT_MODE_NATIVE; /* its interpreted frames stand in its place */
+	} else {
+		if (n >= w->max || n >= STK_CHAIN_MAX)
+			return stop(w, STK_STOP_DEPTH);
+		if (w->native_n && w->returns && w->pc == w->trampoline)
+			undo_uretprobe(w);
+		if (rt_enter(w)) {
+			w->rt_mode = STK_RT_MODE_EMIT;
+			return 0;
+		}
+		w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
+		w->user.n = n + 1;
+		recorded = true;
+	}
 	/* A return address points after its call: the call's rule is one byte back. */
-	pc = n ? w->pc - 1 : w->pc;
+	pc = w->native_n ? w->pc - 1 : w->pc;
+	w->leaf = w->native_n == 0;
+	w->native_n++;
 	if (!w->have_map || pc < w->map.start || pc >= w->map.end) {
 		if (find_mapping(w, pc)) {
 			/* A frame-pointer guess that went nowhere is no frame; a leaf or a
 			 * CFI-found caller outside every mapping means the mappings changed. */
 			if (w->via_fp) {
-				w->user.n = n;
+				if (recorded)
+					w->user.n = n;
 				return stop(w, STK_STOP_FP_END);
 			}
 			w->result = STK_WALK_STALE;
@@ -300,6 +460,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 {
 	struct stk_walk *w = scratch();
 	struct stk_unwind_proc *p;
+	struct stk_rt_proc *rt;
 
 	if (!w)
 		return STK_WALK_NO_PROCESS;
@@ -315,6 +476,18 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->user.n = 0;
 	w->user.stop = STK_STOP_NONE;
 	w->user.flags = 0;
+	w->native_n = 0;
+	w->leaf = 1;
+	w->tid = (u32)bpf_get_current_pid_tgid();
+	w->rt_mode = STK_RT_MODE_NATIVE;
+	w->rt_started = 0;
+	w->rt_stop = 0;
+	w->rt_frames = 0;
+	w->rt_frame = 0;
+	w->rt_saved = 0;
+	w->rt_power = 0;
+	w->rt_steps = 0;
+	w->ask_threads = 0;
 	w->returns = stk_uretprobe_first(&w->trampoline);
 	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	if (!p) {
@@ -323,7 +496,12 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	}
 	w->first_map = p->first_map;
 	w->n_maps = p->n_maps;
-	bpf_loop(STK_CHAIN_MAX + 1, walk_frame, NULL, 0);
+	rt = bpf_map_lookup_elem(&unwind_runtimes, &tgid);
+	w->has_rt = rt != NULL;
+	if (rt)
+		w->rt = *rt;
+	/* a native frame is one step; an eval loop's takes one to enter, one per interpreted frame, one to leave */
+	bpf_loop(3 * STK_CHAIN_MAX, walk_frame, NULL, 0);
 	if (w->result == STK_WALK_STALE) {
 		ustat(STK_USTAT_STALE);
 		/* once until user space has looked (it rewrites the entry) */
@@ -341,6 +519,12 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	ustat_add(STK_USTAT_FRAMES, w->user.n);
 	if (w->user.stop < STK_STOP_COUNT)
 		ustat(STK_USTAT_STOP_FIRST + w->user.stop);
+	if (w->rt_frames) {
+		ustat(STK_USTAT_RT_WALKS);
+		ustat_add(STK_USTAT_RT_FRAMES, w->rt_frames);
+	}
+	if (w->rt_stop && w->rt_stop <= STK_RT_STOP_COUNT)
+		ustat(STK_USTAT_RT_STOP_FIRST + w->rt_stop - 1);
 	return STK_WALK_DONE;
 }
 
@@ -459,6 +643,7 @@ __noinline u64 stk_chain_intern(u32 kernel)
 
 	if (!w)
 		return 0;
+	w->stored = 0;
 	const struct stk_chain *c = chain_of(w, &in);
 	n = c->n;
 	if (n > STK_CHAIN_MAX)
@@ -483,8 +668,10 @@ __noinline u64 stk_chain_intern(u32 kernel)
 		}
 		in.found = 0;
 		bpf_loop(in.chunks, store_chunk, &in, 0);
-		if (in.found == 0)
+		if (in.found == 0) {
+			w->stored = 1;
 			return in.id;
+		}
 		/* another CPU stored it (or another chain) meanwhile: look once more */
 		in.found = 1;
 		bpf_loop(in.chunks, compare_chunk, &in, 0);
@@ -515,6 +702,7 @@ int stk_unwind_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	bpf_map_delete_elem(&unwind_runtimes, &tgid);
 	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
 		tell(ctx, tgid, STK_UNWIND_REQ_EXEC);
 	return 0;
@@ -529,6 +717,7 @@ int stk_unwind_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (BPF_CORE_READ(t, signal, live.counter) != 0)
 		return 0;
+	bpf_map_delete_elem(&unwind_runtimes, &tgid);
 	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
 		tell(ctx, tgid, STK_UNWIND_REQ_EXIT);
 	return 0;

@@ -16,6 +16,7 @@
 
 #include <linux/types.h>
 #include "user_regs.h"
+#include "runtime_types.h"
 
 /* Frames one chain holds at most (perf_event_max_stack's default is 127). */
 #define STK_CHAIN_MAX 256
@@ -150,11 +151,23 @@ enum stk_unwind_request_kind {
 	STK_UNWIND_REQ_REFRESH = 1, /* reread the process's mappings: a pc fell outside them */
 	STK_UNWIND_REQ_EXEC,        /* the process exec'd: its entry is gone, load it again */
 	STK_UNWIND_REQ_EXIT,        /* the process is gone: its slots are free */
+	STK_UNWIND_REQ_THREADS,     /* a thread ran its interpreter with no state placed: read its threads again */
+	STK_UNWIND_REQ_NAMES,       /* a new chain (arg: its id) has interpreted frames: name them while the process lives */
 };
 struct stk_unwind_request {
 	__u32 tgid;
 	__u32 kind;
+	__u64 arg;
 };
+
+/* What the walk's next step does with interpreted frames (stk_walk.rt_mode). */
+enum stk_rt_mode {
+	STK_RT_MODE_NATIVE, /* a native frame */
+	STK_RT_MODE_EMIT,   /* the next interpreted frame of the eval-loop run at the current native frame */
+	STK_RT_MODE_STEP,   /* past the eval loop's native frame, whose interpreted frames stand in its place */
+};
+/* The walk's buffer for a frame (bpf/runtime_types.h's STK_RT_FRAME_READ_MAX bytes). */
+#define STK_RT_FRAME_BUF (STK_RT_FRAME_READ_MAX + 8)
 
 /* The walk's state, one per CPU (unwind_scratch). */
 struct stk_walk {
@@ -177,6 +190,22 @@ struct stk_walk {
 	/* the task's saved user registers as the kernel keeps them (arm64's user_pt_regs is 34 words,
 	 * x86's pt_regs 21): read here, not on the BPF stack, whose 512 bytes the calls below share */
 	__u64 task_regs[34];
+	/* interpreted frames (bpf/runtime_types.h): the process's runtime, and where the walk is in its frames */
+	struct stk_rt_proc rt;
+	__u32 has_rt;
+	__u32 rt_mode;     /* STK_RT_MODE_*: what the next step does */
+	__u32 rt_started;  /* the thread's current frame was looked for */
+	__u32 rt_stop;     /* enum stk_rt_stop + 1 when its frames ended early, else 0 */
+	__u32 rt_frames;   /* interpreted frames kept */
+	__u32 ask_threads; /* the walk wants user space to read the process's threads again */
+	__u32 tid;
+	__u32 native_n;    /* native frames walked so far (0: the next is the leaf) */
+	__u32 leaf;        /* the native frame being stepped past is the leaf */
+	__u32 stored;      /* stk_chain_intern stored the chain: it is new */
+	__u64 rt_frame;    /* the next interpreted frame to read (0: none) */
+	__u64 rt_saved;    /* cycle check (Brent's): a frame seen, compared with each next one */
+	__u32 rt_power, rt_steps;
+	__u8 rt_buf[STK_RT_FRAME_BUF]; /* a frame as read */
 	struct stk_chain user;
 	struct stk_chain kernel;
 	struct stk_chain_chunk chunk; /* a chunk being stored or compared */
@@ -193,7 +222,10 @@ enum stk_unwind_stat {
 	STK_USTAT_CHAIN_PROBES, /* chain ids taken past their first choice (hash collisions) */
 	STK_USTAT_REQUESTS_LOST,
 	STK_USTAT_STOP_FIRST,   /* + enum stk_walk_stop: how chains ended */
-	STK_USTAT_COUNT = STK_USTAT_STOP_FIRST + STK_STOP_COUNT,
+	STK_USTAT_RT_WALKS = STK_USTAT_STOP_FIRST + STK_STOP_COUNT, /* walks that kept interpreted frames */
+	STK_USTAT_RT_FRAMES,    /* interpreted frames they kept */
+	STK_USTAT_RT_STOP_FIRST, /* + enum stk_rt_stop: interpreted frames that ended early */
+	STK_USTAT_COUNT = STK_USTAT_RT_STOP_FIRST + STK_RT_STOP_COUNT,
 };
 
 #endif

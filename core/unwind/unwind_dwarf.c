@@ -65,6 +65,7 @@ const char *stk_unwind_how_name(enum stk_unwind_how how)
 	case STK_FRAME_BY_REGS: return "regs";
 	case STK_FRAME_BY_CFI: return "cfi";
 	case STK_FRAME_BY_FP: return "fp";
+	case STK_FRAME_BY_INTERPRETER: return "interpreter";
 	}
 	return "?";
 }
@@ -588,6 +589,8 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	if (r->n > 1 && r->stop != over_time && outside_modules(p, r->ips[r->n - 1] - 1) &&
 	    u->src.reread(u->src.table, in->pid) && (p = get_proc(u, in->pid)) && p->dwfl)
 		walk(u, p, in, r);
+	if (u->src.interpreted && r->n)
+		u->src.interpreted(u->src.table, in->pid, in->tid, r);
 }
 
 bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)
