@@ -35,6 +35,8 @@
 #define STK_RT_NONE 0xffff
 /* Bytes of a frame read at once at most (struct stk_rt_proc.fr_read); pointer fields 8-aligned below it. */
 #define STK_RT_FRAME_READ_MAX 128
+/* Interpreted frames one walk reads at most (a run's are read to its end to find its mark). */
+#define STK_RT_SCAN_MAX 1024
 
 static inline __u64 stk_rt_frame_word(__u32 kind, __u64 code)
 {
@@ -65,14 +67,22 @@ static inline unsigned stk_rt_entry_words(__u64 w, int has_next, __u64 next)
 /*
  * unwind_runtimes (by tgid): a process's interpreter as the kernel walk
  * reads it. Offsets are in bytes, each inside what it is read from.
+ *
+ * Which native frame ran which frames: each run of the eval loop keeps a
+ * structure on its own C stack (3.11: its _PyCFrame, which the thread
+ * state points at, each pointing at the one before; from 3.12: the entry
+ * frame that ends the run's frames), so the native frame whose stack,
+ * from its stack pointer up to its caller's, holds that address is the
+ * run's: no code address says it (compilers split the eval loop in parts
+ * no symbol covers).
  */
 struct stk_rt_proc {
-	__u64 eval_start, eval_end; /* the eval loop's code: a native frame there ran interpreted frames */
 	__u32 kind;                 /* STK_RT_PYTHON */
 	__u32 threads_asked;        /* the walk met a thread it has no state of: user space asked to look */
 	/* thread state: the current frame, or (cf_frame set) the C-level frame that holds it */
 	__u16 ts_frame;
 	__u16 cf_frame;             /* that C-level frame's current frame (STK_RT_NONE: ts_frame is the frame) */
+	__u16 cf_previous;          /* that C-level frame's previous one (the run before) */
 	__u16 ts_tid;               /* the thread's id as the interpreter keeps it (its PID namespace's) */
 	__u16 fr_code;              /* frame: the code object (low 3 bits are tags: 3.14's stack references) */
 	__u16 fr_previous;          /* frame: its caller's frame */
@@ -83,12 +93,12 @@ struct stk_rt_proc {
 	__u16 co_code;              /* code object: its first instruction */
 	__u16 co_check;             /* code object: a pointer field that differs between code objects (line table) */
 	__u8 owner_boundary;        /* an owner at or above it marks an eval loop's own entry frame (0: none) */
-	__u8 pad[5];
+	__u8 pad[7];
 };
 
 /* unwind_rt_threads (by host tid): where a thread's interpreter state is. */
 struct stk_rt_thread {
-	__u64 state;  /* its thread state's address */
+	__u64 state;  /* its thread state's address (0: a thread of the process with none: native code only) */
 	__u32 tgid;   /* its process (the tid may be another process's by now) */
 	__u32 ns_tid; /* its id as the interpreter keeps it */
 };
@@ -100,6 +110,8 @@ enum stk_rt_stop {
 	STK_RT_STOP_READ,       /* a frame could not be read */
 	STK_RT_STOP_CYCLE,      /* the frames ran in a cycle */
 	STK_RT_STOP_BAD,        /* a frame with no code object, or one past what a chain word holds */
+	STK_RT_STOP_UNPLACED,   /* no native frame held a run's mark (the native walk ended first) */
+	STK_RT_STOP_LONG,       /* a run's frames went on past what one walk reads */
 	STK_RT_STOP_COUNT,
 };
 

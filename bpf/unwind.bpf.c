@@ -9,7 +9,8 @@
  * interpreted frames that loop was running take the eval frame's place in
  * the chain, read from the interpreter's own frame chain (each thread's
  * current frame from its state in unwind_rt_threads, then each frame's
- * previous one, a run ending where the layout says): bpf/runtime_types.h.
+ * previous one, a run ending where the layout says), the native frame that
+ * ran a run found by the run's mark on its stack: bpf/runtime_types.h.
  *
  * Needs bpf_loop (5.17): the walk is one callback per frame, so the
  * verifier checks one frame, whatever the depth. Kernels without it take the
@@ -248,7 +249,8 @@ static __always_inline void rt_end(struct stk_walk *w, u32 why)
 {
 	w->rt_stop = why + 1;
 	w->rt_frame = 0;
-	w->rt_mode = STK_RT_MODE_STEP;
+	w->rt_marker = 0;
+	w->rt_mode = STK_RT_MODE_NATIVE;
 }
 
 /* A pointer-sized field of the frame read (off: 8-aligned, inside the buffer). */
@@ -260,52 +262,6 @@ static __always_inline u64 rt_word(struct stk_walk *w, u32 off)
 static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
 {
 	return w->rt_buf[off & (STK_RT_FRAME_READ_MAX - 1)];
-}
-
-/*
- * The thread's current interpreted frame, from its state as user space
- * placed it (the tid may be another process's by now, or another thread's
- * in the interpreter's own ids: both are checked). -1 when there is none to
- * walk: the eval frames stay native.
- */
-static __always_inline int rt_current_frame(struct stk_walk *w)
-{
-	struct stk_rt_thread *t = bpf_map_lookup_elem(&unwind_rt_threads, &w->tid);
-	u64 v, frame;
-
-	if (!t || t->tgid != w->tgid) {
-		struct stk_rt_proc *rp = bpf_map_lookup_elem(&unwind_runtimes, &w->tgid);
-
-		/* once until user space has looked (it rewrites the entry) */
-		if (rp && !rp->threads_asked) {
-			rp->threads_asked = 1;
-			w->ask_threads = 1;
-		}
-		rt_end(w, STK_RT_STOP_NO_THREAD);
-		return -1;
-	}
-	if (read_word(&v, t->state + w->rt.ts_tid) || (u32)v != t->ns_tid || read_word(&frame, t->state + w->rt.ts_frame) ||
-	    (w->rt.cf_frame != STK_RT_NONE && frame && read_word(&frame, frame + w->rt.cf_frame))) {
-		rt_end(w, STK_RT_STOP_THREAD);
-		return -1;
-	}
-	w->rt_frame = frame;
-	return 0;
-}
-
-/* Whether the native frame at w->pc runs the eval loop, with interpreted frames to put in its place. */
-static __always_inline bool rt_enter(struct stk_walk *w)
-{
-	u64 pc = w->native_n ? w->pc - 1 : w->pc;
-
-	if (!w->has_rt || w->rt_stop || pc < w->rt.eval_start || pc >= w->rt.eval_end)
-		return false;
-	if (!w->rt_started) {
-		w->rt_started = 1;
-		if (rt_current_frame(w))
-			return false;
-	}
-	return w->rt_frame != 0;
 }
 
 /* Cycle check of the frame chain (Brent's): true when frame was seen before in this walk. */
@@ -322,20 +278,62 @@ static __always_inline bool rt_cycle(struct stk_walk *w, u64 frame)
 }
 
 /*
- * One interpreted frame of the eval-loop run at the current native frame
- * into the chain (its two words), or the run's end: the next step then
- * moves past the native frame. 1 ends the loop.
+ * The thread's first run: its current frame from its state as user space
+ * placed it (the tid may be another process's by now, or another thread's
+ * in the interpreter's own ids: both are checked), then its frames are
+ * read (scanned) until the run's mark is known.
  */
-static __always_inline int rt_emit(struct stk_walk *w)
+static __always_inline void rt_begin(struct stk_walk *w)
 {
-	u32 n = w->user.n, size = w->rt.fr_read & 0xff, first;
+	struct stk_rt_thread *t = bpf_map_lookup_elem(&unwind_rt_threads, &w->tid);
+	u64 v, frame = 0;
+
+	if (!t || t->tgid != w->tgid) {
+		struct stk_rt_proc *rp = bpf_map_lookup_elem(&unwind_runtimes, &w->tgid);
+
+		/* once until user space has looked (it rewrites the entry) */
+		if (rp && !rp->threads_asked) {
+			rp->threads_asked = 1;
+			w->ask_threads = 1;
+		}
+		rt_end(w, STK_RT_STOP_NO_THREAD);
+		return;
+	}
+	if (!t->state)
+		return; /* a thread that never ran the interpreter */
+	if (read_word(&v, t->state + w->rt.ts_tid) || (u32)v != t->ns_tid || read_word(&frame, t->state + w->rt.ts_frame)) {
+		rt_end(w, STK_RT_STOP_THREAD);
+		return;
+	}
+	if (w->rt.cf_frame != STK_RT_NONE) {
+		w->rt_cframe = frame;
+		if (frame && read_word(&frame, frame + w->rt.cf_frame)) {
+			rt_end(w, STK_RT_STOP_THREAD);
+			return;
+		}
+	}
+	w->rt_frame = frame;
+	if (frame)
+		w->rt_mode = STK_RT_MODE_SCAN;
+}
+
+/*
+ * One frame of the current run into the stage, or the run's end, whose mark
+ * the native frames are then compared with (3.11: the run's C-level frame;
+ * later: its own entry frame).
+ */
+static __always_inline int rt_scan(struct stk_walk *w)
+{
+	u32 size = w->rt.fr_read & 0xff, at, first;
 	u64 frame = w->rt_frame, code, instr, check = 0;
 	u8 entry = 0;
 
-	if (n + 2 > w->max || n + 2 > STK_CHAIN_MAX)
-		return stop(w, STK_STOP_DEPTH);
 	if (!frame) {
-		w->rt_mode = STK_RT_MODE_STEP;
+		w->rt_mode = STK_RT_MODE_NATIVE;
+		return 0;
+	}
+	if (++w->rt_scanned > STK_RT_SCAN_MAX) {
+		rt_end(w, STK_RT_STOP_LONG);
 		return 0;
 	}
 	if (rt_cycle(w, frame)) {
@@ -354,72 +352,67 @@ static __always_inline int rt_emit(struct stk_walk *w)
 	if (w->rt.fr_entry != STK_RT_NONE)
 		entry = rt_byte(w, w->rt.fr_entry);
 	w->rt_frame = rt_word(w, w->rt.fr_previous);
-	/* this run's own entry frame: the run ends */
 	if (w->rt.owner_boundary && rt_byte(w, w->rt.fr_owner) >= w->rt.owner_boundary) {
-		w->rt_mode = STK_RT_MODE_STEP;
+		w->rt_marker = frame;
+		w->rt_mode = STK_RT_MODE_NATIVE;
 		return 0;
 	}
 	if (!code || code > STK_RT_ADDR_MASK) {
 		rt_end(w, STK_RT_STOP_BAD);
 		return 0;
 	}
-	read_word(&check, code + w->rt.co_check);
-	first = STK_RT_NO_INSTR;
-	if (instr >= code + w->rt.co_code && (instr - code - w->rt.co_code) / 2 < STK_RT_NO_INSTR)
-		first = (u32)((instr - code - w->rt.co_code) / 2);
-	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = stk_rt_frame_word(w->rt.kind, code);
-	w->user.pcs[(n + 1) & (STK_CHAIN_MAX - 1)] = stk_rt_aux_word(first, (u32)check);
-	w->user.n = n + 2;
-	w->rt_frames++;
-	if (entry)
-		w->rt_mode = STK_RT_MODE_STEP;
+	at = w->rt_staged;
+	if (at + 2 <= STK_RT_STAGE) {
+		read_word(&check, code + w->rt.co_check);
+		first = STK_RT_NO_INSTR;
+		if (instr >= code + w->rt.co_code && (instr - code - w->rt.co_code) / 2 < STK_RT_NO_INSTR)
+			first = (u32)((instr - code - w->rt.co_code) / 2);
+		w->rt_stage[at & (STK_RT_STAGE - 1)] = stk_rt_frame_word(w->rt.kind, code);
+		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] = stk_rt_aux_word(first, (u32)check);
+		w->rt_staged = at + 2;
+	}
+	if (entry) {
+		w->rt_marker = w->rt_cframe;
+		w->rt_mode = STK_RT_MODE_NATIVE;
+		if (!w->rt_cframe || read_word(&w->rt_cframe, w->rt_cframe + w->rt.cf_previous))
+			w->rt_cframe = 0;
+	}
 	return 0;
 }
 
-/*
- * One step: record a native frame (or, at an eval loop's, the interpreted
- * frames it ran, one per step), find its rule, move to the caller. 1 ends
- * the loop.
- */
-static long walk_frame(u32 i, void *ctx)
+/* The staged run's next frame into the chain; at its end, the next run is scanned. 1 ends the loop. */
+static __always_inline int rt_emit(struct stk_walk *w)
 {
-	struct stk_walk *w = scratch();
-	struct stk_cfi_row *r;
-	bool recorded = false;
-	u32 n;
-	u64 pc;
+	u32 n = w->user.n, i = w->rt_emitted;
 
-	if (!w || w->done)
-		return 1;
-	if (w->rt_mode == STK_RT_MODE_EMIT)
-		return rt_emit(w);
-	n = w->user.n;
-	if (w->rt_mode == STK_RT_MODE_STEP) {
-		w->rt_mode = STK_RT_MODE_NATIVE; /* its interpreted frames stand in its place */
-	} else {
-		if (n >= w->max || n >= STK_CHAIN_MAX)
-			return stop(w, STK_STOP_DEPTH);
-		if (w->native_n && w->returns && w->pc == w->trampoline)
-			undo_uretprobe(w);
-		if (rt_enter(w)) {
-			w->rt_mode = STK_RT_MODE_EMIT;
-			return 0;
-		}
-		w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
-		w->user.n = n + 1;
-		recorded = true;
+	if (i + 2 > w->rt_staged) {
+		w->rt_staged = 0;
+		w->rt_emitted = 0;
+		w->rt_marker = 0;
+		w->rt_mode = w->rt_frame ? STK_RT_MODE_SCAN : STK_RT_MODE_NATIVE;
+		return 0;
 	}
-	/* A return address points after its call: the call's rule is one byte back. */
-	pc = w->native_n ? w->pc - 1 : w->pc;
-	w->leaf = w->native_n == 0;
-	w->native_n++;
+	if (n + 2 > w->max || n + 2 > STK_CHAIN_MAX)
+		return stop(w, STK_STOP_DEPTH);
+	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->rt_stage[i & (STK_RT_STAGE - 1)];
+	w->user.pcs[(n + 1) & (STK_CHAIN_MAX - 1)] = w->rt_stage[(i + 1) & (STK_RT_STAGE - 1)];
+	w->user.n = n + 2;
+	w->rt_emitted = i + 2;
+	w->rt_frames++;
+	return 0;
+}
+
+/* The native frame at pc (its index n recorded) stepped to its caller: 1 when the chain ends. */
+static __always_inline int native_step(struct stk_walk *w, u64 pc, u32 n)
+{
+	struct stk_cfi_row *r;
+
 	if (!w->have_map || pc < w->map.start || pc >= w->map.end) {
 		if (find_mapping(w, pc)) {
 			/* A frame-pointer guess that went nowhere is no frame; a leaf or a
 			 * CFI-found caller outside every mapping means the mappings changed. */
 			if (w->via_fp) {
-				if (recorded)
-					w->user.n = n;
+				w->user.n = n;
 				return stop(w, STK_STOP_FP_END);
 			}
 			w->result = STK_WALK_STALE;
@@ -449,6 +442,51 @@ static long walk_frame(u32 i, void *ctx)
 	default:
 		return stop(w, r->fp_how);
 	}
+}
+
+/*
+ * One step: a native frame recorded, its rule found, the walk moved to its
+ * caller; where that frame's stack holds the current eval-loop run's mark,
+ * the run's interpreted frames take its place (one per step), and the next
+ * run is read (one frame per step). 1 ends the loop.
+ */
+static long walk_frame(u32 i, void *ctx)
+{
+	struct stk_walk *w = scratch();
+	u64 pc, frame_sp;
+	u32 n;
+	int ret;
+
+	if (!w || w->done)
+		return 1;
+	if (w->rt_mode == STK_RT_MODE_SCAN)
+		return rt_scan(w);
+	if (w->rt_mode == STK_RT_MODE_EMIT)
+		return rt_emit(w);
+	if (w->has_rt && !w->rt_started) {
+		w->rt_started = 1;
+		rt_begin(w);
+		return 0;
+	}
+	n = w->user.n;
+	if (n >= w->max || n >= STK_CHAIN_MAX)
+		return stop(w, STK_STOP_DEPTH);
+	if (w->native_n && w->returns && w->pc == w->trampoline)
+		undo_uretprobe(w);
+	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
+	w->user.n = n + 1;
+	/* A return address points after its call: the call's rule is one byte back. */
+	pc = w->native_n ? w->pc - 1 : w->pc;
+	w->leaf = w->native_n == 0;
+	w->native_n++;
+	frame_sp = w->sp;
+	ret = native_step(w, pc, n);
+	/* this frame's stack holds the run's mark: it ran the staged frames, which take its place */
+	if (!ret && w->rt_marker && w->rt_marker >= frame_sp && w->rt_marker < w->sp) {
+		w->user.n = n;
+		w->rt_mode = STK_RT_MODE_EMIT;
+	}
+	return ret;
 }
 
 /*
@@ -484,6 +522,11 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->rt_stop = 0;
 	w->rt_frames = 0;
 	w->rt_frame = 0;
+	w->rt_cframe = 0;
+	w->rt_marker = 0;
+	w->rt_staged = 0;
+	w->rt_emitted = 0;
+	w->rt_scanned = 0;
 	w->rt_saved = 0;
 	w->rt_power = 0;
 	w->rt_steps = 0;
@@ -500,8 +543,8 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->has_rt = rt != NULL;
 	if (rt)
 		w->rt = *rt;
-	/* a native frame is one step; an eval loop's takes one to enter, one per interpreted frame, one to leave */
-	bpf_loop(3 * STK_CHAIN_MAX, walk_frame, NULL, 0);
+	/* a native frame is one step; an interpreted one two (read, then placed), and a run one more */
+	bpf_loop(3 * STK_CHAIN_MAX + STK_RT_SCAN_MAX, walk_frame, NULL, 0);
 	if (w->result == STK_WALK_STALE) {
 		ustat(STK_USTAT_STALE);
 		/* once until user space has looked (it rewrites the entry) */
@@ -523,6 +566,9 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 		ustat(STK_USTAT_RT_WALKS);
 		ustat_add(STK_USTAT_RT_FRAMES, w->rt_frames);
 	}
+	/* a run read whose native frame the walk never reached */
+	if (!w->rt_stop && w->rt_staged > w->rt_emitted && w->user.stop != STK_STOP_DEPTH)
+		w->rt_stop = STK_RT_STOP_UNPLACED + 1;
 	if (w->rt_stop && w->rt_stop <= STK_RT_STOP_COUNT)
 		ustat(STK_USTAT_RT_STOP_FIRST + w->rt_stop - 1);
 	return STK_WALK_DONE;

@@ -163,11 +163,13 @@ struct stk_unwind_request {
 /* What the walk's next step does with interpreted frames (stk_walk.rt_mode). */
 enum stk_rt_mode {
 	STK_RT_MODE_NATIVE, /* a native frame */
-	STK_RT_MODE_EMIT,   /* the next interpreted frame of the eval-loop run at the current native frame */
-	STK_RT_MODE_STEP,   /* past the eval loop's native frame, whose interpreted frames stand in its place */
+	STK_RT_MODE_SCAN,   /* the next frame of the current eval-loop run, read into the stage */
+	STK_RT_MODE_EMIT,   /* the staged run's next frame into the chain, in place of the native frame that ran it */
 };
 /* The walk's buffer for a frame (bpf/runtime_types.h's STK_RT_FRAME_READ_MAX bytes). */
 #define STK_RT_FRAME_BUF (STK_RT_FRAME_READ_MAX + 8)
+/* Words of one run staged (two a frame). */
+#define STK_RT_STAGE 256
 
 /* The walk's state, one per CPU (unwind_scratch). */
 struct stk_walk {
@@ -193,7 +195,7 @@ struct stk_walk {
 	/* interpreted frames (bpf/runtime_types.h): the process's runtime, and where the walk is in its frames */
 	struct stk_rt_proc rt;
 	__u32 has_rt;
-	__u32 rt_mode;     /* STK_RT_MODE_*: what the next step does */
+	__u32 rt_mode;     /* enum stk_rt_mode: what the next step does */
 	__u32 rt_started;  /* the thread's current frame was looked for */
 	__u32 rt_stop;     /* enum stk_rt_stop + 1 when its frames ended early, else 0 */
 	__u32 rt_frames;   /* interpreted frames kept */
@@ -202,10 +204,17 @@ struct stk_walk {
 	__u32 native_n;    /* native frames walked so far (0: the next is the leaf) */
 	__u32 leaf;        /* the native frame being stepped past is the leaf */
 	__u32 stored;      /* stk_chain_intern stored the chain: it is new */
-	__u64 rt_frame;    /* the next interpreted frame to read (0: none) */
-	__u64 rt_saved;    /* cycle check (Brent's): a frame seen, compared with each next one */
+	__u32 rt_staged;   /* words of the current run staged */
+	__u32 rt_emitted;  /* of those, put in the chain */
+	__u32 rt_scanned;  /* frames read this walk */
 	__u32 rt_power, rt_steps;
+	__u32 rt_pad;
+	__u64 rt_frame;    /* the next interpreted frame to read (0: none) */
+	__u64 rt_cframe;   /* 3.11: the current run's C-level frame (its mark) */
+	__u64 rt_marker;   /* the current run's mark on its native frame's stack (0: not known yet) */
+	__u64 rt_saved;    /* cycle check (Brent's): a frame seen, compared with each next one */
 	__u8 rt_buf[STK_RT_FRAME_BUF]; /* a frame as read */
+	__u64 rt_stage[STK_RT_STAGE];  /* the current run's words, until its native frame is found */
 	struct stk_chain user;
 	struct stk_chain kernel;
 	struct stk_chain_chunk chunk; /* a chunk being stored or compared */

@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/runtime/python_layout.h"
+#include "core/runtime/python.h"
 #include "core/runtime/python_lines.h"
-#include "core/runtime/runtime_class.h"
 
 /* Interpreters and threads of a process walked at most. */
 #define MAX_INTERPRETERS 64
@@ -147,8 +146,7 @@ static const char *file_version(const void *file, char *buf)
 	return f->version ? stk_py_version_text(f->version, buf) : "before 3.11";
 }
 
-static void *find(const void *file, uint64_t bias, struct stk_mem *mem, uint64_t *eval_start, uint64_t *eval_end,
-		  char *why, size_t len)
+static void *find(const void *file, uint64_t bias, struct stk_mem *mem, char *why, size_t len)
 {
 	const struct py_file *f = file;
 	struct py_proc *p;
@@ -178,15 +176,20 @@ static void *find(const void *file, uint64_t bias, struct stk_mem *mem, uint64_t
 			return NULL;
 		}
 	}
-	if (!(p = calloc(1, sizeof(*p)))) {
+	if (!(p = stk_python_proc(&l, f->runtime + bias, f->code_type ? f->code_type + bias : 0)))
 		snprintf(why, len, "out of memory");
-		return NULL;
+	return p;
+}
+
+void *stk_python_proc(const struct stk_py_layout *l, uint64_t runtime, uint64_t code_type)
+{
+	struct py_proc *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->l = *l;
+		p->runtime = runtime;
+		p->code_type = code_type;
 	}
-	p->l = l;
-	p->runtime = f->runtime + bias;
-	p->code_type = f->code_type ? f->code_type + bias : 0;
-	*eval_start = f->eval + bias;
-	*eval_end = f->eval + bias + f->eval_size;
 	return p;
 }
 
@@ -205,7 +208,8 @@ static int kernel_layout(const void *proc, struct stk_rt_proc *out)
 		if (used[i] >= STK_RT_NONE)
 			return -1;
 	/* the walk reads a frame's pointers 8-aligned inside what it read, its bytes anywhere inside */
-	if (l->fr_read > STK_PY_FRAME_READ_MAX || (l->cf_frame != STK_PY_NONE && l->cf_frame >= STK_RT_NONE) ||
+	if (l->fr_read > STK_PY_FRAME_READ_MAX ||
+	    (l->cf_frame != STK_PY_NONE && (l->cf_frame >= STK_RT_NONE || l->cf_previous >= STK_RT_NONE)) ||
 	    (l->fr_code | l->fr_previous | l->fr_instr) & 7 || l->fr_code + 8 > l->fr_read ||
 	    l->fr_previous + 8 > l->fr_read || l->fr_instr + 8 > l->fr_read || l->fr_owner >= l->fr_read ||
 	    (l->fr_entry != STK_PY_NONE && l->fr_entry >= l->fr_read))
@@ -214,6 +218,7 @@ static int kernel_layout(const void *proc, struct stk_rt_proc *out)
 		.kind = STK_RT_PYTHON,
 		.ts_frame = (uint16_t)l->ts_frame,
 		.cf_frame = l->cf_frame == STK_PY_NONE ? STK_RT_NONE : (uint16_t)l->cf_frame,
+		.cf_previous = l->cf_frame == STK_PY_NONE ? STK_RT_NONE : (uint16_t)l->cf_previous,
 		.ts_tid = (uint16_t)l->ts_native_tid,
 		.fr_code = (uint16_t)l->fr_code, .fr_previous = (uint16_t)l->fr_previous,
 		.fr_instr = (uint16_t)l->fr_instr, .fr_owner = (uint16_t)l->fr_owner,
@@ -274,35 +279,38 @@ static uint32_t instruction(const struct stk_py_layout *l, uint64_t code, uint64
 	return (uint32_t)((instr - first) / 2);
 }
 
-static size_t walk_run(const void *proc, struct stk_mem *mem, struct stk_rt_cursor *c, uint64_t *out, size_t room)
+static size_t walk_run(const void *proc, struct stk_mem *mem, struct stk_rt_cursor *c, uint64_t *out, size_t room,
+		       uint64_t *mark)
 {
 	const struct stk_py_layout *l = &((const struct py_proc *)proc)->l;
 	uint8_t f[STK_PY_FRAME_READ_MAX + 8] = { 0 };
 	size_t n = 0;
 
+	*mark = 0;
 	if (!c->started) {
 		c->started = true;
 		if (stk_mem_word(mem, c->state + l->ts_frame, &c->frame) ||
-		    (l->cf_frame != STK_PY_NONE && c->frame && stk_mem_word(mem, c->frame + l->cf_frame, &c->frame))) {
+		    (l->cf_frame != STK_PY_NONE && (c->cframe = c->frame) && stk_mem_word(mem, c->frame + l->cf_frame, &c->frame))) {
 			c->stop = "the thread state could not be read";
 			c->frame = 0;
 			return 0;
 		}
 	}
 	while (c->frame) {
-		uint64_t code, check = 0;
+		uint64_t frame = c->frame, code, check = 0;
 		uint8_t owner, entry;
 
-		if (room - n < 2) {
-			c->stop = "the chain is full";
+		if (++c->read > STK_RT_SCAN_MAX) {
+			c->stop = "a run's frames go on past what one walk reads";
+			c->frame = 0;
 			return n;
 		}
-		if (stk_rt_cursor_cycle(c, c->frame)) {
+		if (stk_rt_cursor_cycle(c, frame)) {
 			c->stop = "the frames run in a cycle";
 			c->frame = 0;
 			return n;
 		}
-		if (stk_mem_read(mem, c->frame, f, l->fr_read)) {
+		if (stk_mem_read(mem, frame, f, l->fr_read)) {
 			c->stop = "a frame could not be read";
 			c->frame = 0;
 			return n;
@@ -313,18 +321,28 @@ static size_t walk_run(const void *proc, struct stk_mem *mem, struct stk_rt_curs
 		entry = l->fr_entry != STK_PY_NONE ? f[l->fr_entry] : 0;
 		uint64_t instr = field_word(f, l->fr_instr);
 		c->frame = field_word(f, l->fr_previous);
-		if (l->owner_boundary && owner >= l->owner_boundary)
-			return n; /* this run's own entry frame: the run ends */
+		if (l->owner_boundary && owner >= l->owner_boundary) {
+			*mark = frame; /* this run's own entry frame, on its eval loop's stack */
+			return n;
+		}
 		if (!code || code > STK_RT_ADDR_MASK) {
 			c->stop = "a frame without a code object";
 			c->frame = 0;
 			return n;
 		}
-		stk_mem_word(mem, code + l->co_linetable, &check);
-		out[n++] = stk_rt_frame_word(STK_RT_PYTHON, code);
-		out[n++] = stk_rt_aux_word(instruction(l, code, instr), (uint32_t)check);
-		if (entry)
+		/* past the room the frames are read on (the run's end is its mark), not kept */
+		if (room - n >= 2) {
+			stk_mem_word(mem, code + l->co_linetable, &check);
+			out[n++] = stk_rt_frame_word(STK_RT_PYTHON, code);
+			out[n++] = stk_rt_aux_word(instruction(l, code, instr), (uint32_t)check);
+		}
+		if (entry) {
+			/* 3.11: the run's _PyCFrame is its mark; the one before it the next run's */
+			*mark = c->cframe;
+			if (!c->cframe || stk_mem_word(mem, c->cframe + l->cf_previous, &c->cframe))
+				c->cframe = 0;
 			return n;
+		}
 	}
 	return n;
 }

@@ -33,8 +33,8 @@ struct stk_py_layout {
 	uint32_t rt_interp_head;
 	/* PyInterpreterState */
 	uint32_t is_next, is_threads_head;
-	/* PyThreadState; before 3.13 ts_frame is the _PyCFrame and cf_frame its current frame */
-	uint32_t ts_next, ts_frame, cf_frame, ts_native_tid;
+	/* PyThreadState; before 3.13 ts_frame is the _PyCFrame, cf_frame its current frame and cf_previous the one before */
+	uint32_t ts_next, ts_frame, cf_frame, cf_previous, ts_native_tid;
 	/* _PyInterpreterFrame */
 	uint32_t fr_code, fr_previous, fr_instr, fr_owner;
 	uint32_t fr_entry;      /* 3.11's is_entry (STK_PY_NONE after) */

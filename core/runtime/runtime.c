@@ -63,7 +63,6 @@ struct stk_runtime_proc {
 	uint64_t bias;
 	void *state; /* the class's; NULL: not found (note says why) */
 	char note[512];
-	uint64_t eval_start, eval_end;
 	struct rt_thread *threads;
 	size_t n_threads, cap_threads;
 	struct stk_key_index by_tid;
@@ -188,7 +187,7 @@ static void look(struct stk_process *p)
 	rp->cls = rp->file->cls;
 	rp->bias = bias;
 	struct stk_mem mem = stk_mem_of_process(p->pid);
-	rp->state = rp->cls->find(rp->file->data, bias, &mem, &rp->eval_start, &rp->eval_end, why, sizeof(why));
+	rp->state = rp->cls->find(rp->file->data, bias, &mem, why, sizeof(why));
 	if (rp->state)
 		snprintf(rp->note, sizeof(rp->note), "%s %s in %.200s", rp->cls->name,
 			 rp->cls->file_version(rp->file->data, version), m->path);
@@ -347,29 +346,18 @@ static uint64_t thread_state(struct stk_runtime_proc *rp, const struct stk_proce
 
 /* ---- the user-space walk ---- */
 
-static bool in_eval(const struct stk_runtime_proc *rp, const uint64_t *chain, size_t i)
-{
-	uint64_t pc = i ? chain[i] - 1 : chain[i]; /* a return address: its call is one byte back */
-
-	return pc >= rp->eval_start && pc < rp->eval_end;
-}
-
-size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, size_t n, size_t max,
-			  uint8_t how_interp)
+size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, const uint64_t *sps,
+			  size_t n, size_t max, uint8_t how_interp)
 {
 	struct stk_runtime_proc *rp = stk_runtime_of(p);
-	uint64_t out[SPLICE_MAX], state;
+	uint64_t out[SPLICE_MAX], run[SPLICE_MAX], state, mark = 0;
 	uint8_t out_how[SPLICE_MAX];
 	struct stk_rt_cursor c = { 0 };
 	struct stk_mem mem;
-	size_t k = 0, i, found = 0;
-	bool any = false;
+	size_t k = 0, i, found = 0, in_run;
+	bool placed;
 
-	if (!rp)
-		return n;
-	for (i = 0; i < n && !any; i++)
-		any = in_eval(rp, chain, i);
-	if (!any)
+	if (!rp || !sps || n < 2)
 		return n;
 	if (!(state = thread_state(rp, p, (uint32_t)tid))) {
 		rp->stats.no_thread++;
@@ -380,25 +368,32 @@ size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uin
 	mem = stk_mem_of_process(p->pid);
 	stk_mem_budget(&mem, WALK_BUDGET);
 	c.state = state;
+	/* the first run, then at each native frame whose stack holds its mark, its frames there and the next run */
+	in_run = rp->cls->walk_run(rp->state, &mem, &c, run, max, &mark);
 	for (i = 0; i < n && k < max; i++) {
-		if (in_eval(rp, chain, i) && !c.stop) {
-			size_t got = rp->cls->walk_run(rp->state, &mem, &c, out + k, max - k);
+		/* frame i's stack: from its stack pointer to its caller's */
+		if (mark && i + 1 < n && mark >= sps[i] && mark < sps[i + 1]) {
+			size_t take = in_run < max - k ? in_run : max - k;
 
-			if (got) {
-				memset(out_how + k, how_interp, got);
-				k += got;
-				found += got / 2;
-				continue;
-			}
+			memcpy(out + k, run, take * sizeof(*out));
+			memset(out_how + k, how_interp, take);
+			k += take;
+			found += take / 2;
+			in_run = 0;
+			mark = 0;
+			if (c.frame && !c.stop)
+				in_run = rp->cls->walk_run(rp->state, &mem, &c, run, max, &mark);
+			continue;
 		}
 		out[k] = chain[i];
 		out_how[k++] = how ? how[i] : 0;
 	}
+	placed = !mark;
 	rp->stats.walks++;
 	rp->stats.frames += found;
-	if (c.stop) {
+	if (c.stop || !placed) {
 		rp->stats.stopped++;
-		rp->stats.last_stop = c.stop;
+		rp->stats.last_stop = c.stop ? c.stop : "no native frame held a run's mark";
 	}
 	memcpy(chain, out, k * sizeof(*chain));
 	if (how)
@@ -503,8 +498,6 @@ int stk_runtime_kernel_proc(struct stk_process *p, struct stk_rt_proc *out)
 
 	if (!rp || rp->cls->kernel_layout(rp->state, out))
 		return -1;
-	out->eval_start = rp->eval_start;
-	out->eval_end = rp->eval_end;
 	out->threads_asked = 0;
 	return 0;
 }
@@ -531,8 +524,12 @@ int stk_runtime_kernel_threads(struct stk_process *p, void (*put)(void *ctx, uin
 	}
 	if (read_threads(rp, p))
 		return -1;
+	/* the threads gone since (a task that exited: its tid is no longer under /proc/PID/task) */
 	for (size_t i = 0; i < rp->n_placed; i++) {
-		if (stk_key_index_find(&rp->by_tid, rp->threads, &rp->placed[i]) < 0)
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%u", (int)p->pid, rp->placed[i]);
+		if (stk_key_index_find(&rp->by_tid, rp->threads, &rp->placed[i]) < 0 && access(path, F_OK))
 			drop(ctx, rp->placed[i]);
 	}
 	if (stk_grow((void **)&rp->placed, &rp->cap_placed, rp->n_threads, sizeof(*rp->placed)))
@@ -543,6 +540,25 @@ int stk_runtime_kernel_threads(struct stk_process *p, void (*put)(void *ctx, uin
 
 		put(ctx, rp->threads[i].tid, &t);
 		rp->placed[kept++] = rp->threads[i].tid;
+	}
+	/* the process's other threads have no interpreter state: said too, so the walk does not ask for them */
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	if ((d = opendir(path))) {
+		while ((e = readdir(d)) && kept < MAX_TASKS) {
+			uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
+			struct stk_rt_thread none = { .tgid = (uint32_t)p->pid };
+
+			if (!tid || stk_key_index_find(&rp->by_tid, rp->threads, &tid) >= 0 ||
+			    stk_grow((void **)&rp->placed, &rp->cap_placed, kept + 1, sizeof(*rp->placed)))
+				continue;
+			put(ctx, tid, &none);
+			rp->placed[kept++] = tid;
+		}
+		closedir(d);
 	}
 	rp->n_placed = kept;
 	return 0;
@@ -556,9 +572,7 @@ void stk_runtime_get_stats(const struct stk_process *p, struct stk_runtime_stats
 		*st = (struct stk_runtime_stats){ 0 };
 }
 
-void stk_runtime_describe(FILE *out)
+const char *stk_runtime_versions(void)
 {
-	fprintf(out, "interpreter frames: python 3.11 (its layout from stk's table), 3.13 and 3.14 (from the "
-		"process's _Py_DebugOffsets); walked in the kernel on the cfi rung, read from the process by user "
-		"space on the dwarf rung and in pmp, none on fp\n");
+	return "python 3.11 (its layout from stk's table), 3.13 and 3.14 (from the process's _Py_DebugOffsets)";
 }

@@ -46,15 +46,17 @@ const char *stk_runtime_note(const struct stk_process *p);
 void stk_runtime_proc_free(struct stk_runtime_proc *rp);
 
 /*
- * The user-space walk: in chain (n words, leaf first, max room), each
- * native frame in p's eval loop is replaced by the interpreted frames it
- * was running, read from thread tid's memory now. how (NULL, or one byte
- * per word) moves with the words; interpreted words get how_interp.
- * Returns the new length. A thread with no interpreter state, or a process
- * with no runtime, keeps its chain as it was.
+ * The user-space walk: in chain (n words, leaf first, max room; sps: each
+ * frame's stack pointer, as the native unwinder found it), each native
+ * frame that ran one of p's eval-loop runs (its stack, up to its caller's
+ * stack pointer, holds the run's mark: bpf/runtime_types.h) is replaced by
+ * the interpreted frames the run was running, read from thread tid's
+ * memory now. how (NULL, or one byte per word) moves with the words;
+ * interpreted words get how_interp. Returns the new length. A thread with
+ * no interpreter state, or a process with no runtime, keeps its chain.
  */
-size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, size_t n, size_t max,
-			  uint8_t how_interp);
+size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, const uint64_t *sps,
+			  size_t n, size_t max, uint8_t how_interp);
 
 /*
  * The interpreted frame of chain words word and aux (aux 0: none) into f:
@@ -93,7 +95,7 @@ struct stk_runtime_stats {
 };
 void stk_runtime_get_stats(const struct stk_process *p, struct stk_runtime_stats *st);
 
-/* What `stk info` says of interpreter frames: the runtimes and versions, and where each rung reads them. */
-void stk_runtime_describe(FILE *out);
+/* The runtimes and versions whose frames stk reads, for `stk info`. */
+const char *stk_runtime_versions(void);
 
 #endif

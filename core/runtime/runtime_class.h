@@ -25,7 +25,9 @@
 struct stk_rt_cursor {
 	uint64_t state;   /* the thread's state (the runtime's) */
 	uint64_t frame;   /* the next frame to read (0: none left) */
+	uint64_t cframe;  /* the runtime's own per-run state, where it keeps one (Python 3.11's _PyCFrame) */
 	bool started;     /* frame was read from the state */
+	uint32_t read;    /* frames read so far */
 	uint64_t saved;   /* cycle check (Brent's): a frame seen, compared with each next one */
 	uint32_t power, steps;
 	const char *stop; /* why the walk ended early (static), or NULL */
@@ -52,11 +54,9 @@ struct stk_runtime_class {
 	/*
 	 * The runtime in a process that maps file at bias (runtime address = ELF
 	 * address + bias), its layout read from the table or the process: its
-	 * state (freed with free_proc), or NULL with why. *eval_start, *eval_end:
-	 * the eval loop's code, whose native frames ran interpreted ones.
+	 * state (freed with free_proc), or NULL with why.
 	 */
-	void *(*find)(const void *file, uint64_t bias, struct stk_mem *mem, uint64_t *eval_start, uint64_t *eval_end,
-		      char *why, size_t len);
+	void *(*find)(const void *file, uint64_t bias, struct stk_mem *mem, char *why, size_t len);
 	void (*free_proc)(void *proc);
 	/* The kernel walk's layout of the process. 0, or -1 when the kernel cannot walk it. */
 	int (*kernel_layout)(const void *proc, struct stk_rt_proc *out);
@@ -67,9 +67,12 @@ struct stk_runtime_class {
 	 * The frames one eval-loop run was running, from c (c->state set; the
 	 * first run starts at the thread's current frame), as chain words into
 	 * out (room words at most, two per frame); c moves to the next run's.
-	 * Returns the words written.
+	 * *mark: an address on the stack of the native frame that ran the run
+	 * (bpf/runtime_types.h), 0 when the run's end was not reached. Returns
+	 * the words written.
 	 */
-	size_t (*walk_run)(const void *proc, struct stk_mem *mem, struct stk_rt_cursor *c, uint64_t *out, size_t room);
+	size_t (*walk_run)(const void *proc, struct stk_mem *mem, struct stk_rt_cursor *c, uint64_t *out, size_t room,
+			   uint64_t *mark);
 	/*
 	 * The code object code (the frame word's address), whose aux word
 	 * carried check: its name and file into name and file (STK_RT_NAME_MAX

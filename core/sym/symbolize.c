@@ -103,12 +103,12 @@ static bool unwind_reread(void *table, pid_t pid)
 }
 
 /* The interpreted frames of the chain r holds, read from tid's memory now. */
-static void unwind_interpreted(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r)
+static void unwind_interpreted(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps)
 {
 	struct sym_proc *p = sym_find_proc(table, pid);
 
 	if (p && !p->err)
-		r->n = stk_runtime_splice(&p->proc, tid, r->ips, r->how, r->n, r->max, STK_FRAME_BY_INTERPRETER);
+		r->n = stk_runtime_splice(&p->proc, tid, r->ips, r->how, sps, r->n, r->max, STK_FRAME_BY_INTERPRETER);
 }
 
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s)
@@ -145,6 +145,30 @@ void stk_symbolizer_name_interpreted(struct stk_symbolizer *s, pid_t pid, const 
 
 	if (p && !p->err)
 		stk_runtime_name_chain(&p->proc, chain, n);
+}
+
+void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *applet, FILE *out)
+{
+	for (size_t i = 0; i < s->procs.n; i++) {
+		const struct stk_process *p = &s->procs.all[i]->proc;
+		const char *note = stk_runtime_note(p);
+		struct stk_runtime_stats st;
+
+		if (!note)
+			continue;
+		stk_runtime_get_stats(p, &st);
+		fprintf(out, "%s: pid %d: %s", applet, (int)p->pid, note);
+		if (st.walks || st.no_thread)
+			fprintf(out, "; %llu interpreted frames read by user space in %llu walks (%llu threads without "
+				"a state, %llu stopped early%s%s)", (unsigned long long)st.frames,
+				(unsigned long long)st.walks, (unsigned long long)st.no_thread,
+				(unsigned long long)st.stopped, st.last_stop ? ": " : "", st.last_stop ? st.last_stop : "");
+		if (st.named || st.unnamed)
+			fprintf(out, "; %llu code objects named, %llu not%s%s", (unsigned long long)st.named,
+				(unsigned long long)st.unnamed, st.last_unnamed ? ": " : "",
+				st.last_unnamed ? st.last_unnamed : "");
+		fputc('\n', out);
+	}
 }
 
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st)

@@ -13,6 +13,7 @@
 #define STK_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -155,5 +156,11 @@ struct stk_symbolizer_stats {
 	unsigned dwarf_failed;     /* files whose DWARF libdw rejected (reason in last_failure) */
 };
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st);
+/*
+ * -v: each process seen running an interpreter, one line to out: which
+ * (or why its frames are not read), the frames user space read of it and
+ * why a walk stopped, the code objects named.
+ */
+void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *applet, FILE *out);
 
 #endif
