@@ -65,6 +65,23 @@ static inline unsigned stk_rt_entry_words(__u64 w, int has_next, __u64 next)
 }
 
 /*
+ * A chain of frames (or threads, or interpreters) checked for a cycle as it
+ * is followed, in the kernel walk and in user space alike (Brent's): true
+ * when at was seen before. saved, power, steps start at 0.
+ */
+static inline int stk_rt_cycle(__u64 at, __u64 *saved, __u32 *power, __u32 *steps)
+{
+	if (*saved == at)
+		return 1;
+	if (++*steps >= *power) {
+		*saved = at;
+		*power = *power ? *power * 2 : 2;
+		*steps = 0;
+	}
+	return 0;
+}
+
+/*
  * unwind_runtimes (by tgid): a process's interpreter as the kernel walk
  * reads it. Offsets are in bytes, each inside what it is read from.
  *

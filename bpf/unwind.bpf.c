@@ -245,11 +245,11 @@ static __always_inline void undo_uretprobe(struct stk_walk *w)
 
 /* ---- interpreted frames (bpf/runtime_types.h) ---- */
 
+/* The interpreted frames end early: what is staged still takes its place where its run's mark is known. */
 static __always_inline void rt_end(struct stk_walk *w, u32 why)
 {
 	w->rt_stop = why + 1;
 	w->rt_frame = 0;
-	w->rt_marker = 0;
 	w->rt_mode = STK_RT_MODE_NATIVE;
 }
 
@@ -262,19 +262,6 @@ static __always_inline u64 rt_word(struct stk_walk *w, u32 off)
 static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
 {
 	return w->rt_buf[off & (STK_RT_FRAME_READ_MAX - 1)];
-}
-
-/* Cycle check of the frame chain (Brent's): true when frame was seen before in this walk. */
-static __always_inline bool rt_cycle(struct stk_walk *w, u64 frame)
-{
-	if (w->rt_saved == frame)
-		return true;
-	if (++w->rt_steps >= w->rt_power) {
-		w->rt_saved = frame;
-		w->rt_power = w->rt_power ? w->rt_power * 2 : 2;
-		w->rt_steps = 0;
-	}
-	return false;
 }
 
 /*
@@ -306,7 +293,8 @@ static __always_inline void rt_begin(struct stk_walk *w)
 		return;
 	}
 	if (w->rt.cf_frame != STK_RT_NONE) {
-		w->rt_cframe = frame;
+		/* 3.11: the run's _PyCFrame is its mark, known from its start */
+		w->rt_cframe = w->rt_marker = frame;
 		if (frame && read_word(&frame, frame + w->rt.cf_frame)) {
 			rt_end(w, STK_RT_STOP_THREAD);
 			return;
@@ -318,9 +306,10 @@ static __always_inline void rt_begin(struct stk_walk *w)
 }
 
 /*
- * One frame of the current run into the stage, or the run's end, whose mark
- * the native frames are then compared with (3.11: the run's C-level frame;
- * later: its own entry frame).
+ * One frame of the current run into the stage, or the run's end: its mark,
+ * which the native frames are compared with, is known by then (3.11: the
+ * run's C-level frame, known from its start; later: its own entry frame,
+ * which ends it).
  */
 static __always_inline int rt_scan(struct stk_walk *w)
 {
@@ -336,7 +325,7 @@ static __always_inline int rt_scan(struct stk_walk *w)
 		rt_end(w, STK_RT_STOP_LONG);
 		return 0;
 	}
-	if (rt_cycle(w, frame)) {
+	if (stk_rt_cycle(frame, &w->rt_saved, &w->rt_power, &w->rt_steps)) {
 		rt_end(w, STK_RT_STOP_CYCLE);
 		return 0;
 	}
@@ -372,7 +361,7 @@ static __always_inline int rt_scan(struct stk_walk *w)
 		w->rt_staged = at + 2;
 	}
 	if (entry) {
-		w->rt_marker = w->rt_cframe;
+		/* 3.11: the run ends; its mark was its _PyCFrame, the one before it is the next run's */
 		w->rt_mode = STK_RT_MODE_NATIVE;
 		if (!w->rt_cframe || read_word(&w->rt_cframe, w->rt_cframe + w->rt.cf_previous))
 			w->rt_cframe = 0;
@@ -388,7 +377,8 @@ static __always_inline int rt_emit(struct stk_walk *w)
 	if (i + 2 > w->rt_staged) {
 		w->rt_staged = 0;
 		w->rt_emitted = 0;
-		w->rt_marker = 0;
+		/* the next run's mark: 3.11's next _PyCFrame, else known at its end */
+		w->rt_marker = w->rt.cf_frame != STK_RT_NONE && w->rt_frame ? w->rt_cframe : 0;
 		w->rt_mode = w->rt_frame ? STK_RT_MODE_SCAN : STK_RT_MODE_NATIVE;
 		return 0;
 	}

@@ -286,16 +286,18 @@ static size_t walk_run(const void *proc, struct stk_mem *mem, struct stk_rt_curs
 	uint8_t f[STK_PY_FRAME_READ_MAX + 8] = { 0 };
 	size_t n = 0;
 
-	*mark = 0;
 	if (!c->started) {
 		c->started = true;
 		if (stk_mem_word(mem, c->state + l->ts_frame, &c->frame) ||
 		    (l->cf_frame != STK_PY_NONE && (c->cframe = c->frame) && stk_mem_word(mem, c->frame + l->cf_frame, &c->frame))) {
 			c->stop = "the thread state could not be read";
 			c->frame = 0;
+			*mark = 0;
 			return 0;
 		}
 	}
+	/* 3.11: the run's _PyCFrame is its mark, known from its start (a run cut short keeps it) */
+	*mark = l->cf_frame != STK_PY_NONE ? c->cframe : 0;
 	while (c->frame) {
 		uint64_t frame = c->frame, code, check = 0;
 		uint8_t owner, entry;
@@ -337,8 +339,7 @@ static size_t walk_run(const void *proc, struct stk_mem *mem, struct stk_rt_curs
 			out[n++] = stk_rt_aux_word(instruction(l, code, instr), (uint32_t)check);
 		}
 		if (entry) {
-			/* 3.11: the run's _PyCFrame is its mark; the one before it the next run's */
-			*mark = c->cframe;
+			/* 3.11: the one before the run's _PyCFrame is the next run's */
 			if (!c->cframe || stk_mem_word(mem, c->cframe + l->cf_previous, &c->cframe))
 				c->cframe = 0;
 			return n;

@@ -89,17 +89,10 @@ struct stk_runtime_class {
 /* The runtimes, each in its own file. */
 extern const struct stk_runtime_class stk_runtime_python;
 
-/* Cycle check of a frame chain (Brent's): true when frame was seen before in this walk. */
+/* Cycle check of a frame chain (bpf/runtime_types.h): true when frame was seen before in this walk. */
 static inline bool stk_rt_cursor_cycle(struct stk_rt_cursor *c, uint64_t frame)
 {
-	if (c->saved == frame)
-		return true;
-	if (++c->steps >= c->power) {
-		c->saved = frame;
-		c->power = c->power ? c->power * 2 : 2;
-		c->steps = 0;
-	}
-	return false;
+	return stk_rt_cycle(frame, (__u64 *)&c->saved, &c->power, &c->steps);
 }
 
 #endif

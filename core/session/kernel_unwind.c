@@ -399,6 +399,8 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 			[STK_RT_STOP_THREAD] = "thread state unreadable or another thread's",
 			[STK_RT_STOP_READ] = "frame unreadable", [STK_RT_STOP_CYCLE] = "frames in a cycle",
 			[STK_RT_STOP_BAD] = "frame without a code object",
+			[STK_RT_STOP_UNPLACED] = "no native frame held a run's mark",
+			[STK_RT_STOP_LONG] = "a run past the frames one walk reads",
 		};
 
 		fprintf(stderr, "%s: interpreted frames in the kernel: %llu in %llu walks (%u interpreters placed, "

@@ -114,6 +114,7 @@ struct trap {
 	void *(*frames)(void);
 	unsigned char *tstate;
 	int changing;
+	void *first; /* the frame the eval loop runs */
 };
 
 static void *cycle_frames(void)
@@ -175,12 +176,12 @@ static void *changing_frames(void)
 }
 
 static struct trap traps[] = {
-	{ "cycle", cycle_frames, NULL, 0 },
-	{ "deep", deep_frames, NULL, 0 },
-	{ "huge", huge_frames, NULL, 0 },
-	{ "unmapped", unmapped_frames, NULL, 0 },
-	{ "badcode", bad_code_frames, NULL, 0 },
-	{ "changing", changing_frames, NULL, 1 },
+	{ .name = "cycle", .frames = cycle_frames },
+	{ .name = "deep", .frames = deep_frames },
+	{ .name = "huge", .frames = huge_frames },
+	{ .name = "unmapped", .frames = unmapped_frames },
+	{ .name = "badcode", .frames = bad_code_frames },
+	{ .name = "changing", .frames = changing_frames, .changing = 1 },
 };
 #define N_TRAPS (sizeof(traps) / sizeof(traps[0]))
 
@@ -200,6 +201,11 @@ static void mutate(unsigned *seed)
 __attribute__((noinline)) void *_PyEval_EvalFrameDefault(struct trap *t)
 {
 	unsigned seed = 1;
+	/* 3.11 keeps the run's _PyCFrame on the eval loop's stack: stk finds the loop's frame by it */
+	unsigned char cframe[32] = { 0 };
+
+	put(cframe, CF_CURRENT, (uint64_t)(uintptr_t)t->first);
+	put(t->tstate, TS_CFRAME, (uint64_t)(uintptr_t)cframe);
 
 	for (;;) {
 		struct timespec start, now, pause = { 0, 5000000 };
@@ -222,12 +228,10 @@ static pthread_barrier_t started;
 static void *run(void *arg)
 {
 	struct trap *t = arg;
-	unsigned char *cf = zalloc(32);
 
 	prctl(PR_SET_NAME, t->name);
 	put(t->tstate, TS_NATIVE_TID, (uint64_t)syscall(SYS_gettid));
-	put(cf, CF_CURRENT, (uint64_t)(uintptr_t)t->frames());
-	put(t->tstate, TS_CFRAME, (uint64_t)(uintptr_t)cf);
+	t->first = t->frames();
 	pthread_barrier_wait(&started);
 	return _PyEval_EvalFrameDefault(t);
 }

@@ -1,5 +1,6 @@
 # A pure-Python CPU loop with a known chain (tests/integration/test_python.sh):
-# every sample should read <module>;outer;middle;leaf. Runs until killed.
+# every sample should read <module>;outer;middle;leaf. Prints "ready", runs
+# until killed.
 def leaf(n):
     total = 0
     for i in range(n):
@@ -12,6 +13,7 @@ def middle(n):
 
 
 def outer():
+    print("ready", flush=True)
     while True:
         middle(10000)
 

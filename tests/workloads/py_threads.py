@@ -5,7 +5,8 @@
 # "wake" mode: each wakes every 20 ms (offcputime sees its blocks end); "still"
 # mode: each blocks for good, and a reporter thread writes what the process
 # says of itself (sys._current_frames(), root first, by native thread id)
-# to the file given, then ends. Runs until killed.
+# to the file given, then ends. Prints "ready" once every thread runs its
+# chain; runs until killed.
 import sys
 import threading
 import time
@@ -77,4 +78,5 @@ threading.Thread(target=wait_lock, name="locked").start()
 if mode == "still":
     threading.Thread(target=report, args=(sys.argv[2],), name="reporter").start()
 ready.wait()
+print("ready", flush=True)
 recurse(40)
