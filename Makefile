@@ -256,7 +256,7 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/pmp_threads $(W)/pmp_threads_static \
 	     $(W)/resources $(W)/resources_static \
 	     $(W)/phases $(W)/phases_static \
-	     $(W)/fake_python $(W)/fake_python312 $(W)/fake_python313
+	     $(W)/fake_python $(W)/fake_python312 $(W)/fake_python313 $(W)/fake_python_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -395,6 +395,10 @@ $(W)/fake_python312: tests/workloads/fake_python.c
 $(W)/fake_python313: tests/workloads/fake_python.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -DVERSION=0x030d00f0 -rdynamic -pthread -o $@ $<
+# static for the kernel matrix: its symbols in .symtab (the interpreter is found by its .PyRuntime section)
+$(W)/fake_python_static: tests/workloads/fake_python.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(WL_CFLAGS) -pthread -o $@ $<
 # No .eh_frame at all (and no .debug_frame): unwinding must stop with a reason, not crash.
 $(W)/nofp_noeh: tests/workloads/nofp.c
 	@mkdir -p $(@D)

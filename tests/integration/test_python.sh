@@ -264,6 +264,7 @@ for a in "profile -F 199" "offcputime" "profile --unwind dwarf -F 199"; do
     label=hostile_$(echo "$a" | tr -c 'a-z0-9\n' _ | tr -s _ | sed 's/_$//')
     hostile "$label" $a -p "$F" -f -v 3
     check_hostile() {
+        expect_contains "${label}_plain" "$OUT" ";run;py_root;py_mid;py_leaf"
         expect_contains "${label}_cycle" "$OUT" "cycle_a;"
         cycles=$(printf '%s\n' "$OUT" | grep -o 'cycle_[abc]' | wc -l)
         lines=$(printf '%s\n' "$OUT" | grep -c 'cycle_[abc]')

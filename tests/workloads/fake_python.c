@@ -3,8 +3,9 @@
  * stk looks for in an interpreter (_PyRuntime in .PyRuntime,
  * _PyEval_EvalFrameDefault, Py_Version, PyCode_Type) and lays out, in
  * CPython 3.11's shape, an interpreter state built to hurt a reader: its
- * interpreter and thread lists in cycles, and one thread per trap, each
- * running in _PyEval_EvalFrameDefault (on CPU 5 ms, off 5 ms) over frames
+ * interpreter and thread lists in cycles, one plain thread (py_root ->
+ * py_mid -> py_leaf: the kernel matrix's check), and one thread per trap,
+ * each running in _PyEval_EvalFrameDefault (on CPU 5 ms, off 5 ms) over frames
  * that are a cycle, 100,000 deep, a name claiming 2^40 characters, a file
  * name of a megabyte, a pointer into unmapped memory, a code object there,
  * a line table claiming a terabyte, and frames rewritten under the reader
@@ -117,6 +118,14 @@ struct trap {
 	void *first; /* the frame the eval loop runs */
 };
 
+static void *plain_frames(void)
+{
+	unsigned char *root = frame(code("py_root"), NULL);
+
+	root[FR_ENTRY] = 1; /* the first frame the eval loop ran */
+	return frame(code("py_leaf"), frame(code("py_mid"), root));
+}
+
 static void *cycle_frames(void)
 {
 	void *a = frame(code("cycle_a"), NULL), *b = frame(code("cycle_b"), NULL), *c = frame(code("cycle_c"), NULL);
@@ -176,6 +185,7 @@ static void *changing_frames(void)
 }
 
 static struct trap traps[] = {
+	{ .name = "plain", .frames = plain_frames },
 	{ .name = "cycle", .frames = cycle_frames },
 	{ .name = "deep", .frames = deep_frames },
 	{ .name = "huge", .frames = huge_frames },
