@@ -253,15 +253,15 @@ static __always_inline void rt_end(struct stk_walk *w, u32 why)
 	w->rt_mode = STK_RT_MODE_NATIVE;
 }
 
-/* A pointer-sized field of the frame read (off: 8-aligned, inside the buffer). */
+/* A pointer-sized field of the frame read (off: 8-aligned, inside the buffer): one aligned load. */
 static __always_inline u64 rt_word(struct stk_walk *w, u32 off)
 {
-	return *(u64 *)&w->rt_buf[off & (STK_RT_FRAME_READ_MAX - 8)];
+	return w->rt_buf[(off >> 3) & (STK_RT_FRAME_READ_MAX / 8 - 1)];
 }
 
 static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
 {
-	return w->rt_buf[off & (STK_RT_FRAME_READ_MAX - 1)];
+	return ((u8 *)w->rt_buf)[off & (STK_RT_FRAME_READ_MAX - 1)];
 }
 
 /*
@@ -273,7 +273,6 @@ static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
 static __always_inline void rt_begin(struct stk_walk *w)
 {
 	struct stk_rt_thread *t = bpf_map_lookup_elem(&unwind_rt_threads, &w->tid);
-	u64 v, frame = 0;
 
 	if (!t || t->tgid != w->tgid) {
 		struct stk_rt_proc *rp = bpf_map_lookup_elem(&unwind_runtimes, &w->tgid);
@@ -288,20 +287,21 @@ static __always_inline void rt_begin(struct stk_walk *w)
 	}
 	if (!t->state)
 		return; /* a thread that never ran the interpreter */
-	if (read_word(&v, t->state + w->rt.ts_tid) || (u32)v != t->ns_tid || read_word(&frame, t->state + w->rt.ts_frame)) {
+	/* words read land in the scratch, not on the stack: the walk's frames share 512 bytes */
+	if (read_word(&w->rt_frame, t->state + w->rt.ts_tid) || (u32)w->rt_frame != t->ns_tid ||
+	    read_word(&w->rt_frame, t->state + w->rt.ts_frame)) {
 		rt_end(w, STK_RT_STOP_THREAD);
 		return;
 	}
 	if (w->rt.cf_frame != STK_RT_NONE) {
 		/* 3.11: the run's _PyCFrame is its mark, known from its start */
-		w->rt_cframe = w->rt_marker = frame;
-		if (frame && read_word(&frame, frame + w->rt.cf_frame)) {
+		w->rt_cframe = w->rt_marker = w->rt_frame;
+		if (w->rt_frame && read_word(&w->rt_frame, w->rt_frame + w->rt.cf_frame)) {
 			rt_end(w, STK_RT_STOP_THREAD);
 			return;
 		}
 	}
-	w->rt_frame = frame;
-	if (frame)
+	if (w->rt_frame)
 		w->rt_mode = STK_RT_MODE_SCAN;
 }
 
@@ -314,7 +314,7 @@ static __always_inline void rt_begin(struct stk_walk *w)
 static __always_inline int rt_scan(struct stk_walk *w)
 {
 	u32 size = w->rt.fr_read & 0xff, at, first;
-	u64 frame = w->rt_frame, code, instr, check = 0;
+	u64 frame = w->rt_frame, code, instr;
 	u8 entry = 0;
 
 	if (!frame) {
@@ -352,12 +352,15 @@ static __always_inline int rt_scan(struct stk_walk *w)
 	}
 	at = w->rt_staged;
 	if (at + 2 <= STK_RT_STAGE) {
-		read_word(&check, code + w->rt.co_check);
 		first = STK_RT_NO_INSTR;
 		if (instr >= code + w->rt.co_code && (instr - code - w->rt.co_code) / 2 < STK_RT_NO_INSTR)
 			first = (u32)((instr - code - w->rt.co_code) / 2);
 		w->rt_stage[at & (STK_RT_STAGE - 1)] = stk_rt_frame_word(w->rt.kind, code);
-		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] = stk_rt_aux_word(first, (u32)check);
+		/* the check: read straight into its word, the instruction put beside it */
+		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] = 0;
+		read_word(&w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)], code + w->rt.co_check);
+		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] =
+			stk_rt_aux_word(first, (u32)w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)]);
 		w->rt_staged = at + 2;
 	}
 	if (entry) {
@@ -443,7 +446,7 @@ static __always_inline int native_step(struct stk_walk *w, u64 pc, u32 n)
 static long walk_frame(u32 i, void *ctx)
 {
 	struct stk_walk *w = scratch();
-	u64 pc, frame_sp;
+	u64 pc;
 	u32 n;
 	int ret;
 
@@ -469,10 +472,10 @@ static long walk_frame(u32 i, void *ctx)
 	pc = w->native_n ? w->pc - 1 : w->pc;
 	w->leaf = w->native_n == 0;
 	w->native_n++;
-	frame_sp = w->sp;
+	w->frame_sp = w->sp;
 	ret = native_step(w, pc, n);
 	/* this frame's stack holds the run's mark: it ran the staged frames, which take its place */
-	if (!ret && w->rt_marker && w->rt_marker >= frame_sp && w->rt_marker < w->sp) {
+	if (!ret && w->rt_marker && w->rt_marker >= w->frame_sp && w->rt_marker < w->sp) {
 		w->user.n = n;
 		w->rt_mode = STK_RT_MODE_EMIT;
 	}

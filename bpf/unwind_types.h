@@ -213,7 +213,8 @@ struct stk_walk {
 	__u64 rt_cframe;   /* 3.11: the current run's C-level frame (its mark) */
 	__u64 rt_marker;   /* the current run's mark on its native frame's stack (0: not known yet) */
 	__u64 rt_saved;    /* cycle check (Brent's): a frame seen, compared with each next one */
-	__u8 rt_buf[STK_RT_FRAME_BUF]; /* a frame as read */
+	__u64 frame_sp;    /* the stack pointer of the native frame being stepped past */
+	__u64 rt_buf[STK_RT_FRAME_BUF / 8]; /* a frame as read (words: its pointers are 8-aligned) */
 	__u64 rt_stage[STK_RT_STAGE];  /* the current run's words, until its native frame is found */
 	struct stk_chain user;
 	struct stk_chain kernel;

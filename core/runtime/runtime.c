@@ -27,8 +27,8 @@ static const struct stk_runtime_class *const classes[] = { &stk_runtime_python }
 #define MAX_TASKS 16384
 /* Bytes one thread's walk may read (128 bytes a frame and its code object's check: 4,096 frames). */
 #define WALK_BUDGET (4096u * 136)
-/* Words a splice holds at most. */
-#define SPLICE_MAX 2048
+/* Words a splice holds at most (the copy unwinder's callers keep 1,024 frames). */
+#define SPLICE_MAX 1024
 /* Line tables kept per process; past it code objects keep their names, not their lines. */
 #define MAX_TABLE_BYTES (64u << 20)
 /* Code objects named per process at most (then the rest show "[python]"). */

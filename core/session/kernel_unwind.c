@@ -36,6 +36,8 @@ struct stk_kernel_unwind {
 	bool verbose;
 	unsigned loads, exits, refreshes;
 	unsigned runtimes, thread_reads, names; /* interpreters placed, their threads read, chains named early */
+	unsigned threads_no_room; /* thread states unwind_rt_threads had no room for */
+	bool thread_put_failed;   /* during the current placement */
 	/* processes whose reload had to wait (they remap code often): retried when the timer fires */
 	uint32_t *later;
 	size_t n_later, cap_later;
@@ -67,7 +69,10 @@ static void put_thread(void *ctx, uint32_t tid, const struct stk_rt_thread *t)
 {
 	struct stk_kernel_unwind *u = ctx;
 
-	bpf_map_update_elem(bpf_map__fd(u->skel->maps.unwind_rt_threads), &tid, t, BPF_ANY);
+	if (bpf_map_update_elem(bpf_map__fd(u->skel->maps.unwind_rt_threads), &tid, t, BPF_ANY)) {
+		u->threads_no_room++;
+		u->thread_put_failed = true;
+	}
 }
 
 static void drop_thread(void *ctx, uint32_t tid)
@@ -94,8 +99,12 @@ static void place_runtime(struct stk_kernel_unwind *u, struct stk_process *p)
 		return;
 	}
 	u->thread_reads++;
-	if (stk_runtime_kernel_threads(p, put_thread, drop_thread, u) == 0 &&
-	    bpf_map_update_elem(bpf_map__fd(u->skel->maps.unwind_runtimes), &tgid, &rt, BPF_ANY) == 0)
+	u->thread_put_failed = false;
+	if (stk_runtime_kernel_threads(p, put_thread, drop_thread, u))
+		return;
+	/* threads without room would ask for ever: the walk is told not to (their eval frames stay native) */
+	rt.threads_asked = u->thread_put_failed;
+	if (bpf_map_update_elem(bpf_map__fd(u->skel->maps.unwind_runtimes), &tgid, &rt, BPF_ANY) == 0)
 		u->runtimes++;
 }
 
@@ -373,6 +382,10 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 		fprintf(stderr, "WARNING: %llu stacks found the chain store full (%u chunks of %d frames) and took the "
 			"slower copy path; raise --cfi-chains\n", (unsigned long long)full,
 			bpf_map__max_entries(u->skel->maps.unwind_chains), STK_CHAIN_CHUNK);
+	if (u->threads_no_room)
+		fprintf(stderr, "WARNING: %u interpreter threads got no room in the kernel walk's thread map (%u entries); "
+			"their interpreted frames are not read\n", u->threads_no_room,
+			bpf_map__max_entries(u->skel->maps.unwind_rt_threads));
 	if (st.files_no_room)
 		fprintf(stderr, "WARNING: %u files got no room in the unwind tables (%llu of %llu rows used); their "
 			"frames took the slower copy path; raise --cfi-rows\n", st.files_no_room,

@@ -2,6 +2,7 @@
 #   main     <module>;recurse x41;Sleeper.nap        sleeping in a method, 40 calls deep
 #   sorter   ...;Thread.run;sorter;<C: sorted>;by_key  Python -> C -> Python
 #   locked   ...;Thread.run;wait_lock                 blocked on a lock
+#   workers  ...;Thread.run;Handler.serve;Event.wait;Condition.wait  (still mode, WORKERS of them)
 # "wake" mode: each wakes every 20 ms (offcputime sees its blocks end); "still"
 # mode: each blocks for good, and a reporter thread writes what the process
 # says of itself (sys._current_frames(), root first, by native thread id)
@@ -12,10 +13,12 @@ import threading
 import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "wake"
+workers = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 pause = 0.02 if mode == "wake" else 100000
 lock = threading.Lock()
 lock.acquire()
-ready = threading.Barrier(4 if mode == "still" else 3)
+never = threading.Event()
+ready = threading.Barrier((4 if mode == "still" else 3) + workers)
 
 
 class Sleeper:
@@ -47,6 +50,12 @@ def wait_lock():
         lock.acquire(timeout=pause) if mode == "wake" else lock.acquire()
 
 
+class Handler:
+    def serve(self):
+        ready.wait()
+        never.wait()
+
+
 def report(path):
     ready.wait()
     me = threading.get_ident()
@@ -64,7 +73,8 @@ def report(path):
                 chain.append(f.f_code.co_qualname)
                 f = f.f_back
             chains[names.get(ident)] = ";".join(reversed(chain))
-        if all(c.endswith(("Sleeper.nap", "by_key", "wait_lock")) for c in chains.values()) and len(chains) == 3:
+        ends = ("Sleeper.nap", "by_key", "wait_lock", "Condition.wait")
+        if all(c.endswith(ends) for c in chains.values()) and len(chains) == 3 + workers:
             break
     with open(path + ".tmp", "w") as out:
         for tid, chain in sorted(chains.items()):
@@ -75,6 +85,8 @@ def report(path):
 
 threading.Thread(target=sorter, name="sorter").start()
 threading.Thread(target=wait_lock, name="locked").start()
+for i in range(workers):
+    threading.Thread(target=Handler().serve, name="worker%d" % i).start()
 if mode == "still":
     threading.Thread(target=report, args=(sys.argv[2],), name="reporter").start()
 ready.wait()
