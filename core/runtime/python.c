@@ -3,11 +3,13 @@
  * a file (python3.x, or libpython3.x.so in an embedding program) exporting
  * _PyRuntime, _PyEval_EvalFrameDefault and, from 3.11, Py_Version; its
  * threads are the interpreters' lists of thread states, each with its id;
- * a thread's frames run from its current frame (3.11, 3.12: its _PyCFrame's)
- * back through each frame's previous one. Each run of the eval loop (one
- * native _PyEval_EvalFrameDefault frame) ends at a frame that says so: 3.11
- * marks the first frame it ran (is_entry), later versions push an entry
- * frame of their own (owner at or above the layout's boundary). Frames from
+ * a thread's frames run from its current frame (3.11: its _PyCFrame's) back
+ * through each frame's previous one. Each run of the eval loop (one native
+ * frame of it) ends at a frame that says so, and leaves a mark on the C
+ * stack of the native frame that ran it: 3.11 sets is_entry on the first
+ * frame it ran, its mark the run's _PyCFrame (each pointing at the one
+ * before); later versions push an entry frame of their own on that stack
+ * (owner at or above the layout's boundary), which is the mark. Frames from
  * 3.11 on: earlier ones are another structure, named in -v and skipped.
  */
 #include <stdio.h>

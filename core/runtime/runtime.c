@@ -174,8 +174,11 @@ static void look(struct stk_process *p)
 		    mapping_bias(p->maps[i].file->runtime, &p->maps[i], &bias))
 			m = &p->maps[i];
 	if (!m) {
-		if (rp)
+		/* none now (an exec): the names made before stay for the stacks that hold them */
+		if (rp) {
 			drop_state(rp);
+			rp->note[0] = '\0';
+		}
 		return;
 	}
 	if (!rp && !(rp = p->runtime = new_proc()))
