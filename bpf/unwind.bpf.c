@@ -456,6 +456,15 @@ static long walk_frame(u32 i, void *ctx)
 		return rt_scan(w);
 	if (w->rt_mode == STK_RT_MODE_EMIT)
 		return rt_emit(w);
+	if (w->rt_tail) {
+		/* past the native walk's end: each run read follows the last */
+		if (w->rt_staged > w->rt_emitted) {
+			w->rt_mode = STK_RT_MODE_EMIT;
+			return 0;
+		}
+		w->done = 1;
+		return 1;
+	}
 	if (w->has_rt && !w->rt_started) {
 		w->rt_started = 1;
 		rt_begin(w);
@@ -478,6 +487,18 @@ static long walk_frame(u32 i, void *ctx)
 	if (!ret && w->rt_marker && w->rt_marker >= w->frame_sp && w->rt_marker < w->sp) {
 		w->user.n = n;
 		w->rt_mode = STK_RT_MODE_EMIT;
+	}
+	/*
+	 * The native walk ended short of the runs still to place (the mark is
+	 * above its last frame: no frame-pointer chain through JIT trampolines,
+	 * a read that failed): they follow the chain, its stop reason kept.
+	 */
+	if (ret && w->rt_marker >= w->frame_sp && w->result == STK_WALK_DONE && w->user.stop != STK_STOP_ROOT &&
+	    w->user.stop != STK_STOP_ZERO_RA && w->user.stop != STK_STOP_DEPTH) {
+		w->done = 0;
+		w->rt_tail = 1;
+		w->rt_mode = STK_RT_MODE_EMIT;
+		return 0;
 	}
 	return ret;
 }
@@ -520,6 +541,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->rt_staged = 0;
 	w->rt_emitted = 0;
 	w->rt_scanned = 0;
+	w->rt_tail = 0;
 	w->rt_saved = 0;
 	w->rt_power = 0;
 	w->rt_steps = 0;

@@ -208,7 +208,7 @@ struct stk_walk {
 	__u32 rt_emitted;  /* of those, put in the chain */
 	__u32 rt_scanned;  /* frames read this walk */
 	__u32 rt_power, rt_steps;
-	__u32 rt_pad;
+	__u32 rt_tail;     /* the native walk ended early: the runs left follow it */
 	__u64 rt_frame;    /* the next interpreted frame to read (0: none) */
 	__u64 rt_cframe;   /* 3.11: the current run's C-level frame (its mark) */
 	__u64 rt_marker;   /* the current run's mark on its native frame's stack (0: not known yet) */

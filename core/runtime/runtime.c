@@ -350,7 +350,7 @@ static uint64_t thread_state(struct stk_runtime_proc *rp, const struct stk_proce
 /* ---- the user-space walk ---- */
 
 size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, const uint64_t *sps,
-			  size_t n, size_t max, uint8_t how_interp)
+			  size_t n, size_t max, bool whole, uint8_t how_interp)
 {
 	struct stk_runtime_proc *rp = stk_runtime_of(p);
 	uint64_t out[SPLICE_MAX], run[SPLICE_MAX], state, mark = 0;
@@ -390,6 +390,19 @@ size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uin
 		}
 		out[k] = chain[i];
 		out_how[k++] = how ? how[i] : 0;
+	}
+	/* the native walk stopped short of the runs still to place (their marks are above its last frame): they follow it */
+	while (!whole && mark && mark >= sps[n - 1] && in_run && k < max) {
+		size_t take = in_run < max - k ? in_run : max - k;
+
+		memcpy(out + k, run, take * sizeof(*out));
+		memset(out_how + k, how_interp, take);
+		k += take;
+		found += take / 2;
+		mark = 0;
+		in_run = 0;
+		if (c.frame && !c.stop)
+			in_run = rp->cls->walk_run(rp->state, &mem, &c, run, max, &mark);
 	}
 	placed = !mark;
 	rp->stats.walks++;

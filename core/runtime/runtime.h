@@ -51,12 +51,15 @@ void stk_runtime_proc_free(struct stk_runtime_proc *rp);
  * frame that ran one of p's eval-loop runs (its stack, up to its caller's
  * stack pointer, holds the run's mark: bpf/runtime_types.h) is replaced by
  * the interpreted frames the run was running, read from thread tid's
- * memory now. how (NULL, or one byte per word) moves with the words;
- * interpreted words get how_interp. Returns the new length. A thread with
- * no interpreter state, or a process with no runtime, keeps its chain.
+ * memory now. A chain that ended early (not whole: it did not reach its
+ * thread's root) is followed by the interpreted frames of the runs above
+ * its last frame, in order: those whose native frames it did not reach.
+ * how (NULL, or one byte per word) moves with the words; interpreted words
+ * get how_interp. Returns the new length. A thread with no interpreter
+ * state, or a process with no runtime, keeps its chain.
  */
 size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, const uint64_t *sps,
-			  size_t n, size_t max, uint8_t how_interp);
+			  size_t n, size_t max, bool whole, uint8_t how_interp);
 
 /*
  * The interpreted frame of chain words word and aux (aux 0: none) into f:

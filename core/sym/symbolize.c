@@ -103,12 +103,14 @@ static bool unwind_reread(void *table, pid_t pid)
 }
 
 /* The interpreted frames of the chain r holds, read from tid's memory now. */
-static void unwind_interpreted(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps)
+static void unwind_interpreted(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps,
+			       bool whole)
 {
 	struct sym_proc *p = sym_find_proc(table, pid);
 
 	if (p && !p->err)
-		r->n = stk_runtime_splice(&p->proc, tid, r->ips, r->how, sps, r->n, r->max, STK_FRAME_BY_INTERPRETER);
+		r->n = stk_runtime_splice(&p->proc, tid, r->ips, r->how, sps, r->n, r->max, whole,
+					  STK_FRAME_BY_INTERPRETER);
 }
 
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s)

@@ -605,8 +605,10 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	if (r->n > 1 && r->stop != over_time && outside_modules(p, r->ips[r->n - 1] - 1) &&
 	    u->src.reread(u->src.table, in->pid) && (p = get_proc(u, in->pid)) && p->dwfl)
 		walk(u, p, in, r);
+	/* "outermost frame ...": the chain reached its thread's root */
 	if (u->src.interpreted && r->n && u->cur.sps)
-		u->src.interpreted(u->src.table, in->pid, in->tid, r, u->cur.sps);
+		u->src.interpreted(u->src.table, in->pid, in->tid, r, u->cur.sps,
+				   r->stop && strncmp(r->stop, "outermost frame", 15) == 0);
 }
 
 bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)

@@ -48,9 +48,12 @@ struct stk_unwind_source {
 	 * NULL, or the chain r holds with each of pid's eval-loop frames replaced
 	 * by the interpreted frames it ran, read from thread tid's memory now
 	 * (core/runtime/runtime.h; those words found by STK_FRAME_BY_INTERPRETER);
-	 * sps: each of r's frames' stack pointer.
+	 * sps: each of r's frames' stack pointer; whole: the chain reached its
+	 * thread's root (else it ended early, and interpreted frames above its
+	 * last frame follow it).
 	 */
-	void (*interpreted)(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps);
+	void (*interpreted)(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps,
+			    bool whole);
 };
 /* What frees the unwinder's state in a process's slot (struct stk_process's unwinder): the table calls it. */
 void stk_unwinder_slot_free(struct stk_unwinder_proc *state);
