@@ -252,6 +252,17 @@ fi
 if python_root trixie trixie python3; then
     ROOTDIR=$ROOT VERSION=3.13
     check_python py313 /stk-test/py_threads.py /stk-test chroot "$ROOT" python3
+    # -X perf: trampolines with neither CFI nor a frame pointer end the native walk; the runs above it follow
+    start_py py313-xperf chroot "$ROOT" python3 -X perf /stk-test/py_cpu.py && {
+        run_capture "$STK" profile -p "$PYPID" -F 199 -f 2
+        total=$(printf '%s\n' "$OUT" | awk '{ n += $NF } END { print n + 0 }')
+        named=$(printf '%s\n' "$OUT" | grep -E '<module>;([^;]*;)*outer;([^;]*;)*middle;([^;]*;)*leaf' |
+            awk '{ n += $NF } END { print n + 0 }')
+        [ "$total" -ge 50 ] && [ $((named * 100)) -ge $((total * 90)) ] && pass py313_xperf_chain ||
+            fail py313_xperf_chain "$named of $total samples hold <module>;...;outer;...;middle;...;leaf: $(printf '%s' "$OUT" | head -3)"
+        expect_contains py313_xperf_trampoline_named "$OUT" "py::leaf:/stk-test/py_cpu.py;leaf"
+        kill "$PYPID" 2>/dev/null
+    }
     # another PID namespace: the interpreter's thread ids are not the host's
     start_py py313-pidns unshare --pid --fork chroot "$ROOT" python3 /stk-test/py_threads.py wake && {
         p=$PYPID
