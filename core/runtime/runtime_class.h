@@ -28,8 +28,8 @@ struct stk_rt_cursor {
 	uint64_t cframe;  /* the runtime's own per-run state, where it keeps one (Python 3.11's _PyCFrame) */
 	bool started;     /* frame was read from the state */
 	uint32_t read;    /* frames read so far */
-	uint64_t saved;   /* cycle check (Brent's): a frame seen, compared with each next one */
-	uint32_t power, steps;
+	__u64 saved;      /* cycle check (Brent's, bpf/runtime_types.h): a frame seen, compared with each next one */
+	__u32 power, steps;
 	const char *stop; /* why the walk ended early (static), or NULL */
 };
 
@@ -68,8 +68,8 @@ struct stk_runtime_class {
 	 * first run starts at the thread's current frame), as chain words into
 	 * out (room words at most, two per frame); c moves to the next run's.
 	 * *mark: an address on the stack of the native frame that ran the run
-	 * (bpf/runtime_types.h), 0 when the run's end was not reached. Returns
-	 * the words written.
+	 * (bpf/runtime_types.h), 0 when it is not known (a run cut short before
+	 * the end that carries it). Returns the words written.
 	 */
 	size_t (*walk_run)(const void *proc, struct stk_mem *mem, struct stk_rt_cursor *c, uint64_t *out, size_t room,
 			   uint64_t *mark);
@@ -92,7 +92,7 @@ extern const struct stk_runtime_class stk_runtime_python;
 /* Cycle check of a frame chain (bpf/runtime_types.h): true when frame was seen before in this walk. */
 static inline bool stk_rt_cursor_cycle(struct stk_rt_cursor *c, uint64_t frame)
 {
-	return stk_rt_cycle(frame, (__u64 *)&c->saved, &c->power, &c->steps);
+	return stk_rt_cycle(frame, &c->saved, &c->power, &c->steps);
 }
 
 #endif
