@@ -255,7 +255,8 @@ WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $
 	     $(W)/burn_nodebug $(W)/manystacks $(W)/manystacks_stripped $(W)/inline_chain $(W)/hostile_cfi \
 	     $(W)/pmp_threads $(W)/pmp_threads_static \
 	     $(W)/resources $(W)/resources_static \
-	     $(W)/phases $(W)/phases_static
+	     $(W)/phases $(W)/phases_static \
+	     $(W)/fake_python $(W)/fake_python312 $(W)/fake_python313 $(W)/fake_python_static
 
 $(W)/burn_static: tests/workloads/burn.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -384,6 +385,20 @@ $(W)/resources: tests/workloads/resources.c
 $(W)/resources_static: tests/workloads/resources.c
 	@mkdir -p $(@D)
 	@$(CROSS)gcc -static $(NOFP_CFLAGS) -pthread -o $@ $<
+# A hostile "Python" (tests/integration/test_python.sh): 3.11's shape, and claiming 3.12 and 3.13.
+$(W)/fake_python: tests/workloads/fake_python.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -rdynamic -pthread -o $@ $<
+$(W)/fake_python312: tests/workloads/fake_python.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -DVERSION=0x030c01f0 -rdynamic -pthread -o $@ $<
+$(W)/fake_python313: tests/workloads/fake_python.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -DVERSION=0x030d00f0 -rdynamic -pthread -o $@ $<
+# static for the kernel matrix: its symbols in .symtab (the interpreter is found by its .PyRuntime section)
+$(W)/fake_python_static: tests/workloads/fake_python.c
+	@mkdir -p $(@D)
+	@$(CROSS)gcc -static $(WL_CFLAGS) -pthread -o $@ $<
 # No .eh_frame at all (and no .debug_frame): unwinding must stop with a reason, not crash.
 $(W)/nofp_noeh: tests/workloads/nofp.c
 	@mkdir -p $(@D)
@@ -523,6 +538,14 @@ bench-allocator: all workloads $(BUILD)/bench/stk-mimalloc
 	@BUILD=$(abspath $(BUILD)) bash bench/allocator.sh
 bench: bench-allocator
 check: $(BUILD)/tests/pq_sample
+# python_layout_dwarf checks core/runtime's CPython 3.11 layout against the DWARF of Debian's python3.11-dbg
+# (tests/integration/test_python.sh): the layout table and libdw, nothing else.
+$(BUILD)/tests/python_layout_dwarf: tests/integration/python_layout_dwarf.c core/runtime/python_layout.c \
+				    core/runtime/python_layout.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC       $@"
+	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< core/runtime/python_layout.c -L$(DEPS)/lib -ldw -lelf -lz
+check: $(BUILD)/tests/python_layout_dwarf
 .PHONY: bench-parquet
 bench-parquet: $(BUILD)/bench/parquet_bench
 	@BUILD=$(abspath $(BUILD)) bash bench/parquet.sh

@@ -36,3 +36,13 @@ bench_install() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null ||
         { echo "$name: cannot install$missing" >&2; exit 1; }
 }
+
+# "total_ns runs" of the BPF programs PID holds whose name matches RE (kernel.bpf_stats_enabled on)
+bpf_ns_runs() {
+    local id
+    for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
+        bpftool prog show id "$id" 2>/dev/null | re="$2" awk '
+            NR == 1 && $0 ~ ENVIRON["re"] { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
+                                 print t + 0, c + 0 }'
+    done | awk '{ t += $1; c += $2 } END { print t + 0, c + 0 }'
+}

@@ -39,12 +39,7 @@ SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-us
 tps() { "${SB[@]}" --threads=4 --time="$1" run 2>/dev/null | sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 cpu_ns() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($12 + $13) * 1e9 / hz }'; }
-# "ns_per_run" of the BPF programs PID holds whose name matches RE
+# "ns_per_run" of the BPF programs PID holds whose name matches RE (bench/lib.sh's bpf_ns_runs)
 bpf_cost() {
-    local id
-    for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-        bpftool prog show id "$id" 2>/dev/null | re="$2" awk '
-            NR == 1 && $0 ~ ENVIRON["re"] { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
-                                 print t + 0, c + 0 }'
-    done | awk '{ t += $1; c += $2 } END { if (c) printf "%.0f\n", t / c }'
+    bpf_ns_runs "$1" "$2" | awk '{ if ($2) printf "%.0f\n", $1 / $2 }'
 }

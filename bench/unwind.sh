@@ -22,15 +22,6 @@ bench_install bench/unwind linux-perf time
 gcc -O2 -fomit-frame-pointer -o "$tmp/manystacks" "$root/bench/manystacks.c"
 sysctl -qw kernel.bpf_stats_enabled=1
 
-# ns per run of the BPF programs process PID holds whose name matches RE
-bpf_ns_runs() { # PID RE -> "total_ns runs"
-    local id
-    for id in $(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u); do
-        bpftool prog show id "$id" 2>/dev/null | re="$2" awk '
-            NR == 1 && $0 ~ ENVIRON["re"] { for (i = 1; i <= NF; i++) { if ($i == "run_time_ns") t = $(i+1); if ($i == "run_cnt") c = $(i+1) }
-                                 print t + 0, c + 0 }'
-    done | awk '{ t += $1; c += $2 } END { print t + 0, c + 0 }'
-}
 cpu_ms() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($12 + $13) * 1000 / hz }'; }
 
 # per-sample cost in us: TOOL HZ -> one number. Measured over SECS after a

@@ -4,6 +4,14 @@
  * the maps user space fills (core/unwind/), the walk of the current task's
  * user stack over them, and the chain store every applet counts under.
  *
+ * Where the native walk crosses an interpreter's eval loop (a process with
+ * an entry in unwind_runtimes, placed by user space: core/runtime/), the
+ * interpreted frames that loop was running take the eval frame's place in
+ * the chain, read from the interpreter's own frame chain (each thread's
+ * current frame from its state in unwind_rt_threads, then each frame's
+ * previous one, a run ending where the layout says), the native frame that
+ * ran a run found by the run's mark on its stack: bpf/runtime_types.h.
+ *
  * Needs bpf_loop (5.17): the walk is one callback per frame, so the
  * verifier checks one frame, whatever the depth. Kernels without it take the
  * next rung (the stack copy unwound in user space); core/unwind/unwind_plan.c
@@ -131,7 +139,7 @@ static __always_inline int to_caller(struct stk_walk *w, u64 cfa, u64 ra)
 #ifdef __TARGET_ARCH_arm64
 	ra &= USER_VA_MASK; /* pointer authentication signs saved return addresses */
 #endif
-	if (cfa < w->sp || (cfa == w->sp && w->user.n > 1))
+	if (cfa < w->sp || (cfa == w->sp && !w->leaf))
 		return stop(w, STK_STOP_BACKWARDS);
 	if (!ra)
 		return stop(w, STK_STOP_ZERO_RA);
@@ -208,7 +216,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 			return stop(w, STK_STOP_READ);
 		break;
 	case STK_REG_SAME: /* arm64: still in x30, which only the leaf's registers hold */
-		if (w->user.n != 1 || !w->lr)
+		if (!w->leaf || !w->lr)
 			return stop(w, STK_STOP_LR_NOT_LEAF);
 		ra = w->lr;
 		break;
@@ -235,25 +243,163 @@ static __always_inline void undo_uretprobe(struct stk_walk *w)
 	w->pc = stk_uretprobe_next(&w->returns);
 }
 
-/* One frame: record pc, find its rule, move to the caller. 1 ends the loop. */
-static long walk_frame(u32 i, void *ctx)
-{
-	struct stk_walk *w = scratch();
-	struct stk_cfi_row *r;
-	u32 n;
-	u64 pc;
+/* ---- interpreted frames (bpf/runtime_types.h) ---- */
 
-	if (!w || w->done)
-		return 1;
-	n = w->user.n;
-	if (n >= w->max || n >= STK_CHAIN_MAX)
+/* The interpreted frames end early: what is staged still takes its place where its run's mark is known. */
+static __always_inline void rt_end(struct stk_walk *w, u32 why)
+{
+	w->rt_stop = why + 1;
+	w->rt_frame = 0;
+	w->rt_mode = STK_RT_MODE_NATIVE;
+}
+
+/* A pointer-sized field of the frame read (off: 8-aligned, inside the buffer): one aligned load. */
+static __always_inline u64 rt_word(struct stk_walk *w, u32 off)
+{
+	return w->rt_buf[(off >> 3) & (STK_RT_FRAME_READ_MAX / 8 - 1)];
+}
+
+static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
+{
+	return ((u8 *)w->rt_buf)[off & (STK_RT_FRAME_READ_MAX - 1)];
+}
+
+/*
+ * The thread's first run: its current frame from its state as user space
+ * placed it (the tid may be another process's by now, or another thread's
+ * in the interpreter's own ids: both are checked), then its frames are
+ * read (scanned) until the run's mark is known.
+ */
+static __always_inline void rt_begin(struct stk_walk *w)
+{
+	struct stk_rt_thread *t = bpf_map_lookup_elem(&unwind_rt_threads, &w->tid);
+
+	if (!t || t->tgid != w->tgid) {
+		struct stk_rt_proc *rp = bpf_map_lookup_elem(&unwind_runtimes, &w->tgid);
+
+		/* once until user space has looked (it rewrites the entry) */
+		if (rp && !rp->threads_asked) {
+			rp->threads_asked = 1;
+			w->ask_threads = 1;
+		}
+		rt_end(w, STK_RT_STOP_NO_THREAD);
+		return;
+	}
+	if (!t->state)
+		return; /* a thread that never ran the interpreter */
+	/* words read land in the scratch, not on the stack: the walk's frames share 512 bytes */
+	if (read_word(&w->rt_frame, t->state + w->rt.ts_tid) || (u32)w->rt_frame != t->ns_tid ||
+	    read_word(&w->rt_frame, t->state + w->rt.ts_frame)) {
+		rt_end(w, STK_RT_STOP_THREAD);
+		return;
+	}
+	if (w->rt.cf_frame != STK_RT_NONE) {
+		/* 3.11: the run's _PyCFrame is its mark, known from its start */
+		w->rt_cframe = w->rt_marker = w->rt_frame;
+		if (w->rt_frame && read_word(&w->rt_frame, w->rt_frame + w->rt.cf_frame)) {
+			rt_end(w, STK_RT_STOP_THREAD);
+			return;
+		}
+	}
+	if (w->rt_frame)
+		w->rt_mode = STK_RT_MODE_SCAN;
+}
+
+/*
+ * One frame of the current run into the stage, or the run's end: its mark,
+ * which the native frames are compared with, is known by then (3.11: the
+ * run's C-level frame, known from its start; later: its own entry frame,
+ * which ends it).
+ */
+static __always_inline int rt_scan(struct stk_walk *w)
+{
+	u32 size = w->rt.fr_read & 0xff, at, first;
+	u64 frame = w->rt_frame, code, instr;
+	u8 entry = 0;
+
+	if (!frame) {
+		w->rt_mode = STK_RT_MODE_NATIVE;
+		return 0;
+	}
+	if (++w->rt_scanned > STK_RT_SCAN_MAX) {
+		rt_end(w, STK_RT_STOP_LONG);
+		return 0;
+	}
+	if (stk_rt_cycle(frame, &w->rt_saved, &w->rt_power, &w->rt_steps)) {
+		rt_end(w, STK_RT_STOP_CYCLE);
+		return 0;
+	}
+	if (size > STK_RT_FRAME_READ_MAX || size < 8)
+		size = STK_RT_FRAME_READ_MAX;
+	if (bpf_probe_read_user(w->rt_buf, size, (const void *)frame)) {
+		rt_end(w, STK_RT_STOP_READ);
+		return 0;
+	}
+	/* 3.14 keeps tag bits in a stack reference's low bits; code objects are 8-aligned in all */
+	code = rt_word(w, w->rt.fr_code) & ~7ULL;
+	instr = rt_word(w, w->rt.fr_instr);
+	if (w->rt.fr_entry != STK_RT_NONE)
+		entry = rt_byte(w, w->rt.fr_entry);
+	w->rt_frame = rt_word(w, w->rt.fr_previous);
+	if (w->rt.owner_boundary && rt_byte(w, w->rt.fr_owner) >= w->rt.owner_boundary) {
+		w->rt_marker = frame;
+		w->rt_mode = STK_RT_MODE_NATIVE;
+		return 0;
+	}
+	if (!code || code > STK_RT_ADDR_MASK) {
+		rt_end(w, STK_RT_STOP_BAD);
+		return 0;
+	}
+	at = w->rt_staged;
+	if (at + 2 <= STK_RT_STAGE) {
+		first = STK_RT_NO_INSTR;
+		if (instr >= code + w->rt.co_code && (instr - code - w->rt.co_code) / 2 < STK_RT_NO_INSTR)
+			first = (u32)((instr - code - w->rt.co_code) / 2);
+		w->rt_stage[at & (STK_RT_STAGE - 1)] = stk_rt_frame_word(w->rt.kind, code);
+		/* the check: read straight into its word, the instruction put beside it */
+		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] = 0;
+		read_word(&w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)], code + w->rt.co_check);
+		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] =
+			stk_rt_aux_word(first, (u32)w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)]);
+		w->rt_staged = at + 2;
+	}
+	if (entry) {
+		/* 3.11: the run ends; its mark was its _PyCFrame, the one before it is the next run's */
+		w->rt_mode = STK_RT_MODE_NATIVE;
+		if (!w->rt_cframe || read_word(&w->rt_cframe, w->rt_cframe + w->rt.cf_previous))
+			w->rt_cframe = 0;
+	}
+	return 0;
+}
+
+/* The staged run's next frame into the chain; at its end, the next run is scanned. 1 ends the loop. */
+static __always_inline int rt_emit(struct stk_walk *w)
+{
+	u32 n = w->user.n, i = w->rt_emitted;
+
+	if (i + 2 > w->rt_staged) {
+		w->rt_staged = 0;
+		w->rt_emitted = 0;
+		/* the next run's mark: 3.11's next _PyCFrame, else known at its end */
+		w->rt_marker = w->rt.cf_frame != STK_RT_NONE && w->rt_frame ? w->rt_cframe : 0;
+		w->rt_mode = w->rt_frame ? STK_RT_MODE_SCAN : STK_RT_MODE_NATIVE;
+		return 0;
+	}
+	if (n + 2 > w->max || n + 2 > STK_CHAIN_MAX)
 		return stop(w, STK_STOP_DEPTH);
-	if (n && w->returns && w->pc == w->trampoline)
-		undo_uretprobe(w);
-	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
-	w->user.n = n + 1;
-	/* A return address points after its call: the call's rule is one byte back. */
-	pc = n ? w->pc - 1 : w->pc;
+	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->rt_stage[i & (STK_RT_STAGE - 1)];
+	w->user.pcs[(n + 1) & (STK_CHAIN_MAX - 1)] = w->rt_stage[(i + 1) & (STK_RT_STAGE - 1)];
+	w->user.n = n + 2;
+	w->rt_emitted = i + 2;
+	w->rt_frames++;
+	return 0;
+}
+
+/* The native frame at pc (its index n recorded) stepped to its caller: 1 when the chain ends. */
+static __always_inline int native_step(struct stk_walk *w, u64 pc, u32 n)
+{
+	struct stk_cfi_row *r;
+
 	if (!w->have_map || pc < w->map.start || pc >= w->map.end) {
 		if (find_mapping(w, pc)) {
 			/* A frame-pointer guess that went nowhere is no frame; a leaf or a
@@ -292,6 +438,72 @@ static long walk_frame(u32 i, void *ctx)
 }
 
 /*
+ * One step: a native frame recorded, its rule found, the walk moved to its
+ * caller; where that frame's stack holds the current eval-loop run's mark,
+ * the run's interpreted frames take its place (one per step), and the next
+ * run is read (one frame per step). 1 ends the loop.
+ */
+static long walk_frame(u32 i, void *ctx)
+{
+	struct stk_walk *w = scratch();
+	u64 pc;
+	u32 n;
+	int ret;
+
+	if (!w || w->done)
+		return 1;
+	if (w->rt_mode == STK_RT_MODE_SCAN)
+		return rt_scan(w);
+	if (w->rt_mode == STK_RT_MODE_EMIT)
+		return rt_emit(w);
+	if (w->rt_tail) {
+		/* past the native walk's end: each run read follows the last */
+		if (w->rt_staged > w->rt_emitted) {
+			w->rt_mode = STK_RT_MODE_EMIT;
+			return 0;
+		}
+		w->done = 1;
+		return 1;
+	}
+	if (w->has_rt && !w->rt_started) {
+		w->rt_started = 1;
+		rt_begin(w);
+		return 0;
+	}
+	n = w->user.n;
+	if (n >= w->max || n >= STK_CHAIN_MAX)
+		return stop(w, STK_STOP_DEPTH);
+	if (w->native_n && w->returns && w->pc == w->trampoline)
+		undo_uretprobe(w);
+	w->user.pcs[n & (STK_CHAIN_MAX - 1)] = w->pc;
+	w->user.n = n + 1;
+	/* A return address points after its call: the call's rule is one byte back. */
+	pc = w->native_n ? w->pc - 1 : w->pc;
+	w->leaf = w->native_n == 0;
+	w->native_n++;
+	w->frame_sp = w->sp;
+	ret = native_step(w, pc, n);
+	/* this frame's stack holds the run's mark: it ran the staged frames, which take its place */
+	if (!ret && w->rt_marker && w->rt_marker >= w->frame_sp && w->rt_marker < w->sp) {
+		w->user.n = n;
+		w->rt_mode = STK_RT_MODE_EMIT;
+	}
+	/*
+	 * The native walk ended short of the runs still to place (the mark is
+	 * above its last frame: no frame-pointer chain through JIT trampolines,
+	 * a read that failed): they follow the chain, its stop reason kept.
+	 */
+	if (ret && w->rt_marker >= w->frame_sp && w->result == STK_WALK_DONE && w->user.stop != STK_STOP_ROOT &&
+	    w->user.stop != STK_STOP_ZERO_RA && w->user.stop != STK_STOP_DEPTH) {
+		w->done = 0;
+		w->rt_tail = 1;
+		w->rt_mode = STK_RT_MODE_EMIT;
+		return 0;
+	}
+	return ret;
+}
+
+/*
  * Walks the current task's user stack from the registers the caller put in
  * scratch (pc, sp, fp, lr) into scratch's user chain: at most max frames.
  * Returns an enum stk_walk_result.
@@ -300,6 +512,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 {
 	struct stk_walk *w = scratch();
 	struct stk_unwind_proc *p;
+	struct stk_rt_proc *rt;
 
 	if (!w)
 		return STK_WALK_NO_PROCESS;
@@ -315,6 +528,24 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->user.n = 0;
 	w->user.stop = STK_STOP_NONE;
 	w->user.flags = 0;
+	w->native_n = 0;
+	w->leaf = 1;
+	w->tid = (u32)bpf_get_current_pid_tgid();
+	w->rt_mode = STK_RT_MODE_NATIVE;
+	w->rt_started = 0;
+	w->rt_stop = 0;
+	w->rt_frames = 0;
+	w->rt_frame = 0;
+	w->rt_cframe = 0;
+	w->rt_marker = 0;
+	w->rt_staged = 0;
+	w->rt_emitted = 0;
+	w->rt_scanned = 0;
+	w->rt_tail = 0;
+	w->rt_saved = 0;
+	w->rt_power = 0;
+	w->rt_steps = 0;
+	w->ask_threads = 0;
 	w->returns = stk_uretprobe_first(&w->trampoline);
 	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	if (!p) {
@@ -323,7 +554,12 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	}
 	w->first_map = p->first_map;
 	w->n_maps = p->n_maps;
-	bpf_loop(STK_CHAIN_MAX + 1, walk_frame, NULL, 0);
+	rt = bpf_map_lookup_elem(&unwind_runtimes, &tgid);
+	w->has_rt = rt != NULL;
+	if (rt)
+		w->rt = *rt;
+	/* a native frame is one step; an interpreted one two (read, then placed), and a run one more */
+	bpf_loop(3 * STK_CHAIN_MAX + STK_RT_SCAN_MAX, walk_frame, NULL, 0);
 	if (w->result == STK_WALK_STALE) {
 		ustat(STK_USTAT_STALE);
 		/* once until user space has looked (it rewrites the entry) */
@@ -341,6 +577,15 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	ustat_add(STK_USTAT_FRAMES, w->user.n);
 	if (w->user.stop < STK_STOP_COUNT)
 		ustat(STK_USTAT_STOP_FIRST + w->user.stop);
+	if (w->rt_frames) {
+		ustat(STK_USTAT_RT_WALKS);
+		ustat_add(STK_USTAT_RT_FRAMES, w->rt_frames);
+	}
+	/* a run read whose native frame the walk never reached */
+	if (!w->rt_stop && w->rt_staged > w->rt_emitted && w->user.stop != STK_STOP_DEPTH)
+		w->rt_stop = STK_RT_STOP_UNPLACED + 1;
+	if (w->rt_stop && w->rt_stop <= STK_RT_STOP_COUNT)
+		ustat(STK_USTAT_RT_STOP_FIRST + w->rt_stop - 1);
 	return STK_WALK_DONE;
 }
 
@@ -459,6 +704,7 @@ __noinline u64 stk_chain_intern(u32 kernel)
 
 	if (!w)
 		return 0;
+	w->stored = 0;
 	const struct stk_chain *c = chain_of(w, &in);
 	n = c->n;
 	if (n > STK_CHAIN_MAX)
@@ -483,8 +729,10 @@ __noinline u64 stk_chain_intern(u32 kernel)
 		}
 		in.found = 0;
 		bpf_loop(in.chunks, store_chunk, &in, 0);
-		if (in.found == 0)
+		if (in.found == 0) {
+			w->stored = 1;
 			return in.id;
+		}
 		/* another CPU stored it (or another chain) meanwhile: look once more */
 		in.found = 1;
 		bpf_loop(in.chunks, compare_chunk, &in, 0);
@@ -515,6 +763,7 @@ int stk_unwind_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
+	bpf_map_delete_elem(&unwind_runtimes, &tgid);
 	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
 		tell(ctx, tgid, STK_UNWIND_REQ_EXEC);
 	return 0;
@@ -529,6 +778,7 @@ int stk_unwind_exit(struct bpf_raw_tracepoint_args *ctx)
 
 	if (BPF_CORE_READ(t, signal, live.counter) != 0)
 		return 0;
+	bpf_map_delete_elem(&unwind_runtimes, &tgid);
 	if (bpf_map_delete_elem(&unwind_procs, &tgid) == 0)
 		tell(ctx, tgid, STK_UNWIND_REQ_EXIT);
 	return 0;

@@ -66,6 +66,22 @@ STK_UNWIND_MAP struct {
 	__type(value, u64);
 } unwind_stats SEC(".maps");
 
+/* A process's interpreter as the walk reads it (bpf/runtime_types.h), by tgid. */
+STK_UNWIND_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_rt_proc);
+} unwind_runtimes SEC(".maps");
+
+/* Where each thread's interpreter state is, by host tid. */
+STK_UNWIND_MAP struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct stk_rt_thread);
+} unwind_rt_threads SEC(".maps");
+
 /* Processes whose mappings changed under the walk (struct stk_unwind_request). */
 STK_UNWIND_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

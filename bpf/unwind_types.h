@@ -16,6 +16,7 @@
 
 #include <linux/types.h>
 #include "user_regs.h"
+#include "runtime_types.h"
 
 /* Frames one chain holds at most (perf_event_max_stack's default is 127). */
 #define STK_CHAIN_MAX 256
@@ -150,11 +151,25 @@ enum stk_unwind_request_kind {
 	STK_UNWIND_REQ_REFRESH = 1, /* reread the process's mappings: a pc fell outside them */
 	STK_UNWIND_REQ_EXEC,        /* the process exec'd: its entry is gone, load it again */
 	STK_UNWIND_REQ_EXIT,        /* the process is gone: its slots are free */
+	STK_UNWIND_REQ_THREADS,     /* a thread ran its interpreter with no state placed: read its threads again */
+	STK_UNWIND_REQ_NAMES,       /* a new chain (arg: its id) has interpreted frames: name them while the process lives */
 };
 struct stk_unwind_request {
 	__u32 tgid;
 	__u32 kind;
+	__u64 arg;
 };
+
+/* What the walk's next step does with interpreted frames (stk_walk.rt_mode). */
+enum stk_rt_mode {
+	STK_RT_MODE_NATIVE, /* a native frame */
+	STK_RT_MODE_SCAN,   /* the next frame of the current eval-loop run, read into the stage */
+	STK_RT_MODE_EMIT,   /* the staged run's next frame into the chain, in place of the native frame that ran it */
+};
+/* The walk's buffer for a frame (bpf/runtime_types.h's STK_RT_FRAME_READ_MAX bytes). */
+#define STK_RT_FRAME_BUF (STK_RT_FRAME_READ_MAX + 8)
+/* Words of one run staged (two a frame). */
+#define STK_RT_STAGE 256
 
 /* The walk's state, one per CPU (unwind_scratch). */
 struct stk_walk {
@@ -177,6 +192,30 @@ struct stk_walk {
 	/* the task's saved user registers as the kernel keeps them (arm64's user_pt_regs is 34 words,
 	 * x86's pt_regs 21): read here, not on the BPF stack, whose 512 bytes the calls below share */
 	__u64 task_regs[34];
+	/* interpreted frames (bpf/runtime_types.h): the process's runtime, and where the walk is in its frames */
+	struct stk_rt_proc rt;
+	__u32 has_rt;
+	__u32 rt_mode;     /* enum stk_rt_mode: what the next step does */
+	__u32 rt_started;  /* the thread's current frame was looked for */
+	__u32 rt_stop;     /* enum stk_rt_stop + 1 when its frames ended early, else 0 */
+	__u32 rt_frames;   /* interpreted frames kept */
+	__u32 ask_threads; /* the walk wants user space to read the process's threads again */
+	__u32 tid;
+	__u32 native_n;    /* native frames walked so far (0: the next is the leaf) */
+	__u32 leaf;        /* the native frame being stepped past is the leaf */
+	__u32 stored;      /* stk_chain_intern stored the chain: it is new */
+	__u32 rt_staged;   /* words of the current run staged */
+	__u32 rt_emitted;  /* of those, put in the chain */
+	__u32 rt_scanned;  /* frames read this walk */
+	__u32 rt_power, rt_steps;
+	__u32 rt_tail;     /* the native walk ended early: the runs left follow it */
+	__u64 rt_frame;    /* the next interpreted frame to read (0: none) */
+	__u64 rt_cframe;   /* 3.11: the current run's C-level frame (its mark) */
+	__u64 rt_marker;   /* the current run's mark on its native frame's stack (0: not known yet) */
+	__u64 rt_saved;    /* cycle check (Brent's): a frame seen, compared with each next one */
+	__u64 frame_sp;    /* the stack pointer of the native frame being stepped past */
+	__u64 rt_buf[STK_RT_FRAME_BUF / 8]; /* a frame as read (words: its pointers are 8-aligned) */
+	__u64 rt_stage[STK_RT_STAGE];  /* the current run's words, until its native frame is found */
 	struct stk_chain user;
 	struct stk_chain kernel;
 	struct stk_chain_chunk chunk; /* a chunk being stored or compared */
@@ -193,7 +232,10 @@ enum stk_unwind_stat {
 	STK_USTAT_CHAIN_PROBES, /* chain ids taken past their first choice (hash collisions) */
 	STK_USTAT_REQUESTS_LOST,
 	STK_USTAT_STOP_FIRST,   /* + enum stk_walk_stop: how chains ended */
-	STK_USTAT_COUNT = STK_USTAT_STOP_FIRST + STK_STOP_COUNT,
+	STK_USTAT_RT_WALKS = STK_USTAT_STOP_FIRST + STK_STOP_COUNT, /* walks that kept interpreted frames */
+	STK_USTAT_RT_FRAMES,    /* interpreted frames they kept */
+	STK_USTAT_RT_STOP_FIRST, /* + enum stk_rt_stop: interpreted frames that ended early */
+	STK_USTAT_COUNT = STK_USTAT_RT_STOP_FIRST + STK_RT_STOP_COUNT,
 };
 
 #endif

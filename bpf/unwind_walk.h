@@ -48,6 +48,18 @@ static __always_inline bool stk_unwind_kernel_chain(void *ctx, u64 *chain, s32 *
 	return *chain != 0;
 }
 
+/* A request to user space (a lost one is counted: it only delays what it asks for). */
+static __always_inline void stk_unwind_request(void *ctx, struct stk_unwind_request *req)
+{
+	if (bpf_perf_event_output(ctx, &unwind_requests, BPF_F_CURRENT_CPU, req, sizeof(*req))) {
+		u32 slot = STK_USTAT_REQUESTS_LOST;
+		u64 *v = bpf_map_lookup_elem(&unwind_stats, &slot);
+
+		if (v)
+			(*v)++;
+	}
+}
+
 /*
  * The current task's user chain by the tables: STK_WALK_DONE with its id in
  * *chain, STK_WALK_NO_USER for a task without user space, or another result
@@ -57,7 +69,7 @@ static __always_inline bool stk_unwind_kernel_chain(void *ctx, u64 *chain, s32 *
 static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_regs, u32 tgid, u32 max, u64 *chain)
 {
 	struct stk_walk *w = stk_unwind_scratch();
-	struct stk_unwind_request req = { .tgid = tgid, .kind = STK_UNWIND_REQ_REFRESH };
+	struct stk_unwind_request req = { .tgid = tgid };
 	stk_uregs_t *r;
 	int res;
 
@@ -81,17 +93,23 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 		w->lr = stk_uregs_lr(*r);
 	}
 	res = stk_unwind_walk(tgid, max);
+	if (w->ask_threads) {
+		req.kind = STK_UNWIND_REQ_THREADS;
+		stk_unwind_request(ctx, &req);
+	}
 	if (res == STK_WALK_DONE) {
 		*chain = stk_chain_intern(0);
+		/* a new chain with interpreted frames: user space names them while the process lives */
+		if (*chain && w->stored && w->rt_frames) {
+			req.kind = STK_UNWIND_REQ_NAMES;
+			req.arg = *chain;
+			stk_unwind_request(ctx, &req);
+		}
 		return *chain ? res : STK_WALK_NO_ROOM;
 	}
-	if (res == STK_WALK_STALE && w->ask_refresh &&
-	    bpf_perf_event_output(ctx, &unwind_requests, BPF_F_CURRENT_CPU, &req, sizeof(req))) {
-		u32 slot = STK_USTAT_REQUESTS_LOST;
-		u64 *v = bpf_map_lookup_elem(&unwind_stats, &slot);
-
-		if (v)
-			(*v)++;
+	if (res == STK_WALK_STALE && w->ask_refresh) {
+		req.kind = STK_UNWIND_REQ_REFRESH;
+		stk_unwind_request(ctx, &req);
 	}
 	return res;
 }

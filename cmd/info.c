@@ -17,6 +17,7 @@
 #include "core/base/caps.h"
 #include "core/bpf/features.h"
 #include "core/bpf/unwind_facts.h"
+#include "core/runtime/runtime.h"
 #include "core/base/kernel_release.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
@@ -189,6 +190,12 @@ static int info_main(const struct stk_invocation *inv)
 	stk_unwind_facts_here(btf.kind != STK_BTF_NONE, &facts);
 	stk_unwind_facts_describe(&facts, unwind, sizeof(unwind));
 	printf("unwind: %s\n", unwind);
+	/* where interpreted frames are read follows the rung: the kernel walk, else user space when it handles a copy */
+	printf("interpreter frames: %s; %s\n", stk_runtime_versions(),
+	       stk_unwind_rung_missing(STK_UNWIND_CFI, &facts, false)
+		       ? "here read from the process's memory by user space (dwarf, and pmp); none on fp"
+		       : "here walked in the kernel (cfi); read from the process's memory by user space on dwarf "
+			 "and in pmp; none on fp");
 	print_sysctl("kernel.perf_event_max_stack", "/proc/sys/kernel/perf_event_max_stack");
 	print_sysctl("kernel.perf_event_max_sample_rate", "/proc/sys/kernel/perf_event_max_sample_rate");
 	print_sysctl("kernel.unprivileged_bpf_disabled", "/proc/sys/kernel/unprivileged_bpf_disabled");

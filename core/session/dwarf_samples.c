@@ -10,6 +10,7 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 
+#include "bpf/runtime_types.h"
 #include "bpf/stack_sample.h"
 #include "core/base/clock.h"
 #include "core/base/grow.h"
@@ -366,15 +367,17 @@ uint64_t stk_dwarf_samples_not_unwound(const struct stk_dwarf_samples *d, const 
 	return d ? d->not_unwound : 0;
 }
 
-/* Frames of ips, each saying how it was found (-v) when how is given. */
+/* Frames of ips (*got of them), each saying how it was found (-v) when how is given. */
 static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *ips, const uint8_t *how, size_t n,
-				   bool kernel, pid_t pid)
+				   bool kernel, pid_t pid, size_t *got)
 {
-	size_t got;
-	struct stk_frame *f = stk_symbolize_ips(sym, ips, n, kernel, pid, &got);
+	struct stk_frame *f = stk_symbolize_ips(sym, ips, n, kernel, pid, got);
 
-	for (size_t i = 0; f && how && i < got; i++)
-		f[i].found_by = stk_unwind_how_name((enum stk_unwind_how)how[i]);
+	/* an interpreted frame is two words (bpf/runtime_types.h) */
+	for (size_t i = 0, w = 0; f && how && i < *got && w < n; i++) {
+		f[i].found_by = stk_unwind_how_name((enum stk_unwind_how)how[w]);
+		w += kernel ? 1 : stk_rt_entry_words(ips[w], w + 1 < n, w + 1 < n ? ips[w + 1] : 0);
+	}
 	return f;
 }
 
@@ -391,10 +394,8 @@ static const struct stk_raw_stack *raw_of(const struct stk_dwarf_samples *d, uin
 static void take_frames(struct stk_dwarf_samples *d, struct stk_stack *st, const struct stk_raw_stack *raw)
 {
 	st->kernel_missing = raw->kernel_lost;
-	st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0);
-	st->n_kernel = st->kernel ? raw->n_kernel : 0;
-	st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid);
-	st->n_user = st->user ? raw->n_user : 0;
+	st->kernel = symbolize(d->sym, raw->kernel, NULL, raw->n_kernel, true, 0, &st->n_kernel);
+	st->user = symbolize(d->sym, raw->user, raw->user_how, raw->n_user, false, (pid_t)raw->tgid, &st->n_user);
 	st->unwind_stop = raw->stop;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "stk.skel.h"
@@ -17,6 +18,7 @@
 #include "core/base/log.h"
 #include "core/base/run_loop.h"
 #include "core/bpf/unwind_maps.h"
+#include "core/runtime/runtime.h"
 #include "core/sym/symbolize.h"
 #include "core/unwind/table_builder.h"
 #include "core/unwind/unwind_tables.h"
@@ -33,6 +35,9 @@ struct stk_kernel_unwind {
 	struct perf_buffer *requests;
 	bool verbose;
 	unsigned loads, exits, refreshes;
+	unsigned runtimes, thread_reads, names; /* interpreters placed, their threads read, chains named early */
+	unsigned threads_no_room; /* thread states unwind_rt_threads had no room for */
+	bool thread_put_failed;   /* during the current placement */
 	/* processes whose reload had to wait (they remap code often): retried when the timer fires */
 	uint32_t *later;
 	size_t n_later, cap_later;
@@ -60,9 +65,53 @@ static void load_later(struct stk_kernel_unwind *u, pid_t pid)
 		timerfd_settime(u->timer_fd, 0, &in, NULL);
 }
 
+static void put_thread(void *ctx, uint32_t tid, const struct stk_rt_thread *t)
+{
+	struct stk_kernel_unwind *u = ctx;
+
+	if (bpf_map_update_elem(bpf_map__fd(u->skel->maps.unwind_rt_threads), &tid, t, BPF_ANY)) {
+		u->threads_no_room++;
+		u->thread_put_failed = true;
+	}
+}
+
+static void drop_thread(void *ctx, uint32_t tid)
+{
+	struct stk_kernel_unwind *u = ctx;
+
+	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.unwind_rt_threads), &tid);
+}
+
+/*
+ * p's interpreter for the walk (core/runtime/runtime.h): its layout and
+ * each thread's state, the entry written last so a walk asks for threads
+ * again only once it has them all; nothing (and nothing left) when p runs
+ * none the kernel walks.
+ */
+static void place_runtime(struct stk_kernel_unwind *u, struct stk_process *p)
+{
+	struct stk_rt_proc rt;
+	uint32_t tgid = (uint32_t)p->pid;
+
+	if (stk_runtime_kernel_proc(p, &rt)) {
+		bpf_map_delete_elem(bpf_map__fd(u->skel->maps.unwind_runtimes), &tgid);
+		stk_runtime_kernel_forget(p, drop_thread, u);
+		return;
+	}
+	u->thread_reads++;
+	u->thread_put_failed = false;
+	if (stk_runtime_kernel_threads(p, put_thread, drop_thread, u))
+		return;
+	/* threads without room would ask for ever: the walk is told not to (their eval frames stay native) */
+	rt.threads_asked = u->thread_put_failed;
+	if (bpf_map_update_elem(bpf_map__fd(u->skel->maps.unwind_runtimes), &tgid, &rt, BPF_ANY) == 0)
+		u->runtimes++;
+}
+
 /*
  * Loads pid's tables from its entry in the process table: the files' built
- * here (no builder: the start), or queued with the builder.
+ * here (no builder: the start), or queued with the builder; its
+ * interpreter's layout and threads too.
  */
 static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 {
@@ -72,16 +121,34 @@ static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 		return; /* gone already: its samples keep taking the copy path */
 	if (stk_unwind_tables_load(u->tables, p, stk_now_ns(CLOCK_MONOTONIC)) == STK_UNWIND_LATER)
 		load_later(u, pid);
+	place_runtime(u, p);
 	u->loads++;
 }
 
-/* pid exited or exec'd: its part of the tables given back. */
+/* pid exited or exec'd: its part of the tables given back, its interpreter's threads too. */
 static void forget(struct stk_kernel_unwind *u, uint32_t pid)
 {
 	struct stk_process *p = stk_symbolizer_find_process(u->sym, (pid_t)pid);
 
-	if (p)
-		stk_unwind_tables_forget(u->tables, p);
+	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.unwind_runtimes), &pid);
+	if (!p)
+		return;
+	stk_unwind_tables_forget(u->tables, p);
+	stk_runtime_kernel_forget(p, drop_thread, u);
+}
+
+/* A new chain's interpreted frames named now, while the process lives to be read. */
+static void name_chain(struct stk_kernel_unwind *u, uint32_t tgid, uint64_t id)
+{
+	uint64_t pcs[STK_CHAIN_MAX];
+	size_t n = 0;
+	unsigned stop;
+	bool kernel;
+
+	if (stk_unwind_chain_read(u->skel, id, pcs, STK_CHAIN_MAX, &n, &stop, &kernel) == 0 && !kernel) {
+		stk_symbolizer_name_interpreted(u->sym, (pid_t)tgid, pcs, n);
+		u->names++;
+	}
 }
 
 void stk_kernel_unwind_load(struct stk_kernel_unwind *u, pid_t pid)
@@ -191,6 +258,14 @@ static void on_request(void *ctx, int cpu, void *data, __u32 size)
 		forget(u, req.tgid);
 		stk_symbolizer_process_exited(u->sym, (pid_t)req.tgid);
 		u->exits++;
+		break;
+	case STK_UNWIND_REQ_THREADS:
+		/* a new thread: its state placed with the rest; a process that keeps asking waits its turn */
+		if (!u->over)
+			load_later(u, (pid_t)req.tgid);
+		break;
+	case STK_UNWIND_REQ_NAMES:
+		name_chain(u, req.tgid, req.arg);
 		break;
 	}
 }
@@ -307,6 +382,10 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 		fprintf(stderr, "WARNING: %llu stacks found the chain store full (%u chunks of %d frames) and took the "
 			"slower copy path; raise --cfi-chains\n", (unsigned long long)full,
 			bpf_map__max_entries(u->skel->maps.unwind_chains), STK_CHAIN_CHUNK);
+	if (u->threads_no_room)
+		fprintf(stderr, "WARNING: %u interpreter threads got no room in the kernel walk's thread map (%u entries); "
+			"their interpreted frames are not read\n", u->threads_no_room,
+			bpf_map__max_entries(u->skel->maps.unwind_rt_threads));
 	if (st.files_no_room)
 		fprintf(stderr, "WARNING: %u files got no room in the unwind tables (%llu of %llu rows used); their "
 			"frames took the slower copy path; raise --cfi-rows\n", st.files_no_room,
@@ -327,6 +406,26 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 			fprintf(stderr, " %s %llu;", stk_walk_stop_text(s), (unsigned long long)n);
 	}
 	fputc('\n', stderr);
+	if (u->runtimes) {
+		static const char *const rt_stops[STK_RT_STOP_COUNT] = {
+			[STK_RT_STOP_NO_THREAD] = "thread state not placed yet",
+			[STK_RT_STOP_THREAD] = "thread state unreadable or another thread's",
+			[STK_RT_STOP_READ] = "frame unreadable", [STK_RT_STOP_CYCLE] = "frames in a cycle",
+			[STK_RT_STOP_BAD] = "frame without a code object",
+			[STK_RT_STOP_UNPLACED] = "no native frame held a run's mark",
+			[STK_RT_STOP_LONG] = "a run past the frames one walk reads",
+		};
+
+		fprintf(stderr, "%s: interpreted frames in the kernel: %llu in %llu walks (%u interpreters placed, "
+			"their threads read %u times, %u new chains named early); stopped early:", applet,
+			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_FRAMES),
+			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_WALKS), u->runtimes, u->thread_reads,
+			u->names);
+		for (unsigned s = 0; s < STK_RT_STOP_COUNT; s++)
+			fprintf(stderr, " %s %llu;", rt_stops[s],
+				(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_STOP_FIRST + s));
+		fputc('\n', stderr);
+	}
 	fprintf(stderr, "%s: unwind tables: %u files built in %.1f ms CPU (%u without usable CFI, %u evicted), "
 		"largest %s (%zu rows); rows %llu of %llu, mappings %llu of %llu; %u processes loaded, %u reloads, "
 		"%u exits; chain probes %llu\n", applet, st.files_built, (double)st.build_ns / 1e6, st.files_failed,

@@ -649,9 +649,11 @@ int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, 
 		fprintf(stderr, "WARNING: %llu stacks shown as [Missed ...]: their sample was lost in user space "
 			"before it was unwound\n", (unsigned long long)(missing - s->dwarf_missing_reported));
 	s->dwarf_missing_reported = missing;
-	if (o->verbose)
+	if (o->verbose) {
 		fprintf(stderr, "%s: resolved and printed %zu stacks in %.1f ms\n", s->applet, list->n,
 			(double)(stk_now_ns(CLOCK_MONOTONIC) - s->resolve_start) / 1e6);
+		stk_symbolizer_runtime_report(s->sym, s->applet, stderr);
+	}
 	s->start_wall = stk_now_ns(CLOCK_REALTIME);
 	s->start_mono = stk_now_ns(CLOCK_MONOTONIC);
 	return ret;

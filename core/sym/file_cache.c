@@ -25,6 +25,7 @@
 
 #include "core/base/grow.h"
 #include "core/base/untrusted_file.h"
+#include "core/runtime/runtime.h"
 #include "core/sym/debuginfo.h"
 #include "core/sym/debuginfod.h"
 #include "core/sym/dwarf_lines.h"
@@ -282,6 +283,8 @@ struct sym_file *sym_learn_file(struct stk_symbolizer *s, pid_t pid, const struc
 		}
 		if (stk_elf_file_from_fd(fd, &f->elf, why, sizeof(why)) == 0) {
 			f->ok = 1;
+			/* an interpreter's symbols, for its frames (most files hold none) */
+			f->file.runtime = stk_runtime_file_scan(fd);
 			if (s->opts.keep_elf)
 				keep_elf(f, fd);
 			if (f->elf.has_dwarf)
@@ -351,6 +354,7 @@ static void file_free(struct sym_file *f)
 	else if (f->has_dwarf_fd)
 		close(f->dwarf_fd);
 	stk_elf_file_release(&f->elf);
+	stk_runtime_file_free(f->file.runtime);
 	stk_file_release(&f->file);
 	free(f);
 }

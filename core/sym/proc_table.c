@@ -28,6 +28,7 @@
 #include "core/base/floor.h"
 #include "core/base/grow.h"
 #include "core/base/untrusted_file.h"
+#include "core/runtime/runtime.h"
 
 /* Where pid is (*found) or would go in the table, sorted by pid. */
 static size_t proc_find(const struct sym_proc_table *t, pid_t pid, int *found)
@@ -431,6 +432,7 @@ void sym_proc_table_free(struct sym_proc_table *t)
 		struct sym_proc *p = t->all[i];
 
 		stk_unwinder_slot_free(p->proc.unwinder);
+		stk_runtime_proc_free(p->proc.runtime);
 		free(p->proc.maps); /* their paths are the pool's */
 		stk_perf_map_free(p->perf);
 		free(p);

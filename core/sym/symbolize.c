@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/base/clock.h"
+#include "core/runtime/runtime.h"
 #include "core/sym/debuginfod.h"
 #include "core/sym/kallsyms.h"
 
@@ -101,9 +102,21 @@ static bool unwind_reread(void *table, pid_t pid)
 	return stk_symbolizer_refresh_process(s, pid) == 0 && p->proc.generation != generation;
 }
 
+/* The interpreted frames of the chain r holds, read from tid's memory now. */
+static void unwind_interpreted(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps,
+			       bool whole)
+{
+	struct sym_proc *p = sym_find_proc(table, pid);
+
+	if (p && !p->err)
+		r->n = stk_runtime_splice(&p->proc, tid, r->ips, r->how, sps, r->n, r->max, whole,
+					  STK_FRAME_BY_INTERPRETER);
+}
+
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s)
 {
-	return (struct stk_unwind_source){ .table = s, .process = unwind_process, .reread = unwind_reread };
+	return (struct stk_unwind_source){ .table = s, .process = unwind_process, .reread = unwind_reread,
+					   .interpreted = unwind_interpreted };
 }
 
 void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
@@ -114,6 +127,50 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame)
 {
 	sym_resolve_user(s, pid, addr, true, frame);
+}
+
+void stk_symbolize_interpreted(struct stk_symbolizer *s, pid_t pid, uint64_t word, uint64_t aux,
+			       struct stk_frame *frame)
+{
+	struct sym_proc *p = sym_get_proc(s, pid);
+
+	if (p && !p->err) {
+		stk_runtime_name(&p->proc, word, aux, frame);
+		return;
+	}
+	stk_runtime_unnamed(word, frame);
+}
+
+void stk_symbolizer_name_interpreted(struct stk_symbolizer *s, pid_t pid, const uint64_t *chain, size_t n)
+{
+	struct sym_proc *p = sym_find_proc(s, pid);
+
+	if (p && !p->err)
+		stk_runtime_name_chain(&p->proc, chain, n);
+}
+
+void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *applet, FILE *out)
+{
+	for (size_t i = 0; i < s->procs.n; i++) {
+		const struct stk_process *p = &s->procs.all[i]->proc;
+		const char *note = stk_runtime_note(p);
+		struct stk_runtime_stats st;
+
+		if (!note)
+			continue;
+		stk_runtime_get_stats(p, &st);
+		fprintf(out, "%s: pid %d: %s", applet, (int)p->pid, note);
+		if (st.walks || st.no_thread)
+			fprintf(out, "; %llu interpreted frames read by user space in %llu walks (%llu threads without "
+				"a state, %llu stopped early%s%s)", (unsigned long long)st.frames,
+				(unsigned long long)st.walks, (unsigned long long)st.no_thread,
+				(unsigned long long)st.stopped, st.last_stop ? ": " : "", st.last_stop ? st.last_stop : "");
+		if (st.named || st.unnamed)
+			fprintf(out, "; %llu code objects named, %llu not%s%s", (unsigned long long)st.named,
+				(unsigned long long)st.unnamed, st.last_unnamed ? ": " : "",
+				st.last_unnamed ? st.last_unnamed : "");
+		fputc('\n', out);
+	}
 }
 
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st)

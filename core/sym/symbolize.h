@@ -13,6 +13,7 @@
 #define STK_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -85,9 +86,21 @@ void stk_symbolize_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, stru
 void stk_symbolize_user_caller(struct stk_symbolizer *s, pid_t pid, uint64_t addr, struct stk_frame *frame);
 
 /*
+ * An interpreted frame (bpf/runtime_types.h: its frame word and aux word, 0
+ * when the chain had none) of pid, named by its runtime (core/runtime/
+ * runtime.h): the function's name, file and line; "[python]" when its code
+ * object cannot be named any more.
+ */
+void stk_symbolize_interpreted(struct stk_symbolizer *s, pid_t pid, uint64_t word, uint64_t aux,
+			       struct stk_frame *frame);
+/* Names now the interpreted frames of pid's chain (n words), while pid lives to be read. */
+void stk_symbolizer_name_interpreted(struct stk_symbolizer *s, pid_t pid, const uint64_t *chain, size_t n);
+
+/*
  * n addresses (leaf first) symbolized: kernel ones through kallsyms, user
  * ones in pid's address space, every frame after the leaf as a return
- * address. A new array (caller frees) with *n set, or NULL with *n 0.
+ * address, an interpreted frame's two words (bpf/runtime_types.h) as one
+ * frame. A new array (caller frees) with *n set (at most n), or NULL with *n 0.
  */
 struct stk_frame *stk_symbolize_ips(struct stk_symbolizer *sym, const uint64_t *ips, size_t n, bool kernel,
 				    pid_t pid, size_t *n_out);
@@ -113,7 +126,9 @@ struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t 
  * The process table as the copy unwinder's source (core/unwind/unwind_dwarf.h):
  * the unwinder's per-process state in the process's own entry (freed with
  * it, or when the process exits), mappings reread at most once per 50 ms
- * when a pc falls outside them. One unwinder per symbolizer.
+ * when a pc falls outside them, interpreted frames read from the process's
+ * memory in place of its eval-loop frames (core/runtime/runtime.h). One
+ * unwinder per symbolizer.
  */
 struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s);
 
@@ -141,5 +156,11 @@ struct stk_symbolizer_stats {
 	unsigned dwarf_failed;     /* files whose DWARF libdw rejected (reason in last_failure) */
 };
 void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symbolizer_stats *st);
+/*
+ * -v: each process seen running an interpreter, one line to out: which
+ * (or why its frames are not read), the frames user space read of it and
+ * why a walk stopped, the code objects named.
+ */
+void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *applet, FILE *out);
 
 #endif

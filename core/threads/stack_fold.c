@@ -12,19 +12,21 @@ char *stk_fold_addrs(struct stk_symbolizer *sym, uint32_t pid, const unsigned lo
 		     char *wchan, size_t wchan_len)
 {
 	const char *syms[128];
+	uint64_t ips[128];
 	size_t total = 0;
+	struct stk_frame *frames;
 
 	if (n > 128)
 		n = 128;
+	for (size_t i = 0; i < n; i++)
+		ips[i] = addrs[i];
+	/* the one path every stack takes: interpreted frames (two words each) named as in every applet */
+	frames = stk_symbolize_ips(sym, ips, n, pid == 0, (pid_t)pid, &n);
 	for (size_t i = 0; i < n; i++) {
-		struct stk_frame f = { 0 };
-		if (pid)
-			stk_symbolize_user(sym, (pid_t)pid, addrs[i], &f);
-		else
-			stk_symbolize_kernel(sym, addrs[i], &f);
-		syms[i] = f.symbol ? f.symbol : "[unknown]";
+		syms[i] = frames[i].symbol ? frames[i].symbol : "[unknown]";
 		total += strlen(syms[i]) + 1;
 	}
+	free(frames);
 	if (wchan)
 		snprintf(wchan, wchan_len, "%s", stk_wchan_from_frames(syms, n));
 	if (!fold || !n)

@@ -27,7 +27,8 @@ enum stk_mapping_kind {
 	STK_MAPPING_SPECIAL, /* [vsyscall], [uprobes], ...: nothing to read */
 };
 
-struct stk_file_table; /* the kernel walk's table of one file: unwind_tables.c's */
+struct stk_file_table;    /* the kernel walk's table of one file: unwind_tables.c's */
+struct stk_runtime_file;  /* what an interpreter's file holds for its frames: core/runtime's */
 
 /*
  * One file that processes map: the file cache's entry, one per file (by
@@ -43,6 +44,7 @@ struct stk_file {
 	struct stk_cfi_guard cfi_guard; /* what of its CFI libdw may run, once cfi_scanned */
 	bool cfi_scanned;
 	struct stk_file_table *table; /* its table in the kernel's maps (NULL: none asked for) */
+	struct stk_runtime_file *runtime; /* an interpreter's symbols (NULL: none); the cache's, scanned when learned */
 };
 
 /* f's CFI guard (f->elf set), scanned on first need: every process mapping f shares the verdict. */
@@ -62,6 +64,7 @@ struct stk_mapping {
 
 struct stk_unwinder_proc; /* the copy unwinder's state of one process: unwind_dwarf.c's */
 struct stk_proc_tables;   /* a process's part of the kernel tables: unwind_tables.c's */
+struct stk_runtime_proc;  /* a process's interpreter (its frames' names too): core/runtime's */
 
 /*
  * One process of the process table: learned when first seen, kept after it
@@ -75,6 +78,11 @@ struct stk_process {
 	uint64_t generation;      /* a new one each time the mappings are read and differ */
 	struct stk_unwinder_proc *unwinder; /* freed by the table (stk_unwinder_slot_free) at exit */
 	struct stk_proc_tables *tables;     /* set while loaded in the kernel's tables */
+	/* its interpreter, looked for in the mappings of runtime_generation (core/runtime/runtime.h);
+	 * kept after it exits (the names its stacks need), freed by the table */
+	struct stk_runtime_proc *runtime;
+	uint64_t runtime_generation;
+	bool runtime_looked;
 };
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bpf/user_regs.h"
 #include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/unwind/cfi_guard.h"
@@ -28,6 +29,7 @@ struct current {
 	bool records_after_guess; /* aarch64: see walk_frame_records() */
 	const char *stop;         /* set where stk, not libdwfl, ended the chain */
 	int64_t mono_start, cpu_start; /* the sample's unwinding began (CLOCK_MONOTONIC, thread CPU) */
+	uint64_t *sps;            /* each frame's stack pointer (the source's interpreted frames need them), or NULL */
 };
 
 /* aarch64 DWARF numbers of the frame pointer and the link register. */
@@ -71,6 +73,8 @@ struct stk_unwinder {
 	void *ballast[BALLAST_SLOTS];
 	char *reasons[MAX_REASONS]; /* interned stop reasons from libdwfl */
 	size_t n_reasons;
+	uint64_t *sps; /* each frame's stack pointer, for the source's interpreted frames */
+	size_t cap_sps;
 };
 
 const char *stk_unwind_how_name(enum stk_unwind_how how)
@@ -79,6 +83,7 @@ const char *stk_unwind_how_name(enum stk_unwind_how how)
 	case STK_FRAME_BY_REGS: return "regs";
 	case STK_FRAME_BY_CFI: return "cfi";
 	case STK_FRAME_BY_FP: return "fp";
+	case STK_FRAME_BY_INTERPRETER: return "interpreter";
 	}
 	return "?";
 }
@@ -380,6 +385,7 @@ void stk_unwinder_free(struct stk_unwinder *u)
 		free(u->reasons[i]);
 	for (size_t i = 0; i < BALLAST_SLOTS; i++)
 		free(u->ballast[i]);
+	free(u->sps);
 	free(u);
 }
 
@@ -494,6 +500,8 @@ static void walk_frame_records(struct current *c, Dwfl_Frame *state)
 		r->ips[r->n] = lr;
 		if (c->want_how)
 			r->how[r->n] = STK_FRAME_BY_FP;
+		if (c->sps)
+			c->sps[r->n] = fp; /* a record sits at its frame's bottom: as near its stack pointer as known */
 		r->n++;
 		if (!fp) {
 			c->stop = "outermost frame record (frame pointer 0)";
@@ -535,6 +543,12 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (r->n == r->max)
 		return DWARF_CB_ABORT;
 	r->ips[r->n] = pc;
+	if (c->sps) {
+		Dwarf_Word sp = 0;
+
+		dwfl_frame_reg(state, STK_UREG_SP, &sp);
+		c->sps[r->n] = sp;
+	}
 	/* A frame after the first came from the previous one's unwind info, or from its frame pointer. */
 	if (r->n && (c->want_how || c->records_after_guess))
 		from_cfi = has_cfi(dwfl, r->ips[r->n - 1], r->n == 1);
@@ -571,6 +585,9 @@ static void walk(struct stk_unwinder *u, struct stk_unwinder_proc *p, const stru
 	r->stop = NULL;
 	u->cur = (struct current){ .in = in, .r = r, .want_how = r->how != NULL, .records_after_guess = p->aarch64,
 				   .mono_start = stk_now_ns(CLOCK_MONOTONIC), .cpu_start = stk_now_ns(CLOCK_THREAD_CPUTIME_ID) };
+	/* the stack pointers are wanted where a source splices interpreted frames in */
+	if (u->src.interpreted && !stk_grow((void **)&u->sps, &u->cap_sps, r->max, sizeof(*u->sps)))
+		u->cur.sps = u->sps;
 	ret = dwfl_getthread_frames(p->dwfl, in->tid, frame_cb, &u->cur);
 	if (u->cur.stop)
 		r->stop = u->cur.stop;
@@ -622,6 +639,10 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	if (r->n > 1 && r->stop != over_time && outside_modules(p, r->ips[r->n - 1] - 1) &&
 	    u->src.reread(u->src.table, in->pid) && (p = get_proc(u, in->pid)) && p->dwfl)
 		walk(u, p, in, r);
+	/* "outermost frame ...": the chain reached its thread's root */
+	if (u->src.interpreted && r->n && u->cur.sps)
+		u->src.interpreted(u->src.table, in->pid, in->tid, r, u->cur.sps,
+				   r->stop && strncmp(r->stop, "outermost frame", 15) == 0);
 }
 
 bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)

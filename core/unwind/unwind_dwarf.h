@@ -30,6 +30,8 @@
  */
 #define STK_UNWIND_MAX_SAMPLE_MS 10
 
+struct stk_unwind_result;
+
 /*
  * The process table the unwinder works from (core/unwind/mapping.h). A
  * process's modules are its file mappings with a kept ELF, gone ones
@@ -42,6 +44,16 @@ struct stk_unwind_source {
 	struct stk_process *(*process)(void *table, pid_t pid);
 	/* Reads pid's mappings again (a pc fell outside them); false when it did not (too soon, gone) or they are the same. */
 	bool (*reread)(void *table, pid_t pid);
+	/*
+	 * NULL, or the chain r holds with each of pid's eval-loop frames replaced
+	 * by the interpreted frames it ran, read from thread tid's memory now
+	 * (core/runtime/runtime.h; those words found by STK_FRAME_BY_INTERPRETER);
+	 * sps: each of r's frames' stack pointer; whole: the chain reached its
+	 * thread's root (else it ended early, and interpreted frames above its
+	 * last frame follow it).
+	 */
+	void (*interpreted)(void *table, pid_t pid, pid_t tid, struct stk_unwind_result *r, const uint64_t *sps,
+			    bool whole);
 };
 /* What frees the unwinder's state in a process's slot (struct stk_process's unwinder): the table calls it. */
 void stk_unwinder_slot_free(struct stk_unwinder_proc *state);
@@ -51,6 +63,7 @@ enum stk_unwind_how {
 	STK_FRAME_BY_REGS, /* the leaf: the captured program counter */
 	STK_FRAME_BY_CFI,  /* from its callee's CFI */
 	STK_FRAME_BY_FP,   /* from its callee's frame pointer (no CFI there) */
+	STK_FRAME_BY_INTERPRETER, /* an interpreted frame, read from the interpreter's own (two words) */
 };
 const char *stk_unwind_how_name(enum stk_unwind_how how);
 

@@ -32,7 +32,7 @@ static inline bool one_process_reread(void *table, pid_t pid)
 
 static inline struct stk_unwind_source one_process_source(struct one_process *o)
 {
-	return (struct stk_unwind_source){ o, one_process_get, one_process_reread };
+	return (struct stk_unwind_source){ .table = o, .process = one_process_get, .reread = one_process_reread };
 }
 
 static inline void one_process_end(struct one_process *o)

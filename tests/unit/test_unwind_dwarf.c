@@ -363,7 +363,7 @@ static bool late_reread(void *table, pid_t pid)
 /* One unwind of s from a fresh table at stage `stage`. */
 static void unwind_late(struct late_source *l, unsigned stage, struct snapshot *s, struct stk_unwind_result *r)
 {
-	struct stk_unwind_source src = { l, late_process, late_reread };
+	struct stk_unwind_source src = { .table = l, .process = late_process, .reread = late_reread };
 	struct stk_unwinder *u = stk_unwinder_new(&src);
 	struct stk_unwind_input in = { .pid = getpid(), .tid = getpid(),
 					.regs = s->regs, .n_regs = 17, .sp = s->regs[7], .stack = s->stack, .stack_len = s->len };
