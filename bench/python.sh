@@ -19,6 +19,7 @@ cache=${STK_TEST_CACHE:-/var/cache/stk-test}
 tmp=$(mktemp -d)
 trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; sysctl -qw kernel.bpf_stats_enabled=0' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
+make -C "$root" --no-print-directory BUILD="$BUILD" "$W/deep" >/dev/null || exit 1
 
 
 # one run: CMD... -> "ns_per_sample frames python_share" over SECS seconds
