@@ -41,6 +41,8 @@ def wait_for_turn():
 
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # the headers and the body are two writes: without this the body waits out the client's delayed ACK
+    disable_nagle_algorithm = True
 
     def do_GET(self):
         if self.path == "/cpu":
@@ -56,6 +58,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(body)))
+        if not self.close_connection:
+            # an HTTP/1.0 client asking to keep its connection (ab -k) waits for this, or for the close
+            self.send_header("Connection", "keep-alive")
         self.end_headers()
         self.wfile.write(body)
 
