@@ -1,5 +1,5 @@
 #!/bin/bash
-# needs: root (BPF, the memory of other processes, chroot, mmdebstrap)
+# needs: root (BPF, the memory of other processes, chroot, mmdebstrap, ab)
 # Interpreter frames (core/runtime/, bpf/unwind.bpf.c): Python functions in
 # the stacks of profile, offcputime, pmp, stackcount, threadstate -u, the
 # event log and stk report, each where the interpreter ran it, with file and
@@ -12,6 +12,8 @@
 # a thread blocked on a lock, one sleeping in a method), pmp against what the
 # process says of itself (sys._current_frames(), 203 threads), 95% of a CPU loop's
 # samples with its functions in order, in the kernel walk and by user space;
+# a web server under load (http.server served to apache2-utils' ab) whose
+# request handlers profile and offcputime name, in the shares the server counts;
 # the 3.11 layout against the DWARF of python3.11-dbg; a hostile fake
 # interpreter (cycles, huge names, unmapped and changing pointers, a lying
 # _Py_DebugOffsets, 3.12) that must not hang stk, crash it or grow it.
@@ -197,6 +199,52 @@ else
         done
         kill "$p" 2>/dev/null
     }
+fi
+
+# --- a web server under load: Debian's python3.11 (tests/workloads/py_web.py) serving apache2-utils' ab ---
+# web_stats PORT: "CHECKSUM_CPU PROCESS_CPU", the CPU seconds the server counted in checksum and in all
+web_stats() { { printf 'GET /stats HTTP/1.0\r\n\r\n' >&3 && tail -1 <&3; } 3<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null
+if [ -x /usr/bin/python3.11 ]; then
+    if ! need_command ab apache2-utils; then
+        skip py311_web "no ab, and apt-get could not install apache2-utils (ci/install-build-tools.sh installs it)"
+    elif start_py py311-web /usr/bin/python3.11 "$tmp/wl/py_web.py"; then
+        p=$PYPID port=$(sed -n 's/^ready \([0-9]*\)$/\1/p' "$PYOUT")
+        # two clients on the CPU path, four on the waiting one, each on a connection it keeps (a server thread)
+        ab -q -r -k -c 2 -t 60 -n 10000000 "http://127.0.0.1:$port/cpu" >"$tmp/ab-cpu.out" 2>&1 &
+        ab_cpu=$!
+        ab -q -r -k -c 4 -t 60 -n 10000000 "http://127.0.0.1:$port/wait" >"$tmp/ab-wait.out" 2>&1 &
+        ab_wait=$!
+        pids+=("$ab_cpu" "$ab_wait")
+        sleep 0.5
+        # profile: the CPU path's share of the samples, in order under its handler, as the process counts it
+        "$STK" profile -p "$p" -F 199 -f 3 >"$tmp/web-profile.out" 2>"$tmp/web-profile.err" &
+        sp=$!
+        wait_attached "$sp"
+        s0=$(web_stats "$port")
+        wait "$sp"
+        s1=$(web_stats "$port")
+        chain='BaseHTTPRequestHandler\.handle_one_request;Handler\.do_GET;render_page;checksum'
+        total=$(awk '{ n += $NF } END { print n + 0 }' "$tmp/web-profile.out")
+        named=$(re=$chain awk '$0 ~ ENVIRON["re"] { n += $NF } END { print n + 0 }' "$tmp/web-profile.out")
+        self=$(awk -v a="$s0" -v b="$s1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+            if (y[2] > x[2] && x[1] != "") printf "%.0f", 100 * (y[1] - x[1]) / (y[2] - x[2]); else print -1 }')
+        share=$((total ? named * 100 / total : 0))
+        if [ "$total" -ge 100 ] && [ "$self" -ge 50 ] && [ $((share - self)) -le 10 ] && [ $((self - share)) -le 10 ]; then
+            pass py311_web_profile_handler
+        else
+            fail py311_web_profile_handler "$named of $total samples ($share%) hold $chain; the process spent $self% of its CPU time in checksum (stats '$s0' then '$s1'): $(sort -t' ' -k2 -n "$tmp/web-profile.out" | tail -3 | head -c 800)"
+        fi
+        echo "NOTE python/py311_web_profile: $named of $total samples ($share%) in Handler.do_GET;render_page;checksum; the process counted $self% of its CPU time in checksum"
+        # offcputime: the waiting path under its handler, and its clients' four waits' worth of time
+        run_capture "$STK" offcputime -p "$p" -f 2
+        expect_match py311_web_offcputime_handler "$OUT" 'Handler\.do_GET;wait_for_turn;Condition\.wait;([^;]*;)*(futex|PyThread_acquire_lock)'
+        waited=$(printf '%s\n' "$OUT" | awk '/Handler\.do_GET;wait_for_turn;Condition\.wait;/ { n += $NF } END { print n + 0 }')
+        # 4 clients for 2 s: 8 s at most (a wait is 50 ms: one begun before the capture adds little)
+        [ "$waited" -ge 4000000 ] && [ "$waited" -le 8500000 ] && pass py311_web_offcputime_waits ||
+            fail py311_web_offcputime_waits "$waited us in wait_for_turn under Handler.do_GET, want 4 to 8.5 s: $(printf '%s' "$OUT" | sort -t' ' -k2 -n | tail -3 | head -c 800)"
+        echo "NOTE python/py311_web_offcputime: $waited us waiting in Handler.do_GET;wait_for_turn;Condition.wait (4 clients, 2 s)"
+        kill "$ab_cpu" "$ab_wait" "$p" 2>/dev/null
+    fi
 fi
 
 # Python embedded in a program, the interpreter on libpython3.11.so (built here: it needs python3.11-dev's headers)
