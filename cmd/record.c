@@ -30,7 +30,7 @@
 #include "core/attach/attach_perf.h"
 #include "core/attach/attach_resources.h"
 #include "core/attach/attach_sched.h"
-#include "core/attach/attach_tracepoint.h"
+#include "core/attach/probe_kinds.h"
 #include "core/base/cpus.h"
 #include "core/base/dispatch.h"
 #include "core/base/kernel_release.h"
@@ -42,8 +42,6 @@
 #include "core/ladder/climb.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
-#include "core/probe/kernel_match.h"
-#include "core/probe/probe_pattern.h"
 #include "core/record/kinds.h"
 #include "core/session/session.h"
 #include "core/threads/bpf/threads_iter.h"
@@ -126,11 +124,9 @@ struct rec_run {
 	const char *iter_program;   /* state: the task iterator's program (NULL: /proc) */
 	char state_tried[600];      /* state: the rung passed over, and why */
 	struct stk_thread_sampler *threads;
-	/* the tracepoint pattern: its events, the mechanism its trial chose, its links */
-	struct stk_probe_pattern pattern;
-	struct stk_name_match pattern_category, pattern_name;
-	bool matches_ready;
-	struct stk_name_list tracepoints;
+	/* the probe pattern (stackcount's): its targets, the mechanism its trial chose, its links */
+	struct stk_probe_targets probe_targets;
+	struct stk_probe_request probe_req;
 	const char *probe_mechanism;
 	struct stk_probe_set probes;
 	struct stk_thread_selector *select;
@@ -213,14 +209,14 @@ static int check_args(struct rec_config *cfg)
 	return 0;
 }
 
-/* The tracepoint pattern, parsed as stackcount parses it. 0, or -1 after the error. */
+/* The probe pattern, parsed as stackcount parses it. 0, or -1 after the error. */
 static int parse_probe(struct rec_run *run)
 {
 	char msg[640];
 
 	if (!run->cfg.want.on[STK_REC_KIND_PROBE])
 		return 0;
-	if (stk_probe_pattern_parse(run->cfg.want.probe, &run->pattern, msg, sizeof(msg)))
+	if (stk_probe_pattern_parse(run->cfg.want.probe, &run->probe_targets.pattern, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	return 0;
 }
@@ -319,6 +315,17 @@ static int size_for_trial(struct stk_bpf *s, void *ctx)
 	return stk_bpf_size_for_trial(s);
 }
 
+/* A probe's trial: libbpf's USDT map of call sites keeps its size (without BPF cookies each site takes an entry). */
+static int size_probe_trial(struct stk_bpf *s, void *ctx)
+{
+	struct bpf_map *sites = bpf_object__find_map_by_name(s->obj, "__bpf_usdt_ip_to_spec_id");
+	uint32_t keep = sites ? bpf_map__max_entries(sites) : 0;
+
+	if (size_for_trial(s, ctx))
+		return -1;
+	return sites ? bpf_map__set_max_entries(sites, keep) : 0;
+}
+
 static int size_res_trial(struct stk_bpf *s, bool probe, void *ctx)
 {
 	(void)probe;
@@ -326,7 +333,6 @@ static int size_res_trial(struct stk_bpf *s, bool probe, void *ctx)
 }
 
 static const char *const offcpu_programs[STK_SCHED_MECH_COUNT] = STK_OFFCPU_PROGRAMS;
-static const char *const sc_maps[] = { "sc_config", NULL };
 static const char *const profile_maps[] = STK_PROFILE_MAPS;
 static const char *const offcpu_maps[] = STK_OFFCPU_MAPS;
 static const char *const res_maps[] = STK_RES_MAPS;
@@ -399,30 +405,30 @@ static int choose_resources(struct rec_run *run, const char *release, char *trac
 	return 0;
 }
 
-/* The tracepoints the pattern names, and the mechanism a trial of them finds (raw_tp > tracepoint). 0, or -1 after the error. */
+/*
+ * What the probe pattern names, and the mechanism a trial of stackcount's
+ * ladder for its kind finds (each rung in an object of its own, released).
+ * 0, or -1 after the error.
+ */
 static int choose_probe(struct rec_run *run)
 {
 	struct stk_session *s = &run->session;
+	const struct stk_stack_opts *o = &run->cfg.common;
 	const struct stk_probe_load load = {
-		.maps = sc_maps, .extra_maps = stk_session_extra_maps(s), .btf_custom_path = stk_session_btf_path(s),
-		.before_load = size_for_trial,
+		.maps = stk_probe_kind_maps(run->probe_targets.pattern.kind), .extra_maps = stk_session_extra_maps(s),
+		.btf_custom_path = stk_session_btf_path(s), .before_load = size_probe_trial,
 	};
 	struct stk_probe_set trial = { 0 };
-	char err[1024];
+	char err[2048];
 
-	if (stk_name_match_init(&run->pattern_category, run->pattern.category, false, err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	if (stk_name_match_init(&run->pattern_name, run->pattern.name, false, err, sizeof(err))) {
-		stk_name_match_free(&run->pattern_category);
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	run->matches_ready = true;
-	if (stk_find_tracepoints(&run->pattern_category, &run->pattern_name, run->pattern.category, run->pattern.name,
-				 &run->tracepoints, err, sizeof(err)) ||
-	    stk_tracepoint_attach(&trial, &load, run->tracepoints.names, run->tracepoints.n, NULL, err, sizeof(err))) {
+	/* one process: its probes only, as stackcount -p; its files are where LIB is looked for */
+	run->probe_req = (struct stk_probe_request){
+		.pid = o->n_pids == 1 ? (pid_t)o->pids[0] : 0,
+		.kernel_btf = stk_session_has_btf(s),
+		.fentry_max = STK_KFUNC_FENTRY_MAX_DEFAULT,
+	};
+	if (stk_probe_targets_find(&run->probe_targets, false, o->n_pids ? (pid_t)o->pids[0] : 0, err, sizeof(err)) ||
+	    stk_probe_attach(&trial, &load, &run->probe_targets, &run->probe_req, err, sizeof(err))) {
 		stk_error(APPLET, "%s: %s", run->cfg.want.probe, err);
 		return -1;
 	}
@@ -499,9 +505,10 @@ static struct stk_bpf *open_object(struct rec_run *run, struct stk_sched_program
 		add_names(maps, 48, &nm, stk_threads_iter_maps);
 	}
 	if (run->probe_mechanism) {
-		snprintf(probe_program, probe_len, "%s%s", stk_tracepoint_program(run->probe_mechanism), suffix ? suffix : "");
+		snprintf(probe_program, probe_len, "%s%s", stk_probe_program(&run->probe_targets, run->probe_mechanism),
+			 suffix ? suffix : "");
 		add_name(programs, 48, &np, probe_program);
-		add_names(maps, 48, &nm, sc_maps);
+		add_names(maps, 48, &nm, stk_probe_kind_maps(run->probe_targets.pattern.kind));
 	}
 	const struct stk_bpf_selection sel = {
 		.programs = programs, .maps = maps,
@@ -510,6 +517,13 @@ static struct stk_bpf *open_object(struct rec_run *run, struct stk_sched_program
 	};
 	if (!(skel = stk_bpf_open_selected(&sel, err, sizeof(err)))) {
 		stk_error(APPLET, "%s", err);
+		return NULL;
+	}
+	if (run->probe_mechanism &&
+	    stk_probe_prepare_in(bpf_object__find_program_by_name(skel->obj, probe_program), &run->probe_targets,
+				 run->probe_mechanism, err, sizeof(err))) {
+		stk_error(APPLET, "%s: %s", run->cfg.want.probe, err);
+		stk_bpf__destroy(skel);
 		return NULL;
 	}
 	if (stk_session_size_maps(s, skel) || stk_bpf__load(skel)) {
@@ -603,8 +617,8 @@ static int attach_all(struct rec_run *run, const char *cpu_program, const char *
 		return -1;
 	}
 	if (run->probe_mechanism &&
-	    stk_tracepoint_attach_in(&run->probes, run->skel, run->probe_mechanism, probe_program, run->tracepoints.names,
-				     run->tracepoints.n, err, sizeof(err))) {
+	    stk_probe_attach_in(&run->probes, run->skel, run->probe_mechanism, probe_program, &run->probe_targets,
+				&run->probe_req, err, sizeof(err))) {
 		stk_error(APPLET, "%s: %s", run->cfg.want.probe, err);
 		return -1;
 	}
@@ -652,7 +666,8 @@ static void say_mechanisms(const struct rec_run *run)
 		fprintf(stderr, "%s: state: source %s%s\n", APPLET, run->iter_program ? "task_iter" : "proc",
 			stk_climb_passed_over(run->state_tried, passed, sizeof(passed)));
 	if (run->probe_mechanism)
-		fprintf(stderr, "%s: %s: %zu tracepoints, mechanism %s%s\n", APPLET, cfg->want.probe, run->tracepoints.n,
+		fprintf(stderr, "%s: %s: %zu %s, mechanism %s%s\n", APPLET, cfg->want.probe,
+			stk_probe_targets_count(&run->probe_targets), stk_probe_kind_noun(run->probe_targets.pattern.kind),
 			run->probe_mechanism, stk_climb_passed_over(run->probes.tried, passed, sizeof(passed)));
 	fprintf(stderr, "%s: BTF %s; unwind %s\n", APPLET, stk_btf_kind_name(run->session.btf.kind),
 		stk_unwind_rung_name(run->session.unwind.rung));
@@ -739,7 +754,11 @@ static int setup(void *arg)
 	describe_kinds(run);
 	const struct stk_stack_applet record = {
 		.name = APPLET, .counts = true, .unit = "events", .hashes = true, .records = true,
-		.rules = { .still_leaf = NULL, .kinds = run->kinds, .n_kinds = STK_REC_KIND_COUNT },
+		/* a kernel function's stacks start at its own frame, as stackcount shows them */
+		.rules = { .trim_to = on(run, STK_REC_KIND_PROBE) &&
+					      run->probe_targets.pattern.kind == STK_PROBE_KERNEL_FUNCTION
+				      ? &run->probe_targets.names : NULL,
+			   .kinds = run->kinds, .n_kinds = STK_REC_KIND_COUNT },
 		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = run->events, .n_kinds = STK_REC_KIND_COUNT },
 		.header = print_header, .interval = on(run, STK_REC_KIND_STATE) ? sample_states : NULL, .detach = detach,
 		.results = print_results,
@@ -792,11 +811,7 @@ static void teardown(void *arg)
 	stk_sched_attachment_free(run->offcpu);
 	stk_res_attachment_release(&run->res);
 	stk_probe_set_release(&run->probes);
-	if (run->matches_ready) {
-		stk_name_match_free(&run->pattern_category);
-		stk_name_match_free(&run->pattern_name);
-	}
-	stk_name_list_free(&run->tracepoints);
+	stk_probe_targets_free(&run->probe_targets);
 	stk_tsource_free(run->threads);
 	stk_thread_selector_free(run->select);
 	stk_thread_batch_free(&run->batch);

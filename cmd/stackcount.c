@@ -1,10 +1,9 @@
 /*
  * stk stackcount: how often each stack reaches a kernel function,
  * tracepoint, user function or USDT probe. Patterns and options follow
- * bcc's stackcount (core/probe/probe_pattern.h); core/probe/kernel_match.c
- * and core/probe/user_probe.c find what a pattern names,
- * core/attach/attach_kfunc.c, attach_tracepoint.c and attach_uprobe.c choose
- * the mechanism and attach, and the counts go through the session
+ * bcc's stackcount (core/probe/probe_pattern.h); the table of probe kinds
+ * (core/attach/probe_kinds.c, stk record's too) finds what a pattern names
+ * and climbs its ladder to attach, and the counts go through the session
  * (core/session/session.h) like the other stack applets'.
  */
 #include <errno.h>
@@ -22,21 +21,16 @@
 #include "stk.skel.h"
 #include "bpf/stackcount_types.h"
 #include "core/attach/attach_kfunc.h"
-#include "core/attach/attach_tracepoint.h"
-#include "core/attach/attach_uprobe.h"
+#include "core/attach/probe_kinds.h"
 #include "core/base/clock.h"
 #include "core/base/dispatch.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
-#include "core/base/tracefs.h"
 #include "core/ladder/climb.h"
 #include "core/ladder/ladder.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
-#include "core/probe/kernel_match.h"
 #include "core/probe/probe_pattern.h"
-#include "core/probe/usdt_notes.h"
-#include "core/probe/user_probe.h"
 #include "core/session/session.h"
 
 #define APPLET "stackcount"
@@ -110,123 +104,9 @@ enum long_only {
 /* Everything the capture owns, released in one place. */
 struct sc_run {
 	struct sc_config cfg;
-	struct stk_name_match match, category;
-	bool match_ready, category_ready;
-	struct stk_name_list targets, untraceable; /* kernel functions, tracepoints, USDT probes */
-	struct stk_user_func_list funcs;           /* user functions */
-	struct stk_user_file file;
+	struct stk_probe_targets targets; /* what the pattern names */
 	struct stk_probe_set probes;
 	struct stk_session session;
-};
-
-static size_t target_count(const struct sc_run *run)
-{
-	return run->cfg.pattern.kind == STK_PROBE_USER_FUNCTION ? run->funcs.n : run->targets.n;
-}
-
-static const char *target_name(const struct sc_run *run, size_t i)
-{
-	return run->cfg.pattern.kind == STK_PROBE_USER_FUNCTION ? run->funcs.funcs[i].name : run->targets.names[i];
-}
-
-/* "a b c (+N more)" into buf. */
-static void list_names(char *buf, size_t len, char *const *names, size_t n, size_t shown)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && i < shown && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", names[i]);
-	if (n > shown && used < len)
-		snprintf(buf + used, len - used, " (+%zu more)", n - shown);
-}
-
-static int find_kernel_functions(struct sc_run *run)
-{
-	const char *how;
-	char err[512];
-	/* Where tracefs cannot be mounted, kallsyms alone still names the functions. */
-	bool tracefs = stk_tracefs_ensure(&how, err, sizeof(err)) == 0;
-	struct stk_kfunc_sources src = {
-		.traceable = tracefs ? stk_tracefs_open("available_filter_functions") : NULL,
-		.kallsyms = fopen("/proc/kallsyms", "re"),
-		.blacklist = fopen("/sys/kernel/debug/kprobes/blacklist", "re"),
-	};
-	int ret = stk_match_kernel_functions(&src, &run->match, &run->targets, &run->untraceable);
-
-	if (src.traceable)
-		fclose(src.traceable);
-	if (src.kallsyms)
-		fclose(src.kallsyms);
-	if (src.blacklist)
-		fclose(src.blacklist);
-	if (ret) {
-		stk_error(APPLET, "cannot read the kernel's functions (/proc/kallsyms, available_filter_functions)");
-		return -1;
-	}
-	if (run->targets.n == 0) {
-		char names[1024];
-		if (run->untraceable.n) {
-			list_names(names, sizeof(names), run->untraceable.names, run->untraceable.n, LIST_SHOWN);
-			stk_error(APPLET, "'%s' matches only functions that cannot be traced (notrace or blacklisted): %s",
-				  run->cfg.pattern.name, names);
-		} else {
-			stk_error(APPLET, "no kernel function matches '%s' (unknown, or inlined away)",
-				  run->cfg.pattern.name);
-		}
-		return -1;
-	}
-	return 0;
-}
-
-static int find_tracepoints(struct sc_run *run)
-{
-	char err[1024];
-
-	if (stk_find_tracepoints(&run->category, &run->match, run->cfg.pattern.category, run->cfg.pattern.name,
-				 &run->targets, err, sizeof(err)) == 0)
-		return 0;
-	stk_error(APPLET, "%s", err);
-	return -1;
-}
-
-static int find_user_functions(struct sc_run *run)
-{
-	char err[1024];
-
-	if (stk_user_file_resolve(run->cfg.pattern.lib, (pid_t)run->cfg.pid, &run->file, err, sizeof(err)) ||
-	    stk_user_functions(run->file.path, &run->match, &run->funcs, err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	if (run->funcs.n == 0) {
-		stk_error(APPLET, "no function matches '%s' in %s", run->cfg.pattern.name, run->file.display);
-		return -1;
-	}
-	return 0;
-}
-
-static int find_usdt_probes(struct sc_run *run)
-{
-	char err[1024];
-
-	if (stk_user_file_resolve(run->cfg.pattern.lib, (pid_t)run->cfg.pid, &run->file, err, sizeof(err)) ||
-	    stk_usdt_probes(run->file.path, run->category_ready ? &run->category : NULL, &run->match, &run->targets,
-			    err, sizeof(err))) {
-		stk_error(APPLET, "%s", err);
-		return -1;
-	}
-	if (run->targets.n == 0) {
-		stk_error(APPLET, "USDT probe '%s' not found in %s", run->cfg.pattern.name, run->file.display);
-		return -1;
-	}
-	return 0;
-}
-
-/* Its own maps (the stack maps are the session's); libbpf's USDT support keeps its specs in the others. */
-static const char *const sc_maps[] = { "sc_config", NULL };
-static const char *const sc_usdt_maps[] = {
-	"sc_config", "__bpf_usdt_specs", "__bpf_usdt_ip_to_spec_id", "stk_bpf.kconfig", NULL,
 };
 
 static int size_maps(struct stk_bpf *s, void *ctx)
@@ -251,84 +131,22 @@ static int write_config(struct stk_bpf *s, void *ctx)
 	return bpf_map__update_elem(s->maps.sc_config, &zero, sizeof(zero), &bc, sizeof(bc), 0);
 }
 
-static int attach_kernel_functions(struct sc_run *run, const struct stk_probe_load *load, char *err, size_t len)
-{
-	const char *how;
-	char tracefs_error[256];
-	struct stk_kfunc_request req = {
-		.names = run->targets.names,
-		.n = run->targets.n,
-		.forced = run->cfg.mechanism,
-		.tracefs_error = stk_tracefs_ensure(&how, tracefs_error, sizeof(tracefs_error)) ? tracefs_error : NULL,
-		.kernel_btf = stk_session_has_btf(&run->session),
-		.fentry_max = run->cfg.fentry_max,
-	};
-
-	return stk_kfunc_attach(&run->probes, load, &req, err, len);
-}
-
-static int attach_tracepoints(struct sc_run *run, const struct stk_probe_load *load, char *err, size_t len)
-{
-	return stk_tracepoint_attach(&run->probes, load, run->targets.names, run->targets.n, run->cfg.mechanism, err,
-				     len);
-}
-
-static int attach_user_functions(struct sc_run *run, const struct stk_probe_load *load, char *err, size_t len)
-{
-	return stk_uprobe_attach(&run->probes, load, run->file.path, &run->funcs, (pid_t)run->cfg.pid,
-				 run->cfg.mechanism, err, len);
-}
-
-static int attach_usdt_probes(struct sc_run *run, const struct stk_probe_load *load, char *err, size_t len)
-{
-	return stk_usdt_attach(&run->probes, load, run->file.path, run->targets.names, run->targets.n,
-			       (pid_t)run->cfg.pid, err, len);
-}
-
-/* What each kind of probe is, by enum stk_probe_kind: its ladder, what its targets are called, how they are found and attached. */
-static const struct probe_kind {
-	enum stk_attach_class cls;
-	const char *noun;
-	int (*find)(struct sc_run *run);
-	int (*attach)(struct sc_run *run, const struct stk_probe_load *load, char *err, size_t len);
-} probe_kinds[] = {
-	[STK_PROBE_KERNEL_FUNCTION] = { STK_ATTACH_KERNEL_FUNCTION, "functions", find_kernel_functions,
-					attach_kernel_functions },
-	[STK_PROBE_TRACEPOINT] = { STK_ATTACH_TRACEPOINT, "tracepoints", find_tracepoints, attach_tracepoints },
-	[STK_PROBE_USER_FUNCTION] = { STK_ATTACH_USER_FUNCTION, "functions", find_user_functions, attach_user_functions },
-	[STK_PROBE_USDT] = { STK_ATTACH_USDT, "USDT probes", find_usdt_probes, attach_usdt_probes },
-};
-
-static const struct probe_kind *kind_of(const struct sc_config *cfg)
-{
-	return &probe_kinds[cfg->pattern.kind];
-}
-
-/* Fills run->targets / run->funcs from the pattern. 0, or -1 after a one-line error. */
+/* Fills run->targets from the pattern. 0, or -1 after a one-line error. */
 static int find_targets(struct sc_run *run)
 {
 	struct sc_config *cfg = &run->cfg;
-	const struct stk_probe_pattern *p = &cfg->pattern;
-	char err[640];
+	size_t n;
+	char err[1024];
 
-	if (stk_name_match_init(&run->match, p->name, cfg->regex, err, sizeof(err))) {
+	run->targets.pattern = cfg->pattern;
+	if (stk_probe_targets_find(&run->targets, cfg->regex, (pid_t)cfg->pid, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
-	run->match_ready = true;
-	if (p->category[0]) {
-		if (stk_name_match_init(&run->category, p->category, false, err, sizeof(err))) {
-			stk_error(APPLET, "%s", err);
-			return -1;
-		}
-		run->category_ready = true;
-	}
-	if (kind_of(cfg)->find(run))
-		return -1;
-	if (target_count(run) > cfg->max_probes) {
+	if ((n = stk_probe_targets_count(&run->targets)) > cfg->max_probes) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "'%%s' matches %zu %ss, more than the limit of %llu (raise it with "
-			 "--max-probes N)", target_count(run), stk_probe_kind_name(p->kind),
+			 "--max-probes N)", n, stk_probe_kind_name(cfg->pattern.kind),
 			 (unsigned long long)cfg->max_probes);
 		return usage_error(msg, cfg->pattern_text);
 	}
@@ -365,8 +183,8 @@ static int print_results(struct sc_run *run, bool reset)
 static void print_header(void *arg)
 {
 	const struct sc_run *run = arg;
-	printf("Tracing %zu %s for \"%s\"... Hit Ctrl-C to end.\n", target_count(run), kind_of(&run->cfg)->noun,
-	       run->cfg.pattern_text);
+	printf("Tracing %zu %s for \"%s\"... Hit Ctrl-C to end.\n", stk_probe_targets_count(&run->targets),
+	       stk_probe_kind_noun(run->cfg.pattern.kind), run->cfg.pattern_text);
 	fflush(stdout);
 }
 
@@ -375,24 +193,25 @@ static void print_plan(const struct sc_run *run)
 {
 	const struct sc_config *cfg = &run->cfg;
 	const struct stk_probe_pattern *p = &cfg->pattern;
-	size_t n = target_count(run);
+	const struct stk_probe_targets *t = &run->targets;
+	size_t n = stk_probe_targets_count(t);
 
 	fprintf(stderr, "stackcount: plan for \"%s\": %s %s", cfg->pattern_text, stk_probe_kind_name(p->kind),
-		run->match.kind == STK_MATCH_REGEX ? "regex" : run->match.kind == STK_MATCH_GLOB ? "glob" : "name");
+		t->match.kind == STK_MATCH_REGEX ? "regex" : t->match.kind == STK_MATCH_GLOB ? "glob" : "name");
 	if (p->lib[0])
-		fprintf(stderr, " in %s", run->file.display);
+		fprintf(stderr, " in %s", t->file.display);
 	fprintf(stderr, "\nstackcount:   matched %zu:", n);
 	for (size_t i = 0; i < n; i++) {
 		if (p->kind == STK_PROBE_USER_FUNCTION)
-			fprintf(stderr, " %s@0x%llx", target_name(run, i), (unsigned long long)run->funcs.funcs[i].offset);
+			fprintf(stderr, " %s@0x%llx", stk_probe_target_name(t, i), (unsigned long long)t->funcs.funcs[i].offset);
 		else
-			fprintf(stderr, " %s", target_name(run, i));
+			fprintf(stderr, " %s", stk_probe_target_name(t, i));
 	}
 	fputc('\n', stderr);
-	if (run->untraceable.n) {
-		fprintf(stderr, "stackcount:   cannot be traced (%zu):", run->untraceable.n);
-		for (size_t i = 0; i < run->untraceable.n; i++)
-			fprintf(stderr, " %s", run->untraceable.names[i]);
+	if (t->untraceable.n) {
+		fprintf(stderr, "stackcount:   cannot be traced (%zu):", t->untraceable.n);
+		for (size_t i = 0; i < t->untraceable.n; i++)
+			fprintf(stderr, " %s", t->untraceable.names[i]);
 		fputc('\n', stderr);
 	}
 	char passed[1024];
@@ -404,7 +223,7 @@ static void print_plan(const struct sc_run *run)
 static int attach(struct sc_run *run)
 {
 	const struct stk_probe_load load = {
-		.maps = run->cfg.pattern.kind == STK_PROBE_USDT ? sc_usdt_maps : sc_maps,
+		.maps = stk_probe_kind_maps(run->cfg.pattern.kind),
 		.extra_maps = stk_session_extra_maps(&run->session),
 		.extra_programs = stk_session_extra_programs(&run->session),
 		.program_suffix = stk_unwind_program_suffix(run->session.unwind.rung),
@@ -414,9 +233,15 @@ static int attach(struct sc_run *run)
 		.ctx = run,
 		.progress = true,
 	};
+	const struct stk_probe_request req = {
+		.pid = (pid_t)run->cfg.pid,
+		.forced = run->cfg.mechanism,
+		.kernel_btf = stk_session_has_btf(&run->session),
+		.fentry_max = run->cfg.fentry_max,
+	};
 	char err[2048];
 
-	if (!kind_of(&run->cfg)->attach(run, &load, err, sizeof(err)))
+	if (!stk_probe_attach(&run->probes, &load, &run->targets, &req, err, sizeof(err)))
 		return 0;
 	stk_error(APPLET, "%s", err);
 	return -1;
@@ -448,7 +273,7 @@ static int setup(void *arg)
 	const struct stk_event_desc hit = { .event = cfg->pattern_text, .unit = "count", .divisor = 1 };
 	const struct stk_stack_applet stackcount = {
 		.name = APPLET, .counts = true, .unit = "events", .hashes = true,
-		.rules = { .trim_to = cfg->pattern.kind == STK_PROBE_KERNEL_FUNCTION ? &run->targets : NULL,
+		.rules = { .trim_to = cfg->pattern.kind == STK_PROBE_KERNEL_FUNCTION ? &run->targets.names : NULL,
 			   .kinds = &counted, .n_kinds = 1 },
 		.events = { .kinds = &hit, .n_kinds = 1 },
 		.header = print_header, .interval = interval, .detach = detach, .results = results,
@@ -460,11 +285,12 @@ static int setup(void *arg)
 	/* Before any thread exists: tracefs may need a private mount namespace. */
 	if (find_targets(run))
 		return -1;
-	if (run->untraceable.n && !cfg->plan) {
+	if (run->targets.untraceable.n && !cfg->plan) {
 		char names[1024];
-		list_names(names, sizeof(names), run->untraceable.names, run->untraceable.n, LIST_SHOWN);
+		stk_probe_list_names(names, sizeof(names), run->targets.untraceable.names, run->targets.untraceable.n,
+				     LIST_SHOWN);
 		fprintf(stderr, "stackcount: %zu matching functions cannot be traced (notrace or blacklisted): %s\n",
-			run->untraceable.n, names);
+			run->targets.untraceable.n, names);
 	}
 	if (stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;
@@ -475,7 +301,7 @@ static int setup(void *arg)
 	if (cfg->plan)
 		print_plan(run);
 	snprintf(what, sizeof(what), "%zu %s attached with %s%s in %.1f ms (load included)", run->probes.n_targets,
-		 kind_of(cfg)->noun, run->probes.mechanism, stk_climb_passed_over(run->probes.tried, passed, sizeof(passed)),
+		 stk_probe_kind_noun(cfg->pattern.kind), run->probes.mechanism, stk_climb_passed_over(run->probes.tried, passed, sizeof(passed)),
 		 attach_ms);
 	stk_session_say_mechanism(session, what, NULL);
 	return stk_session_start(session, cfg->interval_ms);
@@ -488,7 +314,7 @@ static int capture(void *run)
 
 static int check_mechanism(const struct sc_config *cfg)
 {
-	enum stk_attach_class cls = kind_of(cfg)->cls;
+	enum stk_attach_class cls = stk_probe_kind_class(cfg->pattern.kind);
 	char names[128];
 
 	if (!cfg->mechanism || stk_rung_by_name(cls, cfg->mechanism))
@@ -601,13 +427,7 @@ static void teardown(void *arg)
 	struct sc_run *run = arg;
 	stk_probe_set_release(&run->probes);
 	stk_session_close(&run->session);
-	if (run->match_ready)
-		stk_name_match_free(&run->match);
-	if (run->category_ready)
-		stk_name_match_free(&run->category);
-	stk_name_list_free(&run->targets);
-	stk_name_list_free(&run->untraceable);
-	stk_user_func_list_free(&run->funcs);
+	stk_probe_targets_free(&run->targets);
 	stk_stack_opts_free(&run->cfg.common);
 }
 

@@ -46,11 +46,17 @@ nomem:
 	return -1;
 }
 
-static int try_fentry(struct stk_probe_set *s, const struct stk_probe_load *load,
-		      const struct stk_kfunc_request *req, char *why, size_t len)
+/* The program of each mechanism (one per --unwind rung: these names with its suffix). */
+static const char *const programs[] = {
+	[STK_KFUNC_FENTRY] = FENTRY_PROGRAM,
+	[STK_KFUNC_KPROBE_MULTI] = "stk_sc_kprobe_multi",
+	[STK_KFUNC_KPROBE] = "stk_sc_kprobe",
+	[STK_KFUNC_KPROBE_LEGACY] = "stk_sc_kprobe",
+};
+
+/* fentry: the first function is the loaded program's own target, the others its clones. */
+static int attach_fentry(struct stk_probe_set *s, const struct stk_kfunc_request *req, char *why, size_t len)
 {
-	if (stk_probe_set_load(s, load, FENTRY_PROGRAM, req->names[0], why, len))
-		return -1;
 	if (stk_probe_set_add_link(s, bpf_program__attach_trace(s->prog))) {
 		snprintf(why, len, "attach to %s failed: %s", req->names[0], strerror(errno));
 		return -1;
@@ -64,13 +70,10 @@ static int try_fentry(struct stk_probe_set *s, const struct stk_probe_load *load
 	return 0;
 }
 
-static int try_kprobe_multi(struct stk_probe_set *s, const struct stk_probe_load *load,
-			    const struct stk_kfunc_request *req, char *why, size_t len)
+static int attach_kprobe_multi(struct stk_probe_set *s, const struct stk_kfunc_request *req, char *why, size_t len)
 {
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .syms = (const char **)req->names, .cnt = req->n);
 
-	if (stk_probe_set_load(s, load, "stk_sc_kprobe_multi", NULL, why, len))
-		return -1;
 	/* A kernel without fprobe refuses it: the reason goes into "passed over", not libbpf's warning. */
 	libbpf_print_fn_t print = libbpf_set_print(NULL);
 	struct bpf_link *link = bpf_program__attach_kprobe_multi_opts(s->prog, NULL, &o);
@@ -83,19 +86,11 @@ static int try_kprobe_multi(struct stk_probe_set *s, const struct stk_probe_load
 	return 0;
 }
 
-static int try_kprobe(struct stk_probe_set *s, const struct stk_probe_load *load,
-		      const struct stk_kfunc_request *req, bool legacy, char *why, size_t len)
+static int attach_kprobes(struct stk_probe_set *s, const struct stk_kfunc_request *req, bool legacy, char *why,
+			  size_t len)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, o, .attach_mode = legacy ? PROBE_ATTACH_MODE_LEGACY : PROBE_ATTACH_MODE_PERF);
 
-	if (legacy) {
-		if (stk_probe_set_guard(s)) {
-			snprintf(why, len, "starting the kprobe_events cleanup guard failed");
-			return -1;
-		}
-	}
-	if (stk_probe_set_load(s, load, "stk_sc_kprobe", NULL, why, len))
-		return -1;
 	for (size_t i = 0; i < req->n; i++) {
 		if (stk_probe_set_add_link(s, bpf_program__attach_kprobe_opts(s->prog, req->names[i], &o))) {
 			snprintf(why, len, "attach to %s failed: %s", req->names[i], strerror(errno));
@@ -104,6 +99,29 @@ static int try_kprobe(struct stk_probe_set *s, const struct stk_probe_load *load
 		stk_probe_set_progress(s, i + 1, req->n);
 	}
 	return 0;
+}
+
+/* Legacy kprobes are tracefs entries: have them removed even if stk is killed. 0, or -1 with why. */
+static int guard_legacy(struct stk_probe_set *s, enum stk_kfunc_mech m, char *why, size_t len)
+{
+	if (m != STK_KFUNC_KPROBE_LEGACY || stk_probe_set_guard(s) == 0)
+		return 0;
+	snprintf(why, len, "starting the kprobe_events cleanup guard failed");
+	return -1;
+}
+
+/* s->prog (loaded, fentry's target the first function) attached to every function by mechanism m. */
+static int attach_loaded(struct stk_probe_set *s, enum stk_kfunc_mech m, const struct stk_kfunc_request *req,
+			 char *why, size_t len)
+{
+	switch (m) {
+	case STK_KFUNC_FENTRY: return attach_fentry(s, req, why, len);
+	case STK_KFUNC_KPROBE_MULTI: return attach_kprobe_multi(s, req, why, len);
+	case STK_KFUNC_KPROBE: return attach_kprobes(s, req, false, why, len);
+	case STK_KFUNC_KPROBE_LEGACY: return attach_kprobes(s, req, true, why, len);
+	}
+	snprintf(why, len, "unknown mechanism");
+	return -1;
 }
 
 struct kfunc_ctx {
@@ -125,14 +143,12 @@ static int try_rung(void *ctx, const struct stk_rung *r, char *why, size_t len)
 			snprintf(why, len, "%s", pre);
 		return -1;
 	}
-	switch ((enum stk_kfunc_mech)r->id) {
-	case STK_KFUNC_FENTRY: return try_fentry(k->s, k->load, k->req, why, len);
-	case STK_KFUNC_KPROBE_MULTI: return try_kprobe_multi(k->s, k->load, k->req, why, len);
-	case STK_KFUNC_KPROBE: return try_kprobe(k->s, k->load, k->req, false, why, len);
-	case STK_KFUNC_KPROBE_LEGACY: return try_kprobe(k->s, k->load, k->req, true, why, len);
-	}
-	snprintf(why, len, "unknown mechanism");
-	return -1;
+	enum stk_kfunc_mech m = (enum stk_kfunc_mech)r->id;
+
+	if (guard_legacy(k->s, m, why, len) ||
+	    stk_probe_set_load(k->s, k->load, programs[m], m == STK_KFUNC_FENTRY ? k->req->names[0] : NULL, why, len))
+		return -1;
+	return attach_loaded(k->s, m, k->req, why, len);
 }
 
 int stk_kfunc_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const struct stk_kfunc_request *req,
@@ -145,6 +161,53 @@ int stk_kfunc_attach(struct stk_probe_set *s, const struct stk_probe_load *load,
 	if (stk_probe_set_climb(s, STK_ATTACH_KERNEL_FUNCTION, order, n, req->forced, try_rung, &k,
 				"no mechanism can trace kernel functions on this kernel", err, len))
 		return -1;
+	s->n_targets = req->n;
+	return 0;
+}
+
+/* The rung of the kernel function ladder named mechanism, or NULL. */
+static const struct stk_rung *rung_of(const char *mechanism)
+{
+	return stk_rung_by_name(STK_ATTACH_KERNEL_FUNCTION, mechanism);
+}
+
+const char *stk_kfunc_program(const char *mechanism)
+{
+	const struct stk_rung *r = rung_of(mechanism);
+
+	return r ? programs[r->id] : NULL;
+}
+
+int stk_kfunc_prepare_in(struct bpf_program *prog, const char *mechanism, const struct stk_kfunc_request *req,
+			 char *err, size_t len)
+{
+	const struct stk_rung *r = rung_of(mechanism);
+	int ret;
+
+	if (!r || r->id != STK_KFUNC_FENTRY)
+		return 0;
+	if ((ret = bpf_program__set_attach_target(prog, 0, req->names[0]))) {
+		snprintf(err, len, "no BTF for %s: %s", req->names[0], strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+int stk_kfunc_attach_in(struct stk_probe_set *s, struct stk_bpf *skel, const char *mechanism, const char *program,
+			const struct stk_kfunc_request *req, char *err, size_t len)
+{
+	const struct stk_rung *r = rung_of(mechanism);
+
+	if (!r) {
+		snprintf(err, len, "no kernel function mechanism %s", mechanism ? mechanism : "(none)");
+		return -1;
+	}
+	if (stk_probe_set_use(s, skel, program, err, len) || guard_legacy(s, (enum stk_kfunc_mech)r->id, err, len) ||
+	    attach_loaded(s, (enum stk_kfunc_mech)r->id, req, err, len)) {
+		stk_probe_set_release(s);
+		return -1;
+	}
+	s->mechanism = r->name;
 	s->n_targets = req->n;
 	return 0;
 }

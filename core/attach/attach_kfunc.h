@@ -26,4 +26,19 @@ struct stk_kfunc_request {
 int stk_kfunc_attach(struct stk_probe_set *s, const struct stk_probe_load *load, const struct stk_kfunc_request *req,
 		     char *err, size_t len);
 
+/*
+ * For a capture that loads its programs with others' in one object (stk
+ * record): the program of mechanism (a rung's name stk_kfunc_attach chose;
+ * without the --unwind suffix; NULL when no rung has that name); before
+ * load, the program made ready for it (fentry: its target, the first
+ * function); after load, every function attached to that program of skel
+ * (the caller's, who keeps it; program with its suffix). 0, or -1 with err
+ * and nothing attached.
+ */
+const char *stk_kfunc_program(const char *mechanism);
+int stk_kfunc_prepare_in(struct bpf_program *prog, const char *mechanism, const struct stk_kfunc_request *req,
+			 char *err, size_t len);
+int stk_kfunc_attach_in(struct stk_probe_set *s, struct stk_bpf *skel, const char *mechanism, const char *program,
+			const struct stk_kfunc_request *req, char *err, size_t len);
+
 #endif

@@ -67,6 +67,17 @@ fail:
 	return -1;
 }
 
+int stk_probe_set_use(struct stk_probe_set *s, struct stk_bpf *skel, const char *program, char *err, size_t len)
+{
+	s->skel = skel;
+	s->owns_skel = false;
+	s->prog = bpf_object__find_program_by_name(skel->obj, program);
+	if (s->prog)
+		return 0;
+	snprintf(err, len, "program %s not in the object", program);
+	return -1;
+}
+
 int stk_probe_set_add_link(struct stk_probe_set *s, struct bpf_link *link)
 {
 	if (!link)

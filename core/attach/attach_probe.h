@@ -54,6 +54,11 @@ struct stk_probe_set {
  */
 int stk_probe_set_load(struct stk_probe_set *s, const struct stk_probe_load *load, const char *program,
 		       const char *fentry_target, char *why, size_t len);
+/*
+ * The caller's loaded object, kept by the caller (stk record's one object):
+ * s attaches its program by that name. 0, or -1 with err.
+ */
+int stk_probe_set_use(struct stk_probe_set *s, struct stk_bpf *skel, const char *program, char *err, size_t len);
 /* Takes ownership of link; NULL (a failed attach) returns -1 with errno kept. */
 int stk_probe_set_add_link(struct stk_probe_set *s, struct bpf_link *link);
 /* Takes ownership of fd. 0 or -1 (fd closed). */

@@ -122,13 +122,8 @@ int stk_tracepoint_attach_in(struct stk_probe_set *s, struct stk_bpf *skel, cons
 {
 	const struct stk_rung *r = stk_rung_by_name(STK_ATTACH_TRACEPOINT, mechanism);
 
-	s->skel = skel;
-	s->owns_skel = false;
-	s->prog = bpf_object__find_program_by_name(skel->obj, program);
-	if (!s->prog) {
-		snprintf(err, len, "program %s not in the object", program);
+	if (stk_probe_set_use(s, skel, program, err, len))
 		return -1;
-	}
 	if (attach_events(s, r && r->id == STK_TP_RAW_TP ? attach_raw_one : attach_classic_one, names, n, err, len))
 		return -1;
 	s->mechanism = mechanism;

@@ -25,8 +25,10 @@ static const struct stk_rec_kind_info fixed[] = {
 };
 
 static const struct stk_rec_kind_info probe = {
-	.name = "t:CATEGORY:EVENT", .source = STK_REC_PROBE, .ladder = STK_ATTACH_TRACEPOINT, .rate = STK_REC_RATE_NONE,
-	.what = "hits of tracepoints (stackcount's pattern, * wildcards): one pattern a recording",
+	/* the ladder is the pattern's kind's (core/attach/probe_kinds.c): a tracepoint's stands for the four */
+	.name = "PATTERN", .source = STK_REC_PROBE, .ladder = STK_ATTACH_TRACEPOINT, .rate = STK_REC_RATE_NONE,
+	.what = "hits of a probe as stackcount takes it (t:CATEGORY:EVENT, p:FUNC for a kernel function,\n"
+		"                     LIB:FUNC or p:LIB:FUNC, u:LIB:PROBE for USDT; * wildcards): one pattern a recording",
 	.event = { .unit = "count", .value = { "count", "count" }, .divisor = 1 },
 };
 
@@ -110,20 +112,18 @@ void stk_rec_request_init(struct stk_rec_request *r)
 	}
 }
 
-/* A probe (item of n bytes, no kind's name before its ':'): a tracepoint pattern, one a recording. 0, or -1 with msg. */
+/*
+ * A probe (item of n bytes, no kind's name before its ':'): stackcount's
+ * pattern (parsed when the options are done), one a recording. 0, or -1 with msg.
+ */
 static int parse_probe(struct stk_rec_request *r, const char *item, size_t n, char *msg, size_t len)
 {
-	if (n < 3 || strncmp(item, "t:", 2) != 0) {
-		snprintf(msg, len, "-e %.*s: stk record takes tracepoints (t:CATEGORY:EVENT) as probes; stackcount takes "
-			 "the others", (int)n, item);
-		return -1;
-	}
 	if (n >= sizeof(r->probe)) {
-		snprintf(msg, len, "-e %.40s...: a tracepoint pattern of %zu bytes (at most %zu)", item, n, sizeof(r->probe) - 1);
+		snprintf(msg, len, "-e %.40s...: a probe pattern of %zu bytes (at most %zu)", item, n, sizeof(r->probe) - 1);
 		return -1;
 	}
 	if (r->on[STK_REC_KIND_PROBE] && (strlen(r->probe) != n || strncmp(r->probe, item, n) != 0)) {
-		snprintf(msg, len, "-e %.*s: one tracepoint pattern a recording (%s given already; wildcards take many)",
+		snprintf(msg, len, "-e %.*s: one probe pattern a recording (%s given already; wildcards take many)",
 			 (int)n, item, r->probe);
 		return -1;
 	}
@@ -148,8 +148,8 @@ static int parse_kind(void *ctx, const char *item, size_t n, char *msg, size_t l
 		return parse_probe(r, item, n, msg, len);
 	if (k < 0) {
 		stk_rec_kind_names(names, sizeof(names));
-		snprintf(msg, len, "-e: unknown kind '%.*s' (expected %s, or a tracepoint t:CATEGORY:EVENT)", (int)name_len,
-			 item, names);
+		snprintf(msg, len, "-e: unknown kind '%.*s' (expected %s, or a probe: t:CATEGORY:EVENT, p:FUNC, "
+			 "LIB:FUNC, u:LIB:PROBE)", (int)name_len, item, names);
 		return -1;
 	}
 	const struct stk_rec_kind_info kind = stk_rec_kind((enum stk_rec_kind)k), *i = &kind;

@@ -24,7 +24,7 @@ enum stk_rec_source {
 	STK_REC_OFFCPU,    /* offcputime's sched_switch programs */
 	STK_REC_RESOURCES, /* a stk resources kind (res_kind) through its source's programs */
 	STK_REC_STATE,     /* threadstate's thread sampling: a row per thread per pass, made in user space */
-	STK_REC_PROBE,     /* stackcount's tracepoint programs: a hit of t:CATEGORY:EVENT */
+	STK_REC_PROBE,     /* stackcount's probe programs: a hit of a kernel function, tracepoint, user function or USDT probe */
 };
 
 /* What KIND:N means. */
@@ -50,7 +50,7 @@ enum stk_rec_kind {
 	STK_REC_KIND_OFFCPU,
 	STK_REC_KIND_RES_FIRST, /* then one per stk resources kind, in its order */
 	STK_REC_KIND_STATE = STK_REC_KIND_RES_FIRST + STK_RES_KIND_COUNT,
-	STK_REC_KIND_PROBE, /* one tracepoint pattern, its events named as given */
+	STK_REC_KIND_PROBE, /* one probe pattern (stackcount's), its events named as given */
 	STK_REC_KIND_COUNT,
 };
 
@@ -60,7 +60,7 @@ struct stk_rec_kind_info stk_rec_kind(enum stk_rec_kind k);
 enum stk_rec_kind stk_rec_kind_of_res(enum stk_res_kind k);
 /* A stk resources kind's events, as stk resources and stk record write them. */
 struct stk_event_desc stk_res_event_desc(enum stk_res_kind k);
-/* "cpu, offcpu, rss, ... or state" (the probe is no name of its own: t:CATEGORY:EVENT) */
+/* "cpu, offcpu, rss, ... or state" (the probe is no name of its own: stackcount's pattern) */
 void stk_rec_kind_names(char *buf, size_t len);
 
 /* What -e asked for. */
@@ -68,14 +68,14 @@ struct stk_rec_request {
 	bool on[STK_REC_KIND_COUNT];
 	uint64_t rate[STK_REC_KIND_COUNT]; /* HZ, or every Nth (1: all); a kind's default when not given */
 	bool rate_given[STK_REC_KIND_COUNT];
-	char probe[512];                   /* on[STK_REC_KIND_PROBE]: the tracepoint pattern as given */
+	char probe[512];                   /* on[STK_REC_KIND_PROBE]: the probe pattern as given */
 };
 
 void stk_rec_request_init(struct stk_rec_request *r);
 /*
- * Adds -e SPEC (KIND[:N],..., and one tracepoint pattern t:CATEGORY:EVENT
- * among them). 0, or -1 with a one-line msg: an unknown kind, a probe that
- * is no tracepoint, a second pattern, a bad N, a :N on a kind that takes
+ * Adds -e SPEC (KIND[:N],..., and one probe pattern as stackcount takes it
+ * among them). 0, or -1 with a one-line msg: an unknown kind, a probe too long,
+ * a second pattern, a bad N, a :N on a kind that takes
  * none, a kind twice with different rates (twice alike is once).
  */
 int stk_rec_request_parse(struct stk_rec_request *r, const char *spec, char *msg, size_t len);

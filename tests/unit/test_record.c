@@ -60,6 +60,17 @@ static void kinds_parse(struct test_ctx *t)
 	CHECK(t, parse(&r, "state:2000", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "from 1 to 1000"));
 	CHECK(t, parse(&r, "cpu,,rss", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "an empty kind"));
 	CHECK(t, parse(&r, "block:2,iorq:3", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "same N"));
+	/* a probe is any of stackcount's patterns (no kind's name before its ':'), one a recording */
+	CHECK(t, parse(&r, "cpu,c:malloc", "c:malloc", msg, sizeof(msg)) == 0 && r.on[STK_REC_KIND_PROBE]);
+	CHECK_STR(t, r.probe, "c:malloc");
+	CHECK(t, parse(&r, "p:vfs_read", NULL, msg, sizeof(msg)) == 0);
+	CHECK_STR(t, r.probe, "p:vfs_read");
+	CHECK(t, parse(&r, "u:readloop:tick,cpu", NULL, msg, sizeof(msg)) == 0 && r.on[STK_REC_KIND_CPU]);
+	CHECK_STR(t, r.probe, "u:readloop:tick");
+	CHECK(t, parse(&r, "t:sched:sched_switch", "c:free", msg, sizeof(msg)) == -1);
+	CHECK_STR(t, msg, "-e c:free: one probe pattern a recording (t:sched:sched_switch given already; wildcards take many)");
+	CHECK(t, parse(&r, "vfs_read", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "unknown kind 'vfs_read'") &&
+		 strstr(msg, "or a probe: t:CATEGORY:EVENT, p:FUNC, LIB:FUNC, u:LIB:PROBE)"));
 	stk_rec_request_init(&r);
 	CHECK(t, stk_rec_request_check(&r, msg, sizeof(msg)) == -1 && strstr(msg, "missing -e"));
 }

@@ -18,3 +18,23 @@ echo "@@CASE record_report"
     echo "report equals capture"
 /stk report /tmp/rec.parquet --event state -f 2>&1 | head -5
 echo "@@RC $?"
+# A kernel function with cpu in one capture (frame pointers: they verify fastest under TCG):
+# /readloop_static's 200 reads each reach vfs_read once; refused in one line where this
+# kernel cannot trace kernel functions (tests/vm/checks/stackcount_record.sh).
+rm -f /tmp/reck.out /tmp/reck_rl.out /tmp/reck_go
+/readloop_static 200 /tmp/reck_go > /tmp/reck_rl.out &
+reck_rl=$!
+for _ in $(seq 100); do grep -q '^ready' /tmp/reck_rl.out && break; sleep 0.05; done
+/stk record -v --unwind fp -p "$reck_rl" -e cpu,p:vfs_read -f > /tmp/reck.out 2>&1 &
+reck=$!
+for _ in $(seq 400); do grep -q 'tracing .* ms after start' /tmp/reck.out && break
+                        kill -0 "$reck" 2>/dev/null || break; sleep 0.05; done
+touch /tmp/reck_go
+for _ in $(seq 200); do grep -q '^done' /tmp/reck_rl.out && break; sleep 0.05; done
+kill -INT "$reck" 2>/dev/null
+wait "$reck"
+reck_rc=$?
+kill "$reck_rl"
+echo "@@CASE record_kfunc"
+cat /tmp/reck.out
+echo "@@RC $reck_rc"
