@@ -347,6 +347,20 @@ static uint64_t thread_state(struct stk_runtime_proc *rp, const struct stk_proce
 	return at >= 0 ? rp->threads[at].state : 0;
 }
 
+/* A walk that stopped early, counted under its reason (one past the table's room only in the total). */
+static void count_stop(struct stk_runtime_stats *st, const char *why)
+{
+	size_t i = 0;
+
+	st->stopped++;
+	while (i < STK_RT_STOP_REASONS && st->stops[i].why && st->stops[i].why != why && strcmp(st->stops[i].why, why))
+		i++;
+	if (i == STK_RT_STOP_REASONS)
+		return;
+	st->stops[i].why = why;
+	st->stops[i].n++;
+}
+
 /* ---- the user-space walk ---- */
 
 size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uint8_t *how, const uint64_t *sps,
@@ -407,10 +421,8 @@ size_t stk_runtime_splice(struct stk_process *p, pid_t tid, uint64_t *chain, uin
 	placed = !mark;
 	rp->stats.walks++;
 	rp->stats.frames += found;
-	if (c.stop || !placed) {
-		rp->stats.stopped++;
-		rp->stats.last_stop = c.stop ? c.stop : "no native frame held a run's mark";
-	}
+	if (c.stop || !placed)
+		count_stop(&rp->stats, c.stop ? c.stop : "no native frame held a run's mark");
 	memcpy(chain, out, k * sizeof(*chain));
 	if (how)
 		memcpy(how, out_how, k);

@@ -86,13 +86,19 @@ int stk_runtime_kernel_threads(struct stk_process *p, void (*put)(void *ctx, uin
 /* Every thread state placed for p dropped (it exited or exec'd). */
 void stk_runtime_kernel_forget(struct stk_process *p, void (*drop)(void *ctx, uint32_t tid), void *ctx);
 
+/* Distinct reasons a process's walks stopped early that -v counts apart (the reasons are static strings). */
+#define STK_RT_STOP_REASONS 8
+
 /* What the user-space walks and naming did in one process (-v). */
 struct stk_runtime_stats {
 	uint64_t walks;       /* threads walked in user space */
 	uint64_t frames;      /* interpreted frames they found */
 	uint64_t no_thread;   /* walks that found no state for their thread */
-	uint64_t stopped;     /* walks that stopped early (last_stop says why) */
-	const char *last_stop;
+	uint64_t stopped;     /* walks that stopped early, counted by reason in stops[] */
+	struct {
+		const char *why;
+		uint64_t n;
+	} stops[STK_RT_STOP_REASONS];
 	uint64_t named, unnamed; /* code objects named, and those that could not be */
 	const char *last_unnamed;
 };

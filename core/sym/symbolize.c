@@ -160,11 +160,15 @@ void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *a
 			continue;
 		stk_runtime_get_stats(p, &st);
 		fprintf(out, "%s: pid %d: %s", applet, (int)p->pid, note);
-		if (st.walks || st.no_thread)
+		if (st.walks || st.no_thread) {
 			fprintf(out, "; %llu interpreted frames read by user space in %llu walks (%llu threads without "
-				"a state, %llu stopped early%s%s)", (unsigned long long)st.frames,
+				"a state, %llu stopped early", (unsigned long long)st.frames,
 				(unsigned long long)st.walks, (unsigned long long)st.no_thread,
-				(unsigned long long)st.stopped, st.last_stop ? ": " : "", st.last_stop ? st.last_stop : "");
+				(unsigned long long)st.stopped);
+			for (size_t r = 0; r < STK_RT_STOP_REASONS && st.stops[r].why; r++)
+				fprintf(out, "%s%s %llu", r ? ", " : ": ", st.stops[r].why, (unsigned long long)st.stops[r].n);
+			fputc(')', out);
+		}
 		if (st.named || st.unnamed)
 			fprintf(out, "; %llu code objects named, %llu not%s%s", (unsigned long long)st.named,
 				(unsigned long long)st.unnamed, st.last_unnamed ? ": " : "",
