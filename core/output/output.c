@@ -161,8 +161,18 @@ int stk_resolve_output_formats(const char *const *paths, enum stk_format *format
 			       bool format_given, enum stk_format format, char *msg, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
+		enum stk_format by_name;
+
 		formats[i] = format;
-		if (!format_given && stk_format_from_path(paths[i], &formats[i])) {
+		if (stk_format_from_path(paths[i], &by_name) == 0) {
+			/* a file named x.parquet never holds folded text: the two must agree */
+			if (format_given && by_name != format) {
+				snprintf(msg, len, "-o %s: its extension says %s, -f/--format says %s; drop one",
+					 paths[i], stk_format_name(by_name), stk_format_name(format));
+				return -1;
+			}
+			formats[i] = by_name;
+		} else if (!format_given) {
 			snprintf(msg, len, "-o %s: cannot tell the format from the extension; add --format",
 				 paths[i]);
 			return -1;

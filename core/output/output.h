@@ -110,8 +110,9 @@ void stk_folded_scratch_free(struct stk_folded_scratch *sc);
 int stk_output_write(FILE *out, const struct stk_report *report, const struct stk_output_opts *opts);
 
 /*
- * The format of each -o path: the --format one when given, else from the
- * extension. 0, or -1 with msg naming the path whose format is unknown.
+ * The format of each -o path: the one its extension names, else the
+ * --format one. 0, or -1 with msg naming the path whose format is unknown
+ * or whose extension names another format than --format.
  */
 int stk_resolve_output_formats(const char *const *paths, enum stk_format *formats, size_t n,
 			       bool format_given, enum stk_format format, char *msg, size_t len);

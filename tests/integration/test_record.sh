@@ -250,6 +250,8 @@ bad probe_no_function "no function matches 'no_such_fn' in $W/readloop" -e "cpu,
 bad probe_unknown "unknown tracepoint 'nosuch:event'" -e t:nosuch:event 1
 bad no_kind "missing -e KIND" 1
 bad block_apart "same N" -e block:2,iorq:3 1
+bad format_disagrees "-o $tmp/x.parquet: its extension says parquet, -f/--format says folded; drop one" \
+    -e cpu -f -o "$tmp/x.parquet" 1
 "$STK" record -e cpu,offcpu,rss,syscall,state >/dev/null 2>&1 & kp=$!
 sleep 3
 kill9_leaves_nothing "$kp"

@@ -36,8 +36,12 @@ stk_settle() {
 }
 
 echo "@@BEGIN $(uname -r)"
+# "@@TIME CASE SECONDS" after each case file: where a boot's minutes go (the log keeps it).
 for c in /cases/*.sh; do
+    read -r t0 _ < /proc/uptime
     . "$c"
+    read -r t1 _ < /proc/uptime
+    echo "@@TIME ${c##*/} $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 done
 echo "@@END"
 poweroff -f

@@ -23,7 +23,7 @@ resources_run() {
     rm -f /tmp/res.out /tmp/stk.out   # a stale "ready PID" must not be read as this run's
     /resources_static "$mode" 8 /dev/nvme0n1 > /tmp/res.out 2>&1 &
     for _ in $(seq 50); do rpid=$(sed -n 's/^ready //p' /tmp/res.out); [ -n "$rpid" ] && break; sleep 0.1; done
-    /stk "$applet" -v -p "$rpid" -f "$@" > /tmp/stk.out 2>&1 &
+    /stk "$applet" -v -p "$rpid" "$@" > /tmp/stk.out 2>&1 &
     spid=$!
     for _ in $(seq 600); do grep -q 'tracing .* ms after start' /tmp/stk.out && break
                             kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
@@ -41,7 +41,7 @@ resources_run() {
     sed -n 's/^udp received /workload: udp received /p' /tmp/res.out
     echo "@@RC $rc"
 }
-resources_run resources all resources -e rss,block,block-time,read,write,send,recv
-resources_run resources_classic all resources -e rss,block,write,send --mechanism rss=tracepoint,block=tracepoint,write=tracepoint,send=sys_exit
-resources_run resources_faults memory resources -e faults
-resources_run resources_faults_tp memory resources -e faults --mechanism faults=tracepoint
+resources_run resources all resources -f -e rss,block,block-time,read,write,send,recv
+resources_run resources_classic all resources -f -e rss,block,write,send --mechanism rss=tracepoint,block=tracepoint,write=tracepoint,send=sys_exit
+resources_run resources_faults memory resources -f -e faults
+resources_run resources_faults_tp memory resources -f -e faults --mechanism faults=tracepoint
