@@ -47,14 +47,18 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "== vm kernel matrix: SKIPPED (needs root to fetch kernels; CI runs it as root)"
     skipped=$((skipped + 1))
 else
-    # Both matrices side by side: each qemu (TCG, one thread) keeps one host
-    # core busy, so on two cores they take about the arm64 one's time, not the
-    # sum. Each writes its own log and output, joined in order when both end.
+    # Both matrices side by side, their boots sharing one slot per host core
+    # (each qemu, TCG with one thread, keeps a core busy): the cores stay busy
+    # until the last boot of either, so the two take about half their sum, not
+    # the arm64 one's time. Each writes its own log and output, joined in order
+    # when both end.
     # The arm64 one, with the arm64 stk make check cross-builds into
     # $BUILD/arm64: all four kernels, BTF visible and hidden (an arm64 boot
     # with every case takes 2-5 minutes under TCG; STK_VM_ARM64_KERNELS="bullseye
     # sid" limits a run). Boot time limits are raised for the shared cores.
     vm=$(mktemp -d)
+    mkdir "$vm/slots"
+    export STK_VM_SLOTS=$vm/slots
     log=$vm/x86.log STK_VM_TIMEOUT=${STK_VM_TIMEOUT:-400} \
         run_suite "vm kernel matrix" bash "$root/tests/vm/run.sh" >"$vm/x86.out" &
     if [ "$(uname -m)" = x86_64 ]; then

@@ -95,20 +95,71 @@ if [ $ARCH = arm64 ]; then
 else
     qemu=(qemu-system-x86_64 -cpu max,-cx16) console=ttyS0
 fi
-# A blank NVMe disk (the driver is built into every kernel of the matrix): the
-# resources case writes and reads it with O_DIRECT for block I/O.
-truncate -s 64M "$work/disk.img"
+# A blank NVMe disk per boot (the driver is built into every kernel of the matrix):
+# the resources case writes and reads it with O_DIRECT for block I/O.
 boot() { # VMLINUZ BTF LOG OSREL
+    truncate -s 64M "$3.disk"
     timeout "$TIMEOUT" "${qemu[@]}" -accel "tcg,thread=${STK_VM_TCG_THREAD:-single}" -m 1024 -smp 2 -nographic \
-        -drive "file=$work/disk.img,if=none,id=disk,format=raw" -device nvme,serial=stk,drive=disk \
+        -drive "file=$3.disk,if=none,id=disk,format=raw" -device nvme,serial=stk,drive=disk \
         -no-reboot -kernel "$1" -initrd "$work/initramfs.gz" \
         -append "console=$console panic=-1 quiet stk.btf=$2 stk.osrel=$4" 2>&1 < /dev/null | tr -d '\r' > "$3"
+    rm -f "$3.disk"
+}
+
+# Boots share the host's cores through slots (STK_VM_SLOTS: a directory both
+# matrices of make check use, one lock file per core; a qemu under TCG keeps
+# one core busy): each boot waits for a free slot, so the two matrices' boots
+# fill both cores until all are done instead of one matrix idling a core while
+# the other's longer boots run one by one. arm64's boots, the longest, ask
+# more often and so mostly go first.
+slots=${STK_VM_SLOTS:-$work/slots}
+mkdir -p "$slots"
+n_slots=$(nproc)
+with_slot() { # COMMAND...: run it holding one of the slots
+    local i
+    while :; do
+        for i in $(seq "$n_slots"); do
+            exec {slot_fd}>"$slots/$i"
+            if flock -n "$slot_fd"; then
+                "$@"
+                local rc=$?
+                exec {slot_fd}>&-
+                return $rc
+            fi
+            exec {slot_fd}>&-
+        done
+        sleep "$([ $ARCH = arm64 ] && echo 0.3 || echo 1)"
+    done
+}
+# boot_job VMLINUZ BTF LOG OSREL ID: one guest, timed into LOG.secs; a guest that does
+# not finish (a TCG emulation fault crashing the kernel; see -cx16 above) is retried
+# once, said in LOG.note, and its first log kept.
+boot_job() {
+    local start=$(date +%s) why
+    with_slot boot "$1" "$2" "$3" "$4"
+    if ! grep -q '^@@END' "$3"; then
+        cp "$3" "$3.first"
+        why=$(grep -m1 -E 'Oops|BUG:|Kernel panic|general protection' "$3" | head -c 120)
+        echo "NOTE $5: boot did not finish (${why:-no oops line}); retrying once, first log in $3.first" > "$3.note"
+        with_slot boot "$1" "$2" "$3" "$4"
+    fi
+    echo $(( $(date +%s) - start )) > "$3.secs"
 }
 
 matrix=()
 # STK_VM_KERNELS="bullseye sid" / STK_VM_BTF=visible limit a run (development).
 kernels_wanted=${STK_VM_KERNELS:-}
 btf_modes=${STK_VM_BTF:-visible hidden}
+# Every boot first, in the background through the slots; then each one's checks, in order.
+while read -r suite release vmlinuz; do
+    if [ -n "$kernels_wanted" ] && [[ " $kernels_wanted " != *" $suite "* ]]; then continue; fi
+    [ -f "$(dirname "$vmlinuz")/config" ] || continue
+    guest_osrel=$(printf '%s\n' "${vm_osrel:-}" | awk -v r="$release" '$1 == r { print $2 ":" ($3 == "-" ? "" : $3) }')
+    for btf in $btf_modes; do
+        boot_job "$vmlinuz" "$btf" "$logs/$release.$btf.log" "$guest_osrel" "$suite-${release%%-*}/$btf" &
+    done
+done <<< "$kernels"
+wait
 while read -r suite release vmlinuz; do
     if [ -n "$kernels_wanted" ] && [[ " $kernels_wanted " != *" $suite "* ]]; then continue; fi
     if [ ! -f "$(dirname "$vmlinuz")/config" ]; then
@@ -116,22 +167,11 @@ while read -r suite release vmlinuz; do
         continue
     fi
     config=$(dirname "$vmlinuz")/config
-    # "RELEASE ID VERSION_ID" from btf/make-fixture.sh; "-" is no VERSION_ID (sid).
-    guest_osrel=$(printf '%s\n' "${vm_osrel:-}" | awk -v r="$release" '$1 == r { print $2 ":" ($3 == "-" ? "" : $3) }')
     for btf in $btf_modes; do
         log=$logs/$release.$btf.log
         id="$suite-${release%%-*}/$btf"
-        start=$(date +%s)
-        boot "$vmlinuz" "$btf" "$log" "$guest_osrel"
-        # A guest that does not finish (a TCG emulation fault crashing the
-        # kernel; see -cx16 above) is retried once, said, and its log kept.
-        if ! grep -q '^@@END' "$log"; then
-            cp "$log" "$log.first"
-            why=$(grep -m1 -E 'Oops|BUG:|Kernel panic|general protection' "$log" | head -c 120)
-            echo "NOTE $id: boot did not finish (${why:-no oops line}); retrying once, first log in $log.first"
-            boot "$vmlinuz" "$btf" "$log" "$guest_osrel"
-        fi
-        secs=$(( $(date +%s) - start ))
+        [ -f "$log.note" ] && cat "$log.note"
+        secs=$(cat "$log.secs" 2>/dev/null || echo 0)
         if ! grep -q '^@@END' "$log"; then
             fail "$id/boot" "no @@END after ${secs}s: $(tail -5 "$log" | tr '\n' ' ')"
             matrix+=("$release $btf boot=FAIL")
