@@ -116,7 +116,7 @@ $(GEN)/build_info.h: FORCE $(DEPS_STAMP)
 # threadstate's syscall names, from the UAPI headers stk is built with:
 # asm/unistd_64.h (x86_64), or asm-generic/unistd.h (arm64 and other new arches).
 SYSCALL_NAMES_H := $(GEN)/syscall_names.h
-$(SYSCALL_NAMES_H): $(DEPS_STAMP)
+$(SYSCALL_NAMES_H): $(DEPS_STAMP) Makefile
 	@mkdir -p $(@D)
 	@{ cat $(UAPI)/asm/unistd_64.h 2>/dev/null || cat $(UAPI)/asm-generic/unistd.h; } | \
 		sed -n -e 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/\tSTK_SYSCALL(\2, "\1")/p' \

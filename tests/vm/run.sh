@@ -97,45 +97,61 @@ else
 fi
 # A blank NVMe disk per boot (the driver is built into every kernel of the matrix):
 # the resources case writes and reads it with O_DIRECT for block I/O.
-boot() { # VMLINUZ BTF LOG OSREL
+boot() { # VMLINUZ BTF LOG OSREL: the guest's console in LOG, its seconds in LOG.secs
+    local start=$(date +%s)
     truncate -s 64M "$3.disk"
     timeout "$TIMEOUT" "${qemu[@]}" -accel "tcg,thread=${STK_VM_TCG_THREAD:-single}" -m 1024 -smp 2 -nographic \
         -drive "file=$3.disk,if=none,id=disk,format=raw" -device nvme,serial=stk,drive=disk \
         -no-reboot -kernel "$1" -initrd "$work/initramfs.gz" \
         -append "console=$console panic=-1 quiet stk.btf=$2 stk.osrel=$4" 2>&1 < /dev/null | tr -d '\r' > "$3"
     rm -f "$3.disk"
+    echo $(( $(date +%s) - start )) > "$3.secs"
 }
 
 # Boots share the host's cores through slots (STK_VM_SLOTS: a directory both
 # matrices of make check use, one lock file per core; a qemu under TCG keeps
 # one core busy): each boot waits for a free slot, so the two matrices' boots
 # fill both cores until all are done instead of one matrix idling a core while
-# the other's longer boots run one by one. arm64's boots, the longest, ask
-# more often and so mostly go first.
+# the other's longer boots run one by one. arm64's boots, the longest, go
+# first: an x86 boot waits while one of arm64's waits, so the shorter ones
+# fill the end.
 slots=${STK_VM_SLOTS:-$work/slots}
 mkdir -p "$slots"
 n_slots=$(nproc)
+arm64_waiting() { # whether a live arm64 boot waits for a slot
+    local w
+    for w in "$slots"/waiting.arm64.*; do
+        [ -e "$w" ] && kill -0 "${w##*.}" 2>/dev/null && return 0
+    done
+    return 1
+}
 with_slot() { # COMMAND...: run it holding one of the slots
-    local i
+    local i rc waiting=$slots/waiting.$ARCH.$BASHPID
+    : > "$waiting"
     while :; do
+        if [ $ARCH != arm64 ] && arm64_waiting; then
+            sleep 1
+            continue
+        fi
         for i in $(seq "$n_slots"); do
             exec {slot_fd}>"$slots/$i"
             if flock -n "$slot_fd"; then
+                rm -f "$waiting"
                 "$@"
-                local rc=$?
+                rc=$?
                 exec {slot_fd}>&-
                 return $rc
             fi
             exec {slot_fd}>&-
         done
-        sleep "$([ $ARCH = arm64 ] && echo 0.3 || echo 1)"
+        sleep 0.5
     done
 }
-# boot_job VMLINUZ BTF LOG OSREL ID: one guest, timed into LOG.secs; a guest that does
+# boot_job VMLINUZ BTF LOG OSREL ID: one guest when a slot is free; a guest that does
 # not finish (a TCG emulation fault crashing the kernel; see -cx16 above) is retried
 # once, said in LOG.note, and its first log kept.
 boot_job() {
-    local start=$(date +%s) why
+    local why
     with_slot boot "$1" "$2" "$3" "$4"
     if ! grep -q '^@@END' "$3"; then
         cp "$3" "$3.first"
@@ -143,7 +159,6 @@ boot_job() {
         echo "NOTE $5: boot did not finish (${why:-no oops line}); retrying once, first log in $3.first" > "$3.note"
         with_slot boot "$1" "$2" "$3" "$4"
     fi
-    echo $(( $(date +%s) - start )) > "$3.secs"
 }
 
 matrix=()
