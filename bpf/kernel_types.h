@@ -62,6 +62,15 @@ struct mm_struct {
 	struct uprobes_state uprobes_state;
 };
 
+/* A task's ids, one per PID namespace from the init one (level 0) to its own (level). */
+struct upid {
+	int nr;
+};
+struct pid {
+	unsigned int level;
+	struct upid numbers[1];
+};
+
 struct task_struct {
 	unsigned int __state; /* 5.14+; `state` before (task_struct___old) */
 	unsigned int flags;   /* PF_KTHREAD */
@@ -76,6 +85,7 @@ struct task_struct {
 	struct files_struct *files;         /* resources: the file behind a system call's fd */
 	struct uprobe_task *utask;          /* the kernel unwinder: pending uretprobes */
 	unsigned long nvcsw, nivcsw; /* pmp: switches out, so a copy can tell that its thread ran meanwhile */
+	struct pid *thread_pid; /* the kernel unwinder: the thread's id as its PID namespace knows it (4.19+) */
 };
 
 /* pmp: where a thread's stack mapping ends (bpf_find_vma). */

@@ -37,6 +37,8 @@
 #define STK_RT_FRAME_READ_MAX 128
 /* Interpreted frames one walk reads at most (a run's are read to its end to find its mark). */
 #define STK_RT_SCAN_MAX 1024
+/* Thread states the kernel walk looks through at most for a thread it has none of. */
+#define STK_RT_THREADS_MAX 4096
 
 static inline __u64 stk_rt_frame_word(__u32 kind, __u64 code)
 {
@@ -110,10 +112,25 @@ struct stk_rt_proc {
 	__u16 co_code;              /* code object: its first instruction */
 	__u16 co_check;             /* code object: a pointer field that differs between code objects (line table) */
 	__u8 owner_boundary;        /* an owner at or above it marks an eval loop's own entry frame (0: none) */
-	__u8 pad[7];
+	__u8 pad;
+	/*
+	 * A thread the walk has no state of is looked for on the interpreters'
+	 * first list (the newest interpreter's, the main one unless a process
+	 * makes others; new threads go first): interps is where the runtime
+	 * keeps that interpreter's address (0: not looked for in the kernel).
+	 */
+	__u16 is_threads;           /* interpreter: its first thread state */
+	__u16 ts_next;              /* thread state: the next one */
+	__u16 pad2;
+	__u64 interps;
 };
 
-/* unwind_rt_threads (by host tid): where a thread's interpreter state is. */
+/*
+ * unwind_rt_threads (by host tid, least recently used first out): where a
+ * thread's interpreter state is, placed by user space or found by the walk.
+ * An entry outlives its thread: the tgid and the state's own tid field,
+ * checked on each use, tell a tid taken again.
+ */
 struct stk_rt_thread {
 	__u64 state;  /* its thread state's address (0: a thread of the process with none: native code only) */
 	__u32 tgid;   /* its process (the tid may be another process's by now) */
@@ -122,13 +139,15 @@ struct stk_rt_thread {
 
 /* Why a kernel walk's interpreted frames ended early (unwind_stats' slots after STK_USTAT_RT_STOP_FIRST). */
 enum stk_rt_stop {
-	STK_RT_STOP_NO_THREAD,  /* the thread's state is not known (yet): user space was asked */
+	STK_RT_STOP_NO_THREAD,  /* the thread's state is not on the list (yet): user space was asked */
 	STK_RT_STOP_THREAD,     /* the thread state could not be read, or is another thread's */
 	STK_RT_STOP_READ,       /* a frame could not be read */
 	STK_RT_STOP_CYCLE,      /* the frames ran in a cycle */
 	STK_RT_STOP_BAD,        /* a frame with no code object, or one past what a chain word holds */
 	STK_RT_STOP_UNPLACED,   /* no native frame held a run's mark (the native walk ended first) */
 	STK_RT_STOP_LONG,       /* a run's frames went on past what one walk reads */
+	STK_RT_STOP_THREADS_CYCLE, /* looking for the thread's state: the list ran in a cycle (user space was asked) */
+	STK_RT_STOP_THREADS_LONG,  /* looking for it: the list went on past STK_RT_THREADS_MAX (user space was asked) */
 	STK_RT_STOP_COUNT,
 };
 

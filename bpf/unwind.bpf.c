@@ -264,32 +264,106 @@ static __always_inline u8 rt_byte(struct stk_walk *w, u32 off)
 	return ((u8 *)w->rt_buf)[off & (STK_RT_FRAME_READ_MAX - 1)];
 }
 
+/* The current thread's id in its own PID namespace, as the interpreter keeps it (the host's in the init one). */
+static __always_inline u64 rt_task_ns_tid(void)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct pid *pid = BPF_CORE_READ(task, thread_pid);
+	unsigned int level = BPF_CORE_READ(pid, level);
+	int nr = 0;
+
+	if (!pid || level > 32) /* the kernel nests 32 namespaces at most */
+		return 0;
+	bpf_probe_read_kernel(&nr, sizeof(nr), (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+						       level * bpf_core_type_size(struct upid));
+	return nr > 0 ? (u64)nr : 0;
+}
+
+/* bpf_loop callback: one thread state of the list compared with the thread's id; 1 ends the search. */
+static long rt_find_step(u32 i, void *ctx)
+{
+	struct stk_walk *w = scratch();
+	u64 at;
+
+	if (!w || !(at = w->rt_search))
+		return 1;
+	if (stk_rt_cycle(at, &w->rt_saved, &w->rt_power, &w->rt_steps)) {
+		w->rt_search_stop = STK_RT_STOP_THREADS_CYCLE;
+		return 1;
+	}
+	/* words read land in the scratch: the walk's frames share 512 bytes of stack */
+	if (read_word(&w->rt_frame, at + w->rt.ts_tid) || read_word(&w->rt_search, at + w->rt.ts_next)) {
+		w->rt_search = 0;
+		return 1;
+	}
+	if (w->rt_frame == w->rt_ns_tid) {
+		w->rt_found = at;
+		return 1;
+	}
+	return 0;
+}
+
 /*
- * The thread's first run: its current frame from its state as user space
- * placed it (the tid may be another process's by now, or another thread's
- * in the interpreter's own ids: both are checked), then its frames are
- * read (scanned) until the run's mark is known.
+ * The thread's state looked for on the interpreter's list (new threads go
+ * first), bounded and checked for a cycle: w->rt_found, or 0 with why.
  */
-static __always_inline void rt_begin(struct stk_walk *w)
+static __always_inline u32 rt_find_thread(struct stk_walk *w)
+{
+	w->rt_found = 0;
+	w->rt_search = 0;
+	w->rt_search_stop = STK_RT_STOP_NO_THREAD;
+	if (!w->rt.interps || read_word(&w->rt_search, w->rt.interps) || !w->rt_search ||
+	    read_word(&w->rt_search, w->rt_search + w->rt.is_threads) || !(w->rt_ns_tid = rt_task_ns_tid()))
+		return STK_RT_STOP_NO_THREAD;
+	w->rt_saved = 0;
+	w->rt_power = 0;
+	w->rt_steps = 0;
+	bpf_loop(STK_RT_THREADS_MAX, rt_find_step, NULL, 0);
+	/* the frames' own cycle check starts afresh */
+	w->rt_saved = 0;
+	w->rt_power = 0;
+	w->rt_steps = 0;
+	if (!w->rt_found && w->rt_search && w->rt_search_stop == STK_RT_STOP_NO_THREAD)
+		return STK_RT_STOP_THREADS_LONG;
+	return w->rt_search_stop;
+}
+
+/*
+ * The thread's first run: its current frame from its state, as user space
+ * placed it or the walk found it before (the tid may be another process's
+ * by now, or another thread's in the interpreter's own ids: both are
+ * checked), else looked for on the interpreter's list and kept; then its
+ * frames are read (scanned) until the run's mark is known.
+ */
+static __always_inline void rt_begin(struct stk_walk *w, struct stk_rt_proc *rp)
 {
 	struct stk_rt_thread *t = bpf_map_lookup_elem(&unwind_rt_threads, &w->tid);
+	u64 state = 0;
+	u32 why;
 
-	if (!t || t->tgid != w->tgid) {
-		struct stk_rt_proc *rp = bpf_map_lookup_elem(&unwind_runtimes, &w->tgid);
-
-		/* once until user space has looked (it rewrites the entry) */
-		if (rp && !rp->threads_asked) {
-			rp->threads_asked = 1;
-			w->ask_threads = 1;
-		}
-		rt_end(w, STK_RT_STOP_NO_THREAD);
-		return;
+	if (t && t->tgid == w->tgid) {
+		if (!t->state)
+			return; /* a thread that never ran the interpreter */
+		if (!read_word(&w->rt_frame, t->state + w->rt.ts_tid) && (u32)w->rt_frame == t->ns_tid)
+			state = t->state;
 	}
-	if (!t->state)
-		return; /* a thread that never ran the interpreter */
-	/* words read land in the scratch, not on the stack: the walk's frames share 512 bytes */
-	if (read_word(&w->rt_frame, t->state + w->rt.ts_tid) || (u32)w->rt_frame != t->ns_tid ||
-	    read_word(&w->rt_frame, t->state + w->rt.ts_frame)) {
+	if (!state) {
+		why = rt_find_thread(w);
+		if (!(state = w->rt_found)) {
+			/* once until user space has looked (it rewrites the entry) */
+			if (!rp->threads_asked) {
+				rp->threads_asked = 1;
+				w->ask_threads = 1;
+			}
+			rt_end(w, why);
+			return;
+		}
+		struct stk_rt_thread found = { .state = state, .tgid = w->tgid, .ns_tid = (u32)w->rt_ns_tid };
+
+		bpf_map_update_elem(&unwind_rt_threads, &w->tid, &found, BPF_ANY);
+		ustat(STK_USTAT_RT_THREADS_FOUND);
+	}
+	if (read_word(&w->rt_frame, state + w->rt.ts_frame)) {
 		rt_end(w, STK_RT_STOP_THREAD);
 		return;
 	}
@@ -465,11 +539,6 @@ static long walk_frame(u32 i, void *ctx)
 		w->done = 1;
 		return 1;
 	}
-	if (w->has_rt && !w->rt_started) {
-		w->rt_started = 1;
-		rt_begin(w);
-		return 0;
-	}
 	n = w->user.n;
 	if (n >= w->max || n >= STK_CHAIN_MAX)
 		return stop(w, STK_STOP_DEPTH);
@@ -532,7 +601,6 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->leaf = 1;
 	w->tid = (u32)bpf_get_current_pid_tgid();
 	w->rt_mode = STK_RT_MODE_NATIVE;
-	w->rt_started = 0;
 	w->rt_stop = 0;
 	w->rt_frames = 0;
 	w->rt_frame = 0;
@@ -556,8 +624,10 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->n_maps = p->n_maps;
 	rt = bpf_map_lookup_elem(&unwind_runtimes, &tgid);
 	w->has_rt = rt != NULL;
-	if (rt)
+	if (rt) {
 		w->rt = *rt;
+		rt_begin(w, rt);
+	}
 	/* a native frame is one step; an interpreted one two (read, then placed), and a run one more */
 	bpf_loop(3 * STK_CHAIN_MAX + STK_RT_SCAN_MAX, walk_frame, NULL, 0);
 	if (w->result == STK_WALK_STALE) {

@@ -74,9 +74,9 @@ STK_UNWIND_MAP struct {
 	__type(value, struct stk_rt_proc);
 } unwind_runtimes SEC(".maps");
 
-/* Where each thread's interpreter state is, by host tid. */
+/* Where each thread's interpreter state is, by host tid (placed, or found by the walk: the least used go first). */
 STK_UNWIND_MAP struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct stk_rt_thread);

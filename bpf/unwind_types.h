@@ -196,7 +196,6 @@ struct stk_walk {
 	struct stk_rt_proc rt;
 	__u32 has_rt;
 	__u32 rt_mode;     /* enum stk_rt_mode: what the next step does */
-	__u32 rt_started;  /* the thread's current frame was looked for */
 	__u32 rt_stop;     /* enum stk_rt_stop + 1 when its frames ended early, else 0 */
 	__u32 rt_frames;   /* interpreted frames kept */
 	__u32 ask_threads; /* the walk wants user space to read the process's threads again */
@@ -214,6 +213,11 @@ struct stk_walk {
 	__u64 rt_marker;   /* the current run's mark on its native frame's stack (0: not known yet) */
 	__u64 rt_saved;    /* cycle check (Brent's): a frame seen, compared with each next one */
 	__u64 frame_sp;    /* the stack pointer of the native frame being stepped past */
+	__u64 rt_search;   /* looking for the thread's state: the next one on the list (0: the end) */
+	__u64 rt_found;    /* the thread's state found there (0: none) */
+	__u64 rt_ns_tid;   /* the thread's id as the interpreter keeps it (its PID namespace's) */
+	__u32 rt_search_stop; /* enum stk_rt_stop: why the search ended without it */
+	__u32 rt_search_pad;
 	__u64 rt_buf[STK_RT_FRAME_BUF / 8]; /* a frame as read (words: its pointers are 8-aligned) */
 	__u64 rt_stage[STK_RT_STAGE];  /* the current run's words, until its native frame is found */
 	struct stk_chain user;
@@ -234,6 +238,7 @@ enum stk_unwind_stat {
 	STK_USTAT_STOP_FIRST,   /* + enum stk_walk_stop: how chains ended */
 	STK_USTAT_RT_WALKS = STK_USTAT_STOP_FIRST + STK_STOP_COUNT, /* walks that kept interpreted frames */
 	STK_USTAT_RT_FRAMES,    /* interpreted frames they kept */
+	STK_USTAT_RT_THREADS_FOUND, /* thread states the walk found on the interpreter's list (then kept) */
 	STK_USTAT_RT_STOP_FIRST, /* + enum stk_rt_stop: interpreted frames that ended early */
 	STK_USTAT_COUNT = STK_USTAT_RT_STOP_FIRST + STK_RT_STOP_COUNT,
 };

@@ -229,6 +229,12 @@ static int kernel_layout(const void *proc, struct stk_rt_proc *out)
 		.co_code = (uint16_t)l->co_code, .co_check = (uint16_t)l->co_linetable,
 		.owner_boundary = l->owner_boundary,
 	};
+	/* a thread new since user space read the list: the walk looks for it there itself */
+	if (l->is_threads_head < STK_RT_NONE && l->ts_next < STK_RT_NONE) {
+		out->interps = ((const struct py_proc *)proc)->runtime + l->rt_interp_head;
+		out->is_threads = (uint16_t)l->is_threads_head;
+		out->ts_next = (uint16_t)l->ts_next;
+	}
 	return 0;
 }
 

@@ -408,19 +408,22 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 	fputc('\n', stderr);
 	if (u->runtimes) {
 		static const char *const rt_stops[STK_RT_STOP_COUNT] = {
-			[STK_RT_STOP_NO_THREAD] = "thread state not placed yet",
+			[STK_RT_STOP_NO_THREAD] = "thread state not on the list yet",
 			[STK_RT_STOP_THREAD] = "thread state unreadable or another thread's",
 			[STK_RT_STOP_READ] = "frame unreadable", [STK_RT_STOP_CYCLE] = "frames in a cycle",
 			[STK_RT_STOP_BAD] = "frame without a code object",
 			[STK_RT_STOP_UNPLACED] = "no native frame held a run's mark",
 			[STK_RT_STOP_LONG] = "a run past the frames one walk reads",
+			[STK_RT_STOP_THREADS_CYCLE] = "thread list in a cycle",
+			[STK_RT_STOP_THREADS_LONG] = "thread list longer than the walk searches",
 		};
 
 		fprintf(stderr, "%s: interpreted frames in the kernel: %llu in %llu walks (%u interpreters placed, "
-			"their threads read %u times, %u new chains named early); stopped early:", applet,
+			"their threads read %u times, %llu thread states found by the walk, %u new chains named early); "
+			"stopped early:", applet,
 			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_FRAMES),
 			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_WALKS), u->runtimes, u->thread_reads,
-			u->names);
+			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_THREADS_FOUND), u->names);
 		for (unsigned s = 0; s < STK_RT_STOP_COUNT; s++)
 			fprintf(stderr, " %s %llu;", rt_stops[s],
 				(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_STOP_FIRST + s));
