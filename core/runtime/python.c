@@ -238,7 +238,7 @@ static int kernel_layout(const void *proc, struct stk_rt_proc *out)
 	return 0;
 }
 
-static int threads(const void *proc, struct stk_mem *mem, void (*fn)(void *ctx, uint32_t ns_tid, uint64_t state),
+static int threads(const void *proc, struct stk_mem *mem, bool (*fn)(void *ctx, uint32_t ns_tid, uint64_t state),
 		   void *ctx)
 {
 	const struct py_proc *p = proc;
@@ -257,8 +257,8 @@ static int threads(const void *proc, struct stk_mem *mem, void (*fn)(void *ctx, 
 		for (int t = 0; ts && t < MAX_THREADS && !stk_rt_cursor_cycle(&states, ts); t++) {
 			if (stk_mem_word(mem, ts + l->ts_native_tid, &tid))
 				return -1;
-			if (tid && tid <= UINT32_MAX)
-				fn(ctx, (uint32_t)tid, ts);
+			if (tid && tid <= UINT32_MAX && fn(ctx, (uint32_t)tid, ts))
+				return 0;
 			if (stk_mem_word(mem, ts + l->ts_next, &ts))
 				return -1;
 		}

@@ -21,8 +21,10 @@ static const struct stk_runtime_class *const classes[] = { &stk_runtime_python }
 
 /* Load segments of a file kept for the bias of its mappings. */
 #define MAX_LOADS 16
-/* A thread not in the list read last is looked for again at most this often. */
+/* A thread not in the list read last is looked for again at most this often... */
 #define THREADS_REREAD_NS 50000000LL
+/* ...and meanwhile among this many of the newest states (a thread made since). */
+#define NEWEST_LOOKED 32
 /* Threads (tasks) of one process mapped between PID namespaces at most. */
 #define MAX_TASKS 16384
 /* Bytes one thread's walk may read (128 bytes a frame and its code object's check: 4,096 frames). */
@@ -270,12 +272,13 @@ struct thread_list {
 	size_t n, cap;
 };
 
-static void add_found(void *ctx, uint32_t ns_tid, uint64_t state)
+static bool add_found(void *ctx, uint32_t ns_tid, uint64_t state)
 {
 	struct thread_list *l = ctx;
 
 	if (l->n < MAX_TASKS && !stk_grow((void **)&l->found, &l->cap, l->n + 1, sizeof(*l->found)))
 		l->found[l->n++] = (struct rt_thread){ .tid = ns_tid, .ns_tid = ns_tid, .state = state };
+	return false;
 }
 
 static void keep_thread(struct stk_runtime_proc *rp, uint32_t host, const struct rt_thread *t)
@@ -336,15 +339,58 @@ static int read_threads(struct stk_runtime_proc *rp, const struct stk_process *p
 	return 0;
 }
 
-/* tid's state (host tid), the threads read again when it is not among them (not too often). 0: none. */
+/* One thread looked for among the newest states. */
+struct newest {
+	uint32_t ns_tid;
+	unsigned seen;
+	struct rt_thread found;
+};
+
+static bool match_newest(void *ctx, uint32_t ns_tid, uint64_t state)
+{
+	struct newest *n = ctx;
+
+	if (ns_tid == n->ns_tid) {
+		n->found = (struct rt_thread){ .ns_tid = ns_tid, .state = state };
+		return true;
+	}
+	return ++n->seen >= NEWEST_LOOKED;
+}
+
+/* tid (host) among the newest states, kept when found: a thread made since the list was read. 0: not there. */
+static uint64_t newest_state(struct stk_runtime_proc *rp, const struct stk_process *p, uint32_t tid)
+{
+	struct newest n = { 0 };
+	struct stk_mem mem = stk_mem_of_process(p->pid);
+	char path[96];
+	uint32_t host;
+	int levels = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%u/status", (int)p->pid, tid);
+	if (!nspid(path, &host, &n.ns_tid, &levels) || host != tid)
+		return 0;
+	if (rp->cls->threads(rp->state, &mem, match_newest, &n) || !n.found.state)
+		return 0;
+	keep_thread(rp, tid, &n.found);
+	return n.found.state;
+}
+
+/*
+ * tid's state (host tid): the threads read again when it is not among them
+ * (not too often; meanwhile it is looked for among the newest). 0: none.
+ */
 static uint64_t thread_state(struct stk_runtime_proc *rp, const struct stk_process *p, uint32_t tid)
 {
 	int64_t at = stk_key_index_find(&rp->by_tid, rp->threads, &tid);
 
-	if (at < 0 && (!rp->threads_read_ns || stk_now_ns(CLOCK_MONOTONIC) - rp->threads_read_ns > THREADS_REREAD_NS) &&
-	    read_threads(rp, p) == 0)
+	if (at >= 0)
+		return rp->threads[at].state;
+	if ((!rp->threads_read_ns || stk_now_ns(CLOCK_MONOTONIC) - rp->threads_read_ns > THREADS_REREAD_NS) &&
+	    read_threads(rp, p) == 0) {
 		at = stk_key_index_find(&rp->by_tid, rp->threads, &tid);
-	return at >= 0 ? rp->threads[at].state : 0;
+		return at >= 0 ? rp->threads[at].state : 0;
+	}
+	return newest_state(rp, p, tid);
 }
 
 /* A walk that stopped early, counted under its reason (one past the table's room only in the total). */

@@ -60,8 +60,12 @@ struct stk_runtime_class {
 	void (*free_proc)(void *proc);
 	/* The kernel walk's layout of the process. 0, or -1 when the kernel cannot walk it. */
 	int (*kernel_layout)(const void *proc, struct stk_rt_proc *out);
-	/* Each thread's state: fn(ctx, its id in its PID namespace, the state's address). 0, or -1. */
-	int (*threads)(const void *proc, struct stk_mem *mem, void (*fn)(void *ctx, uint32_t ns_tid, uint64_t state),
+	/*
+	 * Each thread's state, newest first where the runtime keeps them so:
+	 * fn(ctx, its id in its PID namespace, the state's address), which
+	 * returns true to stop. 0, or -1.
+	 */
+	int (*threads)(const void *proc, struct stk_mem *mem, bool (*fn)(void *ctx, uint32_t ns_tid, uint64_t state),
 		       void *ctx);
 	/*
 	 * The frames one eval-loop run was running, from c (c->state set; the

@@ -121,6 +121,7 @@ static void layouts(struct test_ctx *t)
 #define RUNTIME (BASE + 0x0)
 #define INTERP (BASE + 0x100)
 #define TSTATE (BASE + 0x200)
+#define TSTATE2 (BASE + 0x300)
 #define CFRAME (BASE + 0x400)
 #define FRAMES (BASE + 0x800) /* frame i at FRAMES + i * 0x80 */
 #define CODE (BASE + 0x2000)
@@ -197,11 +198,20 @@ static size_t walk(struct image *im, struct stk_rt_cursor *c, uint64_t *out, siz
 	return stk_runtime_python.walk_run(im->proc, &im->m, c, out, room, &mark);
 }
 
-static void count_thread(void *ctx, uint32_t tid, uint64_t state)
+static bool count_thread(void *ctx, uint32_t tid, uint64_t state)
 {
 	(*(int *)ctx)++;
 	(void)tid;
 	(void)state;
+	return false;
+}
+
+/* Stops at the first thread: its id. */
+static bool first_thread(void *ctx, uint32_t tid, uint64_t state)
+{
+	*(uint32_t *)ctx = tid;
+	(void)state;
+	return true;
 }
 
 static void frames_and_names(struct test_ctx *t)
@@ -213,6 +223,8 @@ static void frames_and_names(struct test_ctx *t)
 	struct stk_rt_code code;
 	const char *why = NULL;
 	int threads = 0;
+	uint32_t first = 0;
+	struct stk_rt_proc kl;
 
 	build(im, 3, -1);
 	/* 3.11: the run's mark is its _PyCFrame, known before its end is reached */
@@ -220,6 +232,16 @@ static void frames_and_names(struct test_ctx *t)
 	CHECK(t, stk_rt_is_frame_word(out[0]) && (out[0] & STK_RT_ADDR_MASK) == CODE && stk_rt_is_aux_word(out[1]));
 	CHECK(t, ((out[3] >> 32) & 0xffffff) == 1 && (uint32_t)out[3] == (uint32_t)TABLE);
 	CHECK(t, stk_runtime_python.threads(im->proc, &im->m, count_thread, &threads) == 0 && threads == 1);
+	/* a second thread, newest first: a search stops at it; the kernel walk starts where user space does */
+	put(im, TSTATE2 + im->l.ts_native_tid, 4343, 8);
+	put(im, TSTATE2 + im->l.ts_next, TSTATE, 8);
+	put(im, INTERP + im->l.is_threads_head, TSTATE2, 8);
+	threads = 0;
+	CHECK(t, stk_runtime_python.threads(im->proc, &im->m, count_thread, &threads) == 0 && threads == 2);
+	CHECK(t, stk_runtime_python.threads(im->proc, &im->m, first_thread, &first) == 0 && first == 4343);
+	CHECK(t, stk_runtime_python.kernel_layout(im->proc, &kl) == 0 && kl.interps == RUNTIME + im->l.rt_interp_head &&
+		 kl.is_threads == im->l.is_threads_head && kl.ts_next == im->l.ts_next && kl.ts_tid == im->l.ts_native_tid);
+	put(im, INTERP + im->l.is_threads_head, TSTATE, 8);
 	stk_mem_budget(&im->m, 1u << 20);
 	CHECK(t, stk_runtime_python.name_code(im->proc, &im->m, CODE, (uint32_t)TABLE, name, file, &code, &why) == 0);
 	CHECK_STR(t, name, "Sleeper.nap");

@@ -9,7 +9,9 @@
  * that are a cycle, 100,000 deep, a name claiming 2^40 characters, a file
  * name of a megabyte, a pointer into unmapped memory, a code object there,
  * a line table claiming a terabyte, and frames rewritten under the reader
- * all the time. Built with VERSION=0x030c01f0 it claims 3.12 (which stk
+ * all the time; and, while it runs, a thread made every 50 ms that lives
+ * 30 ms on no list (the kernel walk looks for its state on the thread list,
+ * a cycle, and must stop). Built with VERSION=0x030c01f0 it claims 3.12 (which stk
  * must name and skip); with 0x030d00f0, 3.13 whose _Py_DebugOffsets lie.
  * Prints "ready" once every thread runs; runs until killed.
  */
@@ -115,6 +117,7 @@ struct trap {
 	void *(*frames)(void);
 	unsigned char *tstate;
 	int changing;
+	long lifetime_ms; /* 0: runs for ever */
 	void *first; /* the frame the eval loop runs */
 };
 
@@ -213,9 +216,11 @@ __attribute__((noinline)) void *_PyEval_EvalFrameDefault(struct trap *t)
 	unsigned seed = 1;
 	/* 3.11 keeps the run's _PyCFrame on the eval loop's stack: stk finds the loop's frame by it */
 	unsigned char cframe[32] = { 0 };
+	struct timespec born;
 
 	put(cframe, CF_CURRENT, (uint64_t)(uintptr_t)t->first);
 	put(t->tstate, TS_CFRAME, (uint64_t)(uintptr_t)cframe);
+	clock_gettime(CLOCK_MONOTONIC, &born);
 
 	for (;;) {
 		struct timespec start, now, pause = { 0, 5000000 };
@@ -232,6 +237,9 @@ __attribute__((noinline)) void *_PyEval_EvalFrameDefault(struct trap *t)
 		} while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 5000000L);
 		nanosleep(&pause, NULL);
 		__asm__ volatile("" ::: "memory");
+		if (t->lifetime_ms && (now.tv_sec - born.tv_sec) * 1000L + (now.tv_nsec - born.tv_nsec) / 1000000L >=
+					      t->lifetime_ms)
+			return NULL;
 	}
 	return NULL;
 }
@@ -249,9 +257,22 @@ static void *run(void *arg)
 	return _PyEval_EvalFrameDefault(t);
 }
 
+/* A thread made late, whose state is on no list (the list is a cycle): one at a time, its frames made once. */
+static struct trap late = { .name = "late", .frames = plain_frames, .lifetime_ms = 30 };
+
+static void *late_run(void *arg)
+{
+	struct trap *t = arg;
+
+	prctl(PR_SET_NAME, t->name);
+	put(t->tstate, TS_NATIVE_TID, (uint64_t)syscall(SYS_gettid));
+	return _PyEval_EvalFrameDefault(t);
+}
+
 int main(void)
 {
 	pthread_t th;
+	struct timespec between = { 0, 20000000 };
 
 	/* a lying _Py_DebugOffsets at _PyRuntime's start, for the 3.13 build */
 	memcpy(_PyRuntime, "xdebugpy", 8);
@@ -272,8 +293,13 @@ int main(void)
 		if (pthread_create(&th, NULL, run, &traps[i]))
 			return 1;
 	pthread_barrier_wait(&started);
+	late.tstate = zalloc(512);
+	late.first = late.frames();
 	printf("ready\n");
 	fflush(stdout);
-	for (;;)
-		pause();
+	for (;;) {
+		if (pthread_create(&th, NULL, late_run, &late) == 0)
+			pthread_join(th, NULL);
+		nanosleep(&between, NULL);
+	}
 }
