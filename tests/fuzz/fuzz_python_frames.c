@@ -14,13 +14,15 @@
 
 #define BASE 0x10000000ull
 
-static void each_thread(void *ctx, uint32_t tid, uint64_t state)
+/* The first 8 states, then the walk is told to stop. */
+static bool each_thread(void *ctx, uint32_t tid, uint64_t state)
 {
 	uint64_t *states = ctx;
 
 	(void)tid;
 	if (states[0] < 8)
 		states[1 + states[0]++] = state;
+	return states[0] >= 8;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
