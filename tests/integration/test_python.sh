@@ -333,7 +333,8 @@ if python_root trixie trixie python3; then
         check_chains py313_pidns_offcputime "$OUT"
         run_capture "$STK" pmp -p "$p" -f
         check_chains py313_pidns_pmp "$OUT"
-        kill "$p" 2>/dev/null
+        # the namespace's init: a signal from outside it without a handler is ignored, but for SIGKILL
+        kill -KILL "$p" 2>/dev/null
     }
 fi
 
