@@ -59,11 +59,11 @@ else
     vm=$(mktemp -d)
     mkdir "$vm/slots"
     export STK_VM_SLOTS=$vm/slots
-    log=$vm/x86.log STK_VM_TIMEOUT=${STK_VM_TIMEOUT:-400} \
+    log=$vm/x86.log STK_VM_TIMEOUT=${STK_VM_TIMEOUT:-500} \
         run_suite "vm kernel matrix" bash "$root/tests/vm/run.sh" >"$vm/x86.out" &
     if [ "$(uname -m)" = x86_64 ]; then
         log=$vm/arm64.log ARCH=arm64 BUILD=$BUILD/arm64 STK=$BUILD/arm64/stk \
-            STK_VM_KERNELS=${STK_VM_ARM64_KERNELS:-} STK_VM_TIMEOUT=${STK_VM_TIMEOUT:-600} \
+            STK_VM_KERNELS=${STK_VM_ARM64_KERNELS:-} STK_VM_TIMEOUT=${STK_VM_TIMEOUT:-800} \
             run_suite "vm kernel matrix (arm64)" bash "$root/tests/vm/run.sh" >"$vm/arm64.out" &
     fi
     wait
