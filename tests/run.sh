@@ -12,8 +12,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 skipped=0
 
-run_suite() { # LABEL CMD...  (its PASS/FAIL lines go to $log)
-    local out rc
+run_suite() { # LABEL CMD...  (its PASS/FAIL lines go to $log; its seconds printed after them)
+    local out rc start=$SECONDS
     out=$(mktemp)
     echo "== $1"
     "${@:2}" >"$out" 2>&1
@@ -23,6 +23,7 @@ run_suite() { # LABEL CMD...  (its PASS/FAIL lines go to $log)
         echo "FAIL $1: exited with status $rc; last output: $(tail -3 "$out" | tr '\n' ' ')" >>"$out"
     fi
     grep -E '^(FAIL|SKIP|  )' "$out"
+    echo "   ($1: $((SECONDS - start)) s)"
     cat "$out" >>"$log"
     rm -f "$out"
 }
