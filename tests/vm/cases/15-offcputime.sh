@@ -1,8 +1,8 @@
 # Guest case: offcputime on a sleeper with a known stack, with the mechanism stk
 # chooses and with the fallbacks old kernels need, forced while this kernel also
-# has them. 800 naps of 50 ms (40 s): the sleeper keeps napping through all
+# has them. 2400 naps of 50 ms (120 s, killed after): the sleeper keeps napping through all
 # three captures even when TCG makes attaching slow (kprobes on 7.x: ~3.5 s).
-/offcpu_static 300 40 800 > /tmp/offcpu.out &
+/offcpu_static 300 150 2400 > /tmp/offcpu.out &
 sleep 0.5
 opid=$(sed -n 's/^ready //p' /tmp/offcpu.out)
 # Only the sleeper thread: the spinner's preemptions at ever-changing user IPs
