@@ -37,6 +37,14 @@ if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
 fi
 cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/"
 q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
+# wait_line FILE REGEX PID: until FILE holds a line matching REGEX (20 s at most, or PID gone)
+wait_line() {
+    for _ in $(seq 400); do
+        grep -qs "$2" "$1" && return
+        kill -0 "$3" 2>/dev/null || return
+        sleep 0.05
+    done
+}
 
 # ===== one capture of every resources kind, cpu, offcpu, syscall, iorq and state; resources beside it =====
 start_workload "$W/resources" all "$SIZE" "$tmp/all.dat"
@@ -46,11 +54,10 @@ PROBE=t:syscalls:sys_enter_pwrite64
 KINDS=cpu:99,offcpu,rss,block,read,write,send,recv,syscall,iorq,state:5,$PROBE
 "$STK" record -v -p "$wpid" -e "$KINDS" -o "$tmp/rec.parquet" -o "$tmp/live.txt" -o "$tmp/rec.pb.gz" \
     -o "$tmp/rec.trace.json" >"$tmp/rec.out" 2>"$tmp/rec.err" & rp=$!
-"$STK" resources -p "$wpid" -e rss,block,read,write,send,recv -f >"$tmp/res.folded" 2>"$tmp/res.err" & sp=$!
-for p in $rp $sp; do
-    for _ in $(seq 400); do grep -qs 'tracing .* after start\|^Tracing' "$tmp/rec.err" "$tmp/res.folded" 2>/dev/null && break; sleep 0.05; done
-done
-wait_attached $rp $sp
+"$STK" resources -v -p "$wpid" -e rss,block,read,write,send,recv -f >"$tmp/res.folded" 2>"$tmp/res.err" & sp=$!
+# each tracer's own line: its programs are all attached (a first link alone is not all of record's)
+wait_line "$tmp/rec.err" 'tracing .* after start' $rp
+wait_line "$tmp/res.err" 'tracing .* after start' $sp
 # one object load: every program record holds comes from one BTF object, and one ring buffer carries every kind
 prog_ids=$(grep -h '^prog_id:' /proc/$rp/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
 map_ids=$(grep -h '^map_id:' /proc/$rp/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
@@ -168,9 +175,10 @@ stop_workloads
 # ===== offcpu beside offcputime, over one sleeping workload =====
 start_workload "$W/phases" "$tmp/go" 0.5 4
 ppid=$WPID
-"$STK" record -p "$ppid" -e offcpu,cpu -o "$tmp/off.parquet" >/dev/null 2>"$tmp/off.err" & rp=$!
-"$STK" offcputime -p "$ppid" -f >"$tmp/off_own.folded" 2>/dev/null & op=$!
-wait_attached $rp $op
+"$STK" record -v -p "$ppid" -e offcpu,cpu -o "$tmp/off.parquet" >/dev/null 2>"$tmp/off.err" & rp=$!
+"$STK" offcputime -v -p "$ppid" -f >"$tmp/off_own.folded" 2>"$tmp/off_own.err" & op=$!
+wait_line "$tmp/off.err" 'tracing .* after start' $rp
+wait_line "$tmp/off_own.err" 'tracing .* after start' $op
 touch "$tmp/go"
 for _ in $(seq 200); do grep -qs '^done' "$WOUT" && break; sleep 0.05; done
 kill -INT $rp $op; wait $rp $op
@@ -188,8 +196,10 @@ rlpid=$WPID rlout=$WOUT
 UFUNC=readloop:rl_read_once USDT=u:readloop:tick
 "$STK" record -v -p "$rlpid" -e cpu:999,$UFUNC -o "$tmp/ufunc.parquet" >/dev/null 2>"$tmp/ufunc.err" & up=$!
 "$STK" record -v -p "$rlpid" -e $USDT,cpu:999 -o "$tmp/usdt.parquet" >/dev/null 2>"$tmp/usdt.err" & dp=$!
-"$STK" stackcount -p "$rlpid" -f $UFUNC >"$tmp/ufunc_own.folded" 2>"$tmp/ufunc_own.err" & cp=$!
-wait_attached $up $dp $cp
+"$STK" stackcount -v -p "$rlpid" -f $UFUNC >"$tmp/ufunc_own.folded" 2>"$tmp/ufunc_own.err" & cp=$!
+wait_line "$tmp/ufunc.err" 'tracing .* after start' $up
+wait_line "$tmp/usdt.err" 'tracing .* after start' $dp
+wait_line "$tmp/ufunc_own.err" 'tracing .* after start' $cp
 touch "$tmp/rl_go"
 for _ in $(seq 600); do grep -qs '^done' "$rlout" && break; sleep 0.05; done
 sleep 0.3
