@@ -52,7 +52,9 @@ phases_run() {
     start_workload "$W/phases" "$go" "$PHASE" "$REQUESTS"
     "$STK" "$@" -v -p "$WPID" >"$tmp/$name.out" 2>"$tmp/$name.err" &
     sp=$!
-    for i in $(seq 300); do grep -qs 'tracing .* after start' "$tmp/$name.err" && break; sleep 0.05; done
+    # until stk is tracing (60 s at most: a loaded host took it past 15 s, and the first request went unseen)
+    for i in $(seq 1200); do grep -qs 'tracing .* after start' "$tmp/$name.err" && break
+                             kill -0 "$sp" 2>/dev/null || break; sleep 0.05; done
     touch "$go"
     for i in $(seq 400); do grep -qs '^done' "$tmp"/ready.* && break; sleep 0.05; done
     sleep 0.2
