@@ -12,6 +12,7 @@
 
 #include "bpf/runtime_types.h"
 #include "bpf/stack_sample.h"
+#include "core/base/byte_buf.h"
 #include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/key_index.h"
@@ -38,17 +39,14 @@
 #define PENDING_MAX_BYTES (64u << 20)
 #define UNWIND_SLICE_NS 50000000LL
 /*
- * Copies kept for reuse once unwound: the allocator would hand a freed copy's
- * pages back to the kernel and fault them in again for the next (a copy is
- * 8 KiB or more): those faults were 5% of stk's time recording MariaDB.
+ * The queue is one buffer, used first in first out and reused: copies of
+ * their own (8 KiB to 33 KiB each) were mapped and unmapped by the
+ * allocator every few samples (faults were 5% of stk's time recording
+ * MariaDB; under emulation, page-table changes took most of a walk's time).
+ * Each copy follows its size, padded to 8 bytes for the sample's u64 fields.
  */
-#define SPARE_MAX 64
-
-struct pending_sample {
-	struct pending_sample *next;
-	size_t cap; /* bytes data holds */
-	size_t size; /* also keeps data 8-byte aligned for the sample's u64 fields */
-	unsigned char data[];
+struct pending_head {
+	uint64_t size;
 };
 
 /* A copy's id (by_hash: the content hash the kernel counted it under) and the table entry it unwound to. */
@@ -74,10 +72,8 @@ struct stk_dwarf_samples {
 	const char *deadline_why;
 	uint64_t not_unwound;
 	const char *not_unwound_why;
-	struct pending_sample *pending, *pending_tail;
-	size_t pending_bytes;
-	struct pending_sample *spare; /* unwound copies' buffers, for the next ones */
-	size_t n_spare;
+	struct stk_buf pending; /* queued copies from pending_at to pending.len */
+	size_t pending_at;
 	int pending_fd; /* eventfd, readable while samples wait: the run loop comes back for them */
 	void (*on_sample)(void *ctx, const struct stk_stack_sample *s, uint64_t copy);
 	void *on_sample_ctx;
@@ -200,50 +196,46 @@ static void record_sample(struct stk_dwarf_samples *d, void *data, uint32_t size
 static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 {
 	struct stk_dwarf_samples *d = ctx;
-	struct pending_sample *p;
+	size_t need = sizeof(struct pending_head) + ((size + 7u) & ~(size_t)7);
+	struct pending_head head = { size };
+	uint8_t *at;
 
 	(void)cpu;
-	if (d->pending_bytes + size > PENDING_MAX_BYTES) {
+	if (d->pending.len - d->pending_at + size > PENDING_MAX_BYTES) {
 		d->lost++;
 		return;
 	}
-	if (d->spare && d->spare->cap >= size) {
-		p = d->spare;
-		d->spare = p->next;
-		d->n_spare--;
-	} else if ((p = malloc(sizeof(*p) + size))) {
-		p->cap = size;
-	} else {
+	/* the unwound copies' room goes to the next ones before the buffer grows */
+	if (d->pending_at && d->pending.cap - d->pending.len < need) {
+		memmove(d->pending.data, d->pending.data + d->pending_at, d->pending.len - d->pending_at);
+		d->pending.len -= d->pending_at;
+		d->pending_at = 0;
+	}
+	if (!(at = stk_buf_reserve(&d->pending, need))) {
+		d->pending.oom = false; /* what is queued stays; this one is lost */
 		d->lost++;
 		return;
 	}
-	p->next = NULL;
-	p->size = size;
-	memcpy(p->data, data, size);
-	if (d->pending_tail)
-		d->pending_tail->next = p;
-	else
-		d->pending = p;
-	d->pending_tail = p;
-	d->pending_bytes += size;
+	memcpy(at, &head, sizeof(head));
+	memcpy(at + sizeof(head), data, size);
+	d->pending.len += need;
+}
+
+static bool have_pending(const struct stk_dwarf_samples *d)
+{
+	return d->pending_at < d->pending.len;
 }
 
 static void record_first_pending(struct stk_dwarf_samples *d, const char *why)
 {
-	struct pending_sample *p = d->pending;
+	struct pending_head head;
+	uint8_t *data = d->pending.data + d->pending_at + sizeof(head);
 
-	d->pending = p->next;
-	if (!d->pending)
-		d->pending_tail = NULL;
-	d->pending_bytes -= p->size;
-	record_sample(d, p->data, p->size, why);
-	if (d->n_spare < SPARE_MAX) {
-		p->next = d->spare;
-		d->spare = p;
-		d->n_spare++;
-	} else {
-		free(p);
-	}
+	memcpy(&head, d->pending.data + d->pending_at, sizeof(head));
+	d->pending_at += sizeof(head) + ((head.size + 7u) & ~(size_t)7);
+	record_sample(d, data, (uint32_t)head.size, why);
+	if (d->pending_at == d->pending.len)
+		d->pending.len = d->pending_at = 0; /* all unwound: the buffer starts over */
 }
 
 static void on_lost(void *ctx, int cpu, __u64 count)
@@ -267,13 +259,13 @@ static void consume(void *ctx)
 
 	perf_buffer__consume(d->buf);
 	/* A signal ends the turn: the loop then reports it, and the session drains the rest. */
-	while (d->pending && stk_now_ns(CLOCK_MONOTONIC) < until && !(d->loop && stk_run_loop_stop_requested(d->loop))) {
+	while (have_pending(d) && stk_now_ns(CLOCK_MONOTONIC) < until && !(d->loop && stk_run_loop_stop_requested(d->loop))) {
 		record_first_pending(d, NULL);
 		perf_buffer__consume(d->buf);
 	}
 	if (d->pending_fd < 0)
 		return;
-	if (d->pending) {
+	if (have_pending(d)) {
 		if (write(d->pending_fd, &one, sizeof(one)) < 0)
 			return; /* the counter is already set */
 	} else if (read(d->pending_fd, &one, sizeof(one)) < 0) {
@@ -353,7 +345,7 @@ void stk_dwarf_samples_drain(struct stk_dwarf_samples *d)
 		return;
 	perf_buffer__consume(d->buf);
 	/* Once stopped, the rest keep their leaf: counted, and quick. */
-	while (d->pending) {
+	while (have_pending(d)) {
 		if (!why)
 			why = drain_stop(d);
 		record_first_pending(d, why);
@@ -513,13 +505,7 @@ void stk_dwarf_samples_free(struct stk_dwarf_samples *d)
 		return;
 	if (d->buf)
 		perf_buffer__free(d->buf);
-	for (struct pending_sample *lists[] = { d->pending, d->spare }, **l = lists; l < lists + 2; l++)
-		while (*l) {
-			struct pending_sample *p = *l;
-
-			*l = p->next;
-			free(p);
-		}
+	stk_buf_free(&d->pending);
 	if (d->pending_fd >= 0)
 		close(d->pending_fd);
 	stk_unwinder_free(d->unwinder);

@@ -11,8 +11,6 @@
 #define PAGE 4096
 /* Pages read past a copy at most: deeper chains end there. */
 #define MAX_PAGES 64
-/* Unwinding budgets a chain may take beyond its first (the first chains of a process pay for its CFI). */
-#define MAX_RETRIES 4
 
 struct page {
 	uint64_t addr;
@@ -123,11 +121,6 @@ void stk_snap_unwind(struct stk_snap_unwinder *u, const struct stk_snap_thread *
 	u->cur = t;
 	u->n_pages = 0;
 	stk_unwind(u->unwinder, &in, r);
-	/* The budget went on reading the process's CFI (slow CPUs, emulators): read on, a few more budgets. */
-	for (int retry = 0; retry < MAX_RETRIES && stk_unwind_ran_out_of_time(r); retry++) {
-		u->n_pages = 0;
-		stk_unwind(u->unwinder, &in, r);
-	}
 	if (!u->n_pages)
 		return;
 	u->read_more++;

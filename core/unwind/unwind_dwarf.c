@@ -632,6 +632,11 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 		return;
 	}
 	walk(u, p, in, r);
+	/* The budget went on reading the modules' CFI (a process's first chains, slow or emulated CPUs): walk on. */
+	for (int retry = 0, frames = -1; retry < STK_UNWIND_RETRIES && r->stop == over_time && (int)r->n > frames; retry++) {
+		frames = (int)r->n;
+		walk(u, p, in, r);
+	}
 	/*
 	 * The chain walked out of the modules known (into libc, say, read
 	 * before the dynamic loader mapped it): read them again, walk again.
@@ -643,9 +648,4 @@ void stk_unwind(struct stk_unwinder *u, const struct stk_unwind_input *in, struc
 	if (u->src.interpreted && r->n && u->cur.sps)
 		u->src.interpreted(u->src.table, in->pid, in->tid, r, u->cur.sps,
 				   r->stop && strncmp(r->stop, "outermost frame", 15) == 0);
-}
-
-bool stk_unwind_ran_out_of_time(const struct stk_unwind_result *r)
-{
-	return r->stop == over_time;
 }
