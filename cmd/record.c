@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
@@ -38,6 +39,7 @@
 #include "core/base/options.h"
 #include "core/base/tracefs.h"
 #include "core/bpf/bpf_object.h"
+#include "core/eventlog/event_series.h"
 #include "core/eventlog/thread_rows.h"
 #include "core/ladder/climb.h"
 #include "core/options/stack_opts.h"
@@ -58,6 +60,9 @@ struct rec_config {
 	struct stk_res_request res;   /* resources' kinds (from -e), --mechanism of theirs, --min-latency */
 	const char *offcpu_mechanism, *state_source; /* --mechanism offcpu=RUNG, state=RUNG */
 	char kinds_text[512];         /* every -e, joined: the report's title */
+	const char *series_dir;       /* -o DIR/: a series of files there (core/eventlog/event_series.h) */
+	struct stk_ev_series_opts series; /* --rotate, --flush, --max-files, --max-size */
+	const char *series_opt;       /* the first of those given, for the message when there is no DIR/ */
 };
 
 static void print_kinds(void)
@@ -85,6 +90,13 @@ static void print_help(void)
 	       STK_STACK_CHOICES_HELP,
 	       STK_STACK_STORAGE_DEFAULT);
 	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
+	printf("  -o DIR/                     a series of Parquet files in DIR (a path ending in / or a directory;\n"
+	       "                              made 0700 when missing): stk-FIRST-END.parquet, UTC; the file being\n"
+	       "                              written is hidden until it is complete (docs/record.md)\n"
+	       "      --rotate TIME           DIR/: a new file every TIME (10m, 1h; default: one file), and on SIGHUP\n"
+	       "      --max-files N           DIR/: keep at most N files, the oldest removed first\n"
+	       "      --max-size SIZE         DIR/: keep at most SIZE bytes of files (512M, 2G), the oldest removed first\n"
+	       "      --flush TIME            DIR/: rows on disk at least every TIME (default 1m): what a crash can lose\n");
 	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP
@@ -103,6 +115,10 @@ enum rec_long_opt {
 	OPT_LIST_KINDS,
 	OPT_MIN_LATENCY,
 	OPT_CGROUP,
+	OPT_ROTATE,
+	OPT_MAX_FILES,
+	OPT_MAX_SIZE,
+	OPT_FLUSH,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -221,6 +237,70 @@ static int parse_probe(struct rec_run *run)
 	return 0;
 }
 
+/* --rotate, --max-files, --max-size, --flush. 0, or -1 after the error. */
+static int series_opt(struct rec_config *cfg, int c, const char *arg)
+{
+	struct stk_ev_series_opts *s = &cfg->series;
+
+	if (!cfg->series_opt)
+		cfg->series_opt = c == OPT_ROTATE ? "--rotate" : c == OPT_MAX_FILES ? "--max-files"
+				: c == OPT_MAX_SIZE ? "--max-size" : "--flush";
+	switch (c) {
+	case OPT_ROTATE:
+		if (stk_parse_duration(arg, &s->rotate_ns) || s->rotate_ns < 1000000000LL)
+			return usage_error("--rotate %s: expected a time of at least 1s (30s, 10m, 1h)", arg);
+		return 0;
+	case OPT_FLUSH:
+		if (stk_parse_duration(arg, &s->flush_ns) || s->flush_ns < 100000000LL)
+			return usage_error("--flush %s: expected a time of at least 100ms (10s, 1m)", arg);
+		return 0;
+	case OPT_MAX_FILES:
+		if (stk_parse_u64(arg, 1, UINT32_MAX, &s->max_files))
+			return usage_error("--max-files %s: expected a whole number from 1", arg);
+		return 0;
+	default:
+		if (stk_parse_size(arg, &s->max_bytes))
+			return usage_error("--max-size %s: expected a size (512M, 2G)", arg);
+		return 0;
+	}
+}
+
+/* Whether -o path names a directory: it ends in '/', or one is there. */
+static bool names_dir(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	return (n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* -o DIR/ taken out of the -o files: the recording's series, alone. 0, or -1 after the error. */
+static int take_series_dir(struct rec_config *cfg)
+{
+	struct stk_stack_opts *o = &cfg->common;
+	size_t kept = 0;
+
+	for (size_t i = 0; i < o->n_outputs; i++) {
+		if (!names_dir(o->output_paths[i])) {
+			o->output_paths[kept++] = o->output_paths[i];
+			continue;
+		}
+		if (cfg->series_dir)
+			return usage_error("-o %s: one directory a recording (-o %s given)", o->output_paths[i],
+					   cfg->series_dir);
+		cfg->series_dir = o->output_paths[i];
+	}
+	o->n_outputs = kept;
+	if (cfg->series_dir && (kept || o->format_given))
+		return usage_error("-o %s: a series of Parquet files is the only output (report other formats from it "
+				   "with stk report %s)", cfg->series_dir, cfg->series_dir);
+	if (!cfg->series_dir && cfg->series_opt)
+		return usage_error("%s is for a series of files: add -o DIR/", cfg->series_opt);
+	cfg->series.applet = APPLET;
+	cfg->series.verbose = o->verbose;
+	return 0;
+}
+
 static int parse_args(void *run, const struct stk_invocation *inv)
 {
 	struct rec_config *cfg = &((struct rec_run *)run)->cfg;
@@ -231,6 +311,10 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ "list-kinds", no_argument, NULL, OPT_LIST_KINDS },
 		{ "min-latency", required_argument, NULL, OPT_MIN_LATENCY },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "rotate", required_argument, NULL, OPT_ROTATE },
+		{ "max-files", required_argument, NULL, OPT_MAX_FILES },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "flush", required_argument, NULL, OPT_FLUSH },
 		{ 0 },
 	};
 	char msg[512];
@@ -259,6 +343,13 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 			cfg->res.min_latency_ns = us * 1000;
 			break;
 		case OPT_CGROUP: cfg->common.cgroup_path = optarg; break;
+		case OPT_ROTATE:
+		case OPT_MAX_FILES:
+		case OPT_MAX_SIZE:
+		case OPT_FLUSH:
+			if (series_opt(cfg, c, optarg))
+				return -1;
+			break;
 		case OPT_LIST_KINDS:
 			for (int k = 0; k < STK_REC_KIND_PROBE; k++)
 				printf("%s\n", stk_rec_kind((enum stk_rec_kind)k).name);
@@ -266,7 +357,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		case 'h': print_help(); return 1;
 		}
 	}
-	if (check_args(cfg) || parse_probe(run))
+	if (check_args(cfg) || parse_probe(run) || take_series_dir(cfg))
 		return -1;
 	if (stk_stack_opts_finish(&cfg->common, optind, msg, sizeof(msg)))
 		return usage_error("%s", msg);
@@ -720,13 +811,12 @@ static void detach(void *arg)
 	run->threads = NULL;
 }
 
-/* Every output is made from the recording: here the report's fields and options go to its footer. */
-static int print_results(void *arg)
+/* The report of the capture (no stacks: every output is made from the recording), as its footers describe it. */
+static struct stk_report make_report(const struct rec_run *run)
 {
-	struct rec_run *run = arg;
-	const struct stk_stack_list none = { 0 };
 	const bool cpu = on(run, STK_REC_KIND_CPU);
-	const struct stk_report report = {
+
+	return (struct stk_report){
 		.value_type = run->types[0].type,
 		.value_unit = run->types[0].unit,
 		.types = run->n_types > 1 ? run->types : NULL,
@@ -736,6 +826,14 @@ static int print_results(void *arg)
 		.period = cpu ? sample_ns(run) : 0,
 		.title = run->title,
 	};
+}
+
+/* Every output is made from the recording: here the report's fields and options go to its footer. */
+static int print_results(void *arg)
+{
+	struct rec_run *run = arg;
+	const struct stk_stack_list none = { 0 };
+	const struct stk_report report = make_report(run);
 	const struct stk_output_opts opts = { .show_tid = run->cfg.common.n_tids > 0 };
 
 	stk_session_begin_results(&run->session);
@@ -761,7 +859,7 @@ static int setup(void *arg)
 			   .kinds = run->kinds, .n_kinds = STK_REC_KIND_COUNT },
 		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = run->events, .n_kinds = STK_REC_KIND_COUNT },
 		.header = print_header, .interval = on(run, STK_REC_KIND_STATE) ? sample_states : NULL, .detach = detach,
-		.results = print_results,
+		.results = print_results, .series_dir = cfg->series_dir, .series = &cfg->series,
 	};
 
 	if (stk_session_open(session, &record, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
@@ -790,6 +888,10 @@ static int setup(void *arg)
 	if (attach_all(run, cpu_program, probe_program))
 		return -1;
 	say_mechanisms(run);
+	/* a series describes each file as it goes: the capture's description before the first */
+	const struct stk_report report = make_report(run);
+	const struct stk_output_opts opts = { .show_tid = cfg->common.n_tids > 0 };
+	stk_session_describe(session, &report, &opts);
 	long state_ms = on(run, STK_REC_KIND_STATE) ? (long)(1000 / cfg->want.rate[STK_REC_KIND_STATE]) : 0;
 
 	if (stk_session_start(session, on(run, STK_REC_KIND_STATE) && state_ms < 1 ? 1 : state_ms))

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/base/pidns.h"
@@ -73,6 +74,52 @@ int stk_parse_seconds(const char *text, long *ms)
 		return -1;
 	*ms = (long)llround(s * 1000.0);
 	return *ms > 0 ? 0 : -1;
+}
+
+/* A positive number and its unit's multiplier from units (names, multipliers; the first name empty: no unit). */
+static int number_with_unit(const char *text, const char *const *names, const double *mult, size_t n, double max,
+			    double *out)
+{
+	char *end;
+	double v;
+
+	if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
+		return -1;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || !(v > 0))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(end, names[i]) == 0) {
+			*out = v * mult[i];
+			return *out <= max ? 0 : -1;
+		}
+	return -1;
+}
+
+int stk_parse_duration(const char *text, int64_t *ns)
+{
+	static const char *const names[] = { "", "ns", "us", "ms", "s", "m", "min", "h", "d" };
+	static const double mult[] = { 1e9, 1, 1e3, 1e6, 1e9, 60e9, 60e9, 3600e9, 86400e9 };
+	double v;
+
+	if (number_with_unit(text, names, mult, sizeof(mult) / sizeof(mult[0]), 1e18, &v))
+		return -1;
+	*ns = (int64_t)llround(v);
+	return *ns > 0 ? 0 : -1;
+}
+
+int stk_parse_size(const char *text, uint64_t *bytes)
+{
+	static const char *const names[] = { "", "b", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "tib" };
+	static const double mult[] = { 1, 1, 0x1p10, 0x1p10, 0x1p10, 0x1p20, 0x1p20, 0x1p20, 0x1p30, 0x1p30, 0x1p30,
+				       0x1p40, 0x1p40, 0x1p40 };
+	double v;
+
+	if (number_with_unit(text, names, mult, sizeof(mult) / sizeof(mult[0]), 0x1p62, &v))
+		return -1;
+	*bytes = (uint64_t)llround(v);
+	return *bytes > 0 ? 0 : -1;
 }
 
 int stk_check_pid_exists(uint32_t pid)

@@ -27,6 +27,10 @@ int stk_each_kind(const char *spec, int (*fn)(void *ctx, const char *item, size_
 		  char *msg, size_t len);
 /* Seconds, possibly fractional ("2", "0.5"), > 0 -> milliseconds. 0 or -1. */
 int stk_parse_seconds(const char *text, long *ms);
+/* A time with a unit ("500ms", "10s", "10m", "1h", "2d"; a bare number is seconds), > 0 -> ns. 0 or -1. */
+int stk_parse_duration(const char *text, int64_t *ns);
+/* A size with a unit ("512", "64K", "100M", "2G", "1T": powers of 1024), > 0 -> bytes. 0 or -1. */
+int stk_parse_size(const char *text, uint64_t *bytes);
 /* 0 when /proc/ID (a process, or with tid a thread of any process) exists. */
 int stk_check_pid_exists(uint32_t pid);
 int stk_check_tid_exists(uint32_t tid);

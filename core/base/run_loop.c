@@ -28,6 +28,10 @@ struct stk_run_loop {
 	bool stop_pending; /* a signal read by stk_run_loop_stop_requested, not yet reported by the wait */
 	struct watched_fd fds[MAX_WATCHED_FDS];
 	size_t n_fds;
+	/* stk_run_loop_on_signal: one more signal, its own signalfd and callback */
+	int extra_fd;
+	stk_run_fd_cb extra_cb;
+	void *extra_ctx;
 };
 
 static int make_timer(long ms, int periodic)
@@ -64,7 +68,7 @@ struct stk_run_loop *stk_run_loop_new(long duration_ms, long interval_ms, char *
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	loop->signal_fd = loop->duration_fd = loop->interval_fd = -1;
+	loop->signal_fd = loop->duration_fd = loop->interval_fd = loop->extra_fd = -1;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -113,6 +117,34 @@ int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, voi
 int stk_run_loop_add_wakeups(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx)
 {
 	return add_fd(loop, fd, cb, ctx, EPOLLIN | EPOLLET);
+}
+
+/* The extra signal arrived: taken from its signalfd, then the callback. */
+static void on_extra_signal(void *ctx)
+{
+	struct stk_run_loop *loop = ctx;
+	struct signalfd_siginfo si;
+
+	if (read(loop->extra_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		loop->extra_cb(loop->extra_ctx);
+}
+
+int stk_run_loop_on_signal(struct stk_run_loop *loop, int sig, stk_run_fd_cb cb, void *ctx)
+{
+	sigset_t mask;
+
+	if (loop->extra_fd >= 0 || sig == SIGINT || sig == SIGTERM) {
+		errno = EBUSY;
+		return -1;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, sig);
+	/* blocked until the loop is freed, which restores the mask it found */
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) || (loop->extra_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		return -1;
+	loop->extra_cb = cb;
+	loop->extra_ctx = ctx;
+	return add_fd(loop, loop->extra_fd, on_extra_signal, loop, EPOLLIN);
 }
 
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop)
@@ -188,6 +220,8 @@ void stk_run_loop_free(struct stk_run_loop *loop)
 		close(loop->duration_fd);
 	if (loop->signal_fd >= 0)
 		close(loop->signal_fd);
+	if (loop->extra_fd >= 0)
+		close(loop->extra_fd);
 	if (loop->epoll_fd >= 0)
 		close(loop->epoll_fd);
 	sigprocmask(SIG_SETMASK, &loop->old_mask, NULL);

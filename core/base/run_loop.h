@@ -33,6 +33,12 @@ int stk_run_loop_add_fd(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, voi
  * otherwise bring the loop back for every few records.
  */
 int stk_run_loop_add_wakeups(struct stk_run_loop *loop, int fd, stk_run_fd_cb cb, void *ctx);
+/*
+ * cb when signal sig arrives (SIGHUP: stk record's next file), the signal
+ * blocked from now until the loop is freed. One such signal per loop; not
+ * SIGINT or SIGTERM. 0, or -1 (errno).
+ */
+int stk_run_loop_on_signal(struct stk_run_loop *loop, int sig, stk_run_fd_cb cb, void *ctx);
 /* Blocks until one of the events above. */
 enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop);
 /*

@@ -1,6 +1,7 @@
 /* The event log's rows into Parquet: see event_writer.h. */
 #include "core/eventlog/event_writer.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,7 +58,7 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
 		return NULL;
 	}
 	/* gzip 1: as small as 6 within 1% on these columns, and a third faster (docs/parquet.md) */
-	const struct stk_pq_writer_opts fast = { .gzip_level = 1 };
+	const struct stk_pq_writer_opts fast = STK_EV_WRITER_OPTS;
 
 	w->pq = stk_pq_writer_new(out, stk_ev_columns, STK_EV_COLS, opts ? opts : &fast, err, err_len);
 	if (!w->pq) {
@@ -153,6 +154,18 @@ static void set_constant(struct stk_ev_writer *w, size_t col, const char *s)
 		set_text(w, col, s, len);
 }
 
+/* When a row group went out (the file grew: it grows only then), the next one starts without frames. */
+static void group_went_out(struct stk_ev_writer *w)
+{
+	if (stk_pq_writer_bytes(w->pq) == w->group_mark)
+		return;
+	w->group_mark = stk_pq_writer_bytes(w->pq);
+	w->group++;
+	stk_key_index_clear(&w->framed_index);
+	w->n_framed = 0;
+	stk_frame_lines_reset(&w->lines);
+}
+
 int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 {
 	struct stk_pq_writer *pq = w->pq;
@@ -195,14 +208,7 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 	w->any = true;
 	if (stk_pq_end_row(pq))
 		return -1;
-	/* a row group went out with that row: the next one starts without frames */
-	if (stk_pq_writer_bytes(pq) != w->group_mark) {
-		w->group_mark = stk_pq_writer_bytes(pq);
-		w->group++;
-		stk_key_index_clear(&w->framed_index);
-		w->n_framed = 0;
-		stk_frame_lines_reset(&w->lines);
-	}
+	group_went_out(w);
 	return 0;
 }
 
@@ -221,10 +227,10 @@ uint64_t stk_ev_writer_rows(const struct stk_ev_writer *w)
 	return stk_pq_writer_rows(w->pq);
 }
 
-int stk_ev_writer_close(struct stk_ev_writer *w, char *err, size_t err_len)
+/* The keys the writer itself knows: rows, schema, the first time. */
+static void own_metadata(struct stk_ev_writer *w)
 {
 	char num[32];
-	int ret;
 
 	snprintf(num, sizeof(num), "%" PRIu64, stk_pq_writer_rows(w->pq));
 	stk_pq_set_metadata(w->pq, STK_EV_META_EVENTS, num);
@@ -233,9 +239,43 @@ int stk_ev_writer_close(struct stk_ev_writer *w, char *err, size_t err_len)
 		snprintf(num, sizeof(num), "%" PRId64, w->first_time);
 		stk_pq_set_metadata(w->pq, STK_EV_META_FIRST, num);
 	}
+}
+
+int stk_ev_writer_checkpoint(struct stk_ev_writer *w)
+{
+	int ret;
+
+	own_metadata(w);
+	ret = stk_pq_checkpoint(w->pq);
+	group_went_out(w);
+	return ret;
+}
+
+int stk_ev_writer_errno(const struct stk_ev_writer *w)
+{
+	return stk_pq_writer_errno(w->pq);
+}
+
+uint64_t stk_ev_writer_checkpointed(const struct stk_ev_writer *w)
+{
+	return stk_pq_writer_checkpointed(w->pq);
+}
+
+int64_t stk_ev_writer_first_time(const struct stk_ev_writer *w)
+{
+	return w->any ? w->first_time : INT64_MAX;
+}
+
+int stk_ev_writer_close(struct stk_ev_writer *w, char *err, size_t err_len)
+{
+	int ret;
+
+	own_metadata(w);
 	ret = stk_pq_writer_close(w->pq, err, err_len);
+	int e = errno;
 	w->pq = NULL;
 	stk_ev_writer_free(w);
+	errno = e;
 	return ret;
 }
 

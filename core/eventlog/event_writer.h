@@ -47,7 +47,11 @@ struct stk_ev_row {
 
 struct stk_ev_writer;
 
-/* A writer to out (an empty file at offset 0); opts NULL: the defaults but gzip level 1. NULL with err. */
+/*
+ * A writer to out (an empty file at offset 0); opts NULL: the defaults but
+ * gzip level 1 (STK_EV_WRITER_OPTS). NULL with err.
+ */
+#define STK_EV_WRITER_OPTS { .gzip_level = 1 }
 struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_opts *opts, char *err, size_t err_len);
 /* One row. 0, or -1 once the writer failed (stk_ev_writer_close says why). */
 int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r);
@@ -59,7 +63,21 @@ bool stk_ev_writer_has_stack(const struct stk_ev_writer *w, int64_t id);
 /* A footer key/value (event_schema.h's keys), copied. 0 or -1. */
 int stk_ev_writer_meta(struct stk_ev_writer *w, const char *key, const char *value);
 uint64_t stk_ev_writer_rows(const struct stk_ev_writer *w);
-/* Writes the rest and the footer (with the schema, rows and first time), fflushes, frees w. 0, or -1 with err. */
+/* The earliest time of any row so far, or INT64_MAX before the first. */
+int64_t stk_ev_writer_first_time(const struct stk_ev_writer *w);
+/*
+ * A writer with checkpoints (opts.checkpoints): the rows so far as a row
+ * group and its checkpoint, with the footer keys as they are now (the
+ * caller's, and the rows, schema and first time), fflushed: a process
+ * killed after this leaves a file recoverable to here (event_recover.h).
+ * 0, or -1 once the writer failed.
+ */
+int stk_ev_writer_checkpoint(struct stk_ev_writer *w);
+/* The file's bytes up to its last checkpoint: what a recovery keeps. */
+uint64_t stk_ev_writer_checkpointed(const struct stk_ev_writer *w);
+/* The errno of the write that failed (ENOSPC...), 0 when none did. */
+int stk_ev_writer_errno(const struct stk_ev_writer *w);
+/* Writes the rest and the footer (with the schema, rows and first time), fflushes, frees w. 0, or -1 with err (errno: the failed write's). */
 int stk_ev_writer_close(struct stk_ev_writer *w, char *err, size_t err_len);
 /* Frees w, leaving the file incomplete. NULL: nothing. */
 void stk_ev_writer_free(struct stk_ev_writer *w);

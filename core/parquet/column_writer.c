@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/parquet/bitpack.h"
+#include "core/parquet/checkpoint.h"
 #include "core/parquet/delta_binary.h"
 #include "core/parquet/format.h"
 #include "core/parquet/hybrid_rle.h"
@@ -103,15 +104,17 @@ int stk_pq_colw_end_page(struct stk_pq_colw *c, uint32_t rows, struct stk_pq_pag
 	return rc;
 }
 
-static int write_all(FILE *out, int64_t *offset, const void *p, size_t n)
+static int write_all(FILE *out, int64_t *offset, uint32_t *crc, const void *p, size_t n)
 {
 	if (n && fwrite(p, 1, n, out) != n)
 		return -2;
 	*offset += (int64_t)n;
+	if (crc && n)
+		*crc = stk_crc32(*crc, p, n);
 	return 0;
 }
 
-int stk_pq_colw_end_chunk(struct stk_pq_colw *c, FILE *out, int64_t *offset, int64_t rows,
+int stk_pq_colw_end_chunk(struct stk_pq_colw *c, FILE *out, int64_t *offset, uint32_t *crc, int64_t rows,
 			  struct stk_pq_chunk_meta *meta, struct stk_pq_page_scratch *s)
 {
 	int64_t start = *offset, raw = 0;
@@ -139,13 +142,13 @@ int stk_pq_colw_end_chunk(struct stk_pq_colw *c, FILE *out, int64_t *offset, int
 		s->body.len = 0;
 		if (put_page(&s->body, &h, c->dict.page.data, c->dict.page.len, gzipped(c, s), s, &raw) < 0)
 			return -1;
-		rc = write_all(out, offset, s->body.data, s->body.len);
+		rc = write_all(out, offset, crc, s->body.data, s->body.len);
 	} else {
 		meta->encodings |= 1u << STK_PQ_ENC_DELTA_BINARY_PACKED;
 	}
 	meta->data_page_offset = *offset;
 	if (rc == 0)
-		rc = write_all(out, offset, c->pages.data, c->pages.len);
+		rc = write_all(out, offset, crc, c->pages.data, c->pages.len);
 	meta->total_compressed = *offset - start;
 	meta->total_uncompressed = raw + c->pages_uncompressed;
 	c->pages.len = 0;

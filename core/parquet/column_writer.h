@@ -61,10 +61,11 @@ int stk_pq_colw_end_page(struct stk_pq_colw *c, uint32_t rows, struct stk_pq_pag
 /*
  * Writes the column chunk to out at file offset *offset (advanced): its
  * dictionary page (when it has one), then its data pages; its metadata goes
- * to *meta. Then c is empty for the next row group. 0; -1 out of memory or
- * zlib; -2 a write failed (errno says why).
+ * to *meta. Then c is empty for the next row group. crc (NULL: none) takes
+ * the CRC-32 of the bytes written on (a checkpoint covers them). 0; -1 out
+ * of memory or zlib; -2 a write failed (errno says why).
  */
-int stk_pq_colw_end_chunk(struct stk_pq_colw *c, FILE *out, int64_t *offset, int64_t rows,
+int stk_pq_colw_end_chunk(struct stk_pq_colw *c, FILE *out, int64_t *offset, uint32_t *crc, int64_t rows,
 			  struct stk_pq_chunk_meta *meta, struct stk_pq_page_scratch *s);
 
 #endif

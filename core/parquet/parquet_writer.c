@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/base/grow.h"
+#include "core/parquet/checkpoint.h"
 #include "core/parquet/column_writer.h"
 #include "core/parquet/footer.h"
 #include "core/parquet/format.h"
@@ -29,6 +30,9 @@ struct stk_pq_writer {
 	char **kv;                    /* pairs: key, value */
 	size_t n_kv, cap_kv;
 	struct stk_pq_page_scratch scratch;
+	int64_t ckpt_end;             /* checkpoints: the offset past the last one (or the leading magic) */
+	uint32_t crc;                 /* checkpoints: CRC-32 of the bytes since ckpt_end */
+	int write_errno;              /* the errno of the write that failed (0: none failed) */
 	char err[200];                /* the first error; empty while all is well */
 };
 
@@ -44,10 +48,20 @@ static int fail(struct stk_pq_writer *w, const char *fmt, ...)
 	return -1;
 }
 
+/* A write that failed: its errno kept for stk_pq_writer_errno. -1. */
+static int write_failed(struct stk_pq_writer *w)
+{
+	int e = errno;
+
+	if (!w->err[0])
+		w->write_errno = e;
+	return fail(w, "writing the Parquet file: %s", strerror(e));
+}
+
 static int write_bytes(struct stk_pq_writer *w, const void *p, size_t n)
 {
 	if (fwrite(p, 1, n, w->out) != n)
-		return fail(w, "writing the Parquet file: %s", strerror(errno));
+		return write_failed(w);
 	w->offset += (int64_t)n;
 	return 0;
 }
@@ -128,6 +142,7 @@ struct stk_pq_writer *stk_pq_writer_new(FILE *out, const struct stk_pq_column *c
 		stk_pq_writer_free(w);
 		return NULL;
 	}
+	w->ckpt_end = w->offset;
 	return w;
 }
 
@@ -285,6 +300,34 @@ static int end_page(struct stk_pq_writer *w)
 	return 0;
 }
 
+/*
+ * The checkpoint (checkpoint.h) of the last n_groups row groups (0 or 1),
+ * then everything flushed to the file: a process killed after this leaves
+ * them recoverable.
+ */
+static int write_checkpoint(struct stk_pq_writer *w, size_t n_groups)
+{
+	struct stk_buf b = { 0 };
+	const struct stk_pq_group_meta *g = n_groups ? &w->groups[w->n_groups - 1] : NULL;
+	struct stk_pq_footer_in in = {
+		.cols = w->cols, .n_cols = w->n_cols, .groups = g, .n_groups = n_groups,
+		.num_rows = g ? g->num_rows : 0, .kv = (const char *const *)w->kv, .n_kv = w->n_kv,
+		.created_by = w->created_by,
+	};
+	int rc = -1;
+
+	if (stk_pq_footer_encode(&b, &in) < 0 || b.len > STK_PQ_MAX_FOOTER_BYTES)
+		fail(w, "a checkpoint is too large or memory ran out");
+	else if ((stk_pq_ckpt_trailer(&b, b.len, w->ckpt_end, w->crc), b.oom))
+		fail(w, "out of memory");
+	else if (write_bytes(w, b.data, b.len) == 0)
+		rc = fflush(w->out) ? write_failed(w) : 0;
+	stk_buf_free(&b);
+	w->ckpt_end = w->offset;
+	w->crc = 0;
+	return rc;
+}
+
 static int end_group(struct stk_pq_writer *w)
 {
 	struct stk_pq_group_meta *g;
@@ -304,11 +347,11 @@ static int end_group(struct stk_pq_writer *w)
 	g->n_chunks = w->n_cols;
 	w->n_groups++;
 	for (size_t i = 0; i < w->n_cols; i++) {
-		int rc = stk_pq_colw_end_chunk(&w->colw[i], w->out, &w->offset, w->group_rows, &g->chunks[i],
-					       &w->scratch);
+		int rc = stk_pq_colw_end_chunk(&w->colw[i], w->out, &w->offset, w->opts.checkpoints ? &w->crc : NULL,
+					       w->group_rows, &g->chunks[i], &w->scratch);
 
 		if (rc == -2)
-			return fail(w, "writing the Parquet file: %s", strerror(errno));
+			return write_failed(w);
 		if (rc < 0)
 			return fail(w, "compressing the dictionary of column %s failed", w->cols[i].name);
 		g->total_byte_size += g->chunks[i].total_uncompressed;
@@ -316,7 +359,7 @@ static int end_group(struct stk_pq_writer *w)
 	}
 	w->group_rows = 0;
 	w->group_bytes = 0;
-	return 0;
+	return w->opts.checkpoints ? write_checkpoint(w, 1) : 0;
 }
 
 int stk_pq_end_row(struct stk_pq_writer *w)
@@ -356,6 +399,28 @@ int stk_pq_flush(struct stk_pq_writer *w)
 	if (w->set_mask)
 		return fail(w, "flush in the middle of a row");
 	return end_group(w);
+}
+
+int stk_pq_checkpoint(struct stk_pq_writer *w)
+{
+	int64_t before = w->offset;
+
+	if (!w->opts.checkpoints)
+		return fail(w, "a checkpoint asked of a writer without them");
+	if (stk_pq_flush(w) < 0)
+		return -1;
+	/* a row group went out with its checkpoint; else one for the metadata alone */
+	return w->offset != before ? 0 : write_checkpoint(w, 0);
+}
+
+int stk_pq_writer_errno(const struct stk_pq_writer *w)
+{
+	return w->write_errno;
+}
+
+uint64_t stk_pq_writer_checkpointed(const struct stk_pq_writer *w)
+{
+	return (uint64_t)w->ckpt_end;
 }
 
 int stk_pq_set_metadata(struct stk_pq_writer *w, const char *key, const char *value)
@@ -425,10 +490,12 @@ int stk_pq_writer_close(struct stk_pq_writer *w, char *err, size_t err_len)
 	if (w->set_mask)
 		fail(w, "closed in the middle of a row");
 	if (end_group(w) == 0 && write_footer(w) == 0 && fflush(w->out) != 0)
-		fail(w, "writing the Parquet file: %s", strerror(errno));
+		write_failed(w);
 	rc = w->err[0] ? -1 : 0;
 	if (rc < 0)
 		snprintf(err, err_len, "%s", w->err);
+	int e = w->write_errno;
 	stk_pq_writer_free(w);
+	errno = e;
 	return rc;
 }

@@ -30,6 +30,7 @@
 #ifndef STK_PARQUET_WRITER_H
 #define STK_PARQUET_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +44,9 @@ struct stk_pq_writer_opts {
 	int gzip_level;           /* 0: STK_PQ_DEFAULT_GZIP_LEVEL; else zlib's 1..9; -1: pages
 				     stored uncompressed (for tests of readers) */
 	const char *created_by;   /* the footer's created_by; NULL: "stk" */
+	bool checkpoints;         /* after each row group its checkpoint (checkpoint.h), then a fflush:
+				     a crash leaves the file recoverable to its last whole group
+				     (parquet_salvage.h) */
 };
 
 #define STK_PQ_DEFAULT_GROUP_ROWS (1u << 20)
@@ -101,6 +105,19 @@ int stk_pq_end_row(struct stk_pq_writer *w);
  */
 int stk_pq_flush(struct stk_pq_writer *w);
 
+/*
+ * A writer with checkpoints: the rows so far as a row group with its
+ * checkpoint, or (no rows since the last) a checkpoint of the metadata
+ * alone, so that a file recovered later says it; fflushed. The caller
+ * syncs the file for power loss. 0 or -1.
+ */
+int stk_pq_checkpoint(struct stk_pq_writer *w);
+
+/* The errno of the write that failed (ENOSPC, EDQUOT, EIO...), or 0 when none did. */
+int stk_pq_writer_errno(const struct stk_pq_writer *w);
+/* With checkpoints: the file's bytes up to the end of the last one (the leading magic before the first). */
+uint64_t stk_pq_writer_checkpointed(const struct stk_pq_writer *w);
+
 /* Adds a key/value pair to the footer's metadata (copied; a key set twice keeps the last). 0 or -1. */
 int stk_pq_set_metadata(struct stk_pq_writer *w, const char *key, const char *value);
 
@@ -111,7 +128,8 @@ uint64_t stk_pq_writer_bytes(const struct stk_pq_writer *w);
 /*
  * Writes what is left, the footer and the closing magic, fflushes out (but
  * leaves it open), and frees w. 0, or -1 with the reason in err (the first
- * error of the writer's life, or of these writes). w may be NULL (-1).
+ * error of the writer's life, or of these writes) and errno that of the
+ * write that failed (0: none did). w may be NULL (-1).
  */
 int stk_pq_writer_close(struct stk_pq_writer *w, char *err, size_t err_len);
 

@@ -25,6 +25,7 @@ struct stk_event_outputs {
 	int source_fd;  /* where the rendered outputs read the recording (ours: closed at free) */
 	bool any_parquet_file;
 	bool all;       /* every output is made from the recording */
+	bool series;    /* the recording is a series of files (-o DIR/): nothing is rendered from it */
 };
 
 bool stk_output_from_events(const struct stk_stack_opts *o, enum stk_format f)
@@ -131,7 +132,7 @@ static int pick_streams(struct stk_event_outputs *eo, const struct stk_stack_opt
 	return 0;
 }
 
-struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o, struct stk_output_file *const *outs,
+struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o, const struct stk_event_where *where,
 						 bool has_btf, uint32_t pid, bool all, char *err, size_t err_len)
 {
 	struct stk_span_spec specs[STK_SPAN_MAX];
@@ -154,9 +155,12 @@ struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o,
 	}
 	eo->source_fd = -1;
 	eo->all = all;
+	eo->series = where->series_dir != NULL;
+	n = 0;
 	if ((o->n_spans && !(eo->spans = stk_span_find(specs, o->n_spans, (pid_t)pid, err, err_len))) ||
-	    pick_streams(eo, o, outs, streams, &n, err, err_len) ||
-	    !(eo->sink = stk_event_sink_new(streams, n, specs, o->n_spans, err, err_len))) {
+	    (!eo->series && pick_streams(eo, o, where->outs, streams, &n, err, err_len)) ||
+	    !(eo->sink = stk_event_sink_new(streams, n, specs, o->n_spans, err, err_len)) ||
+	    (eo->series && stk_event_sink_series(eo->sink, where->series_dir, where->series, err, err_len))) {
 		stk_event_outputs_free(eo);
 		return NULL;
 	}
@@ -226,8 +230,12 @@ static void say_counts(const struct stk_event_outputs *eo, const char *applet, c
 {
 	uint64_t rows = stk_event_sink_rows(eo->sink), lost = stk_event_sink_lost(eo->sink);
 
+	uint64_t full = stk_event_sink_lost_full(eo->sink);
+
 	fprintf(stderr, "%s: %" PRIu64 " events recorded%s\n", applet, rows,
-		lost ? "" : ", none lost");
+		lost || full ? "" : ", none lost");
+	if (full)
+		fprintf(stderr, "WARNING: %" PRIu64 " events lost while the disk was full\n", full);
 	say_kinds(eo, applet, o->verbose);
 	if (o->verbose) {
 		size_t n, bytes;
@@ -267,7 +275,7 @@ int stk_event_outputs_finish(struct stk_event_outputs *eo, const char *applet, c
 			ret = -1;
 		}
 	}
-	if (!o->n_outputs && o->format != STK_FORMAT_PARQUET && stk_event_outputs_made(eo, o, o->format) &&
+	if (!eo->series && !o->n_outputs && o->format != STK_FORMAT_PARQUET && stk_event_outputs_made(eo, o, o->format) &&
 	    render(eo, applet, o->format, stdout, "the results"))
 		ret = -1;
 	say_counts(eo, applet, o);

@@ -18,6 +18,7 @@ struct stk_bpf;
 struct stk_output_file;
 struct stk_event_sink;
 struct stk_event_outputs;
+struct stk_ev_series_opts;
 
 /* Whether o records events at all (an output that needs them, or --span). */
 bool stk_wants_events(const struct stk_stack_opts *o);
@@ -25,16 +26,23 @@ bool stk_wants_events(const struct stk_stack_opts *o);
 bool stk_output_from_events(const struct stk_stack_opts *o, enum stk_format f);
 bool stk_event_outputs_made(const struct stk_event_outputs *eo, const struct stk_stack_opts *o, enum stk_format f);
 
+/* Where a recording goes: the -o files, or (stk record -o DIR/) a series of files in a directory. */
+struct stk_event_where {
+	struct stk_output_file *const *outs; /* outs[i] is o->output_paths[i]'s file */
+	const char *series_dir;              /* NULL: no series */
+	const struct stk_ev_series_opts *series;
+};
+
 /*
- * The recording for o's outputs (outs[i] is o->output_paths[i]'s file;
- * with none, stdout in o->format), and the --span targets found in pid's
- * files (0: the system's). has_btf: the session found BTF (the BPF side
- * finds the ring buffer through it); all: every output is made from the
+ * The recording for o's outputs (with none, stdout in o->format; with a
+ * series, the series alone), and the --span targets found in pid's files
+ * (0: the system's). has_btf: the session found BTF (the BPF side finds
+ * the ring buffer through it); all: every output is made from the
  * recording (stk record), not only those that need events. NULL after a
  * one-line err: this kernel cannot record, a span target does not exist,
- * out of memory.
+ * the series' directory is refused or taken, out of memory.
  */
-struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o, struct stk_output_file *const *outs,
+struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o, const struct stk_event_where *where,
 						 bool has_btf, uint32_t pid, bool all, char *err, size_t err_len);
 struct stk_event_sink *stk_event_outputs_sink(const struct stk_event_outputs *eo);
 /* The span programs to load with the applet's (NULL-terminated), and whether they need libbpf's USDT maps. */

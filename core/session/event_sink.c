@@ -20,8 +20,10 @@
 #include "core/base/key_index.h"
 #include "core/base/waitlist.h"
 #include "core/base/run_loop.h"
+#include <signal.h>
 #include "core/bpf/percpu_maps.h"
 #include "core/eventlog/event_schema.h"
+#include "core/eventlog/event_series.h"
 #include "core/eventlog/event_writer.h"
 #include "core/eventlog/frames_codec.h"
 #include "core/options/stack_opts.h"
@@ -62,9 +64,18 @@ struct description {
 	char opts[8];
 };
 
+_Static_assert(STK_EVENT_TYPES < STK_EV_SERIES_KINDS, "a series counts every kind's losses apart");
+
+/* What one file's footer says it lost: the kernel's losses since it opened, and a full disk's before it. */
+struct file_losses {
+	uint64_t total, of[STK_EVENT_TYPES];
+};
+
 struct stk_event_sink {
 	struct stk_ev_writer *writers[STK_MAX_OUTPUTS];
 	size_t n_writers;
+	struct stk_ev_series *series; /* -o DIR/ (stk record): rows go there, a file at a time */
+	struct file_losses lost_at_open; /* the series' current file: the kernel's losses when it opened */
 	char *labels[STK_MAX_SPANS];
 	size_t n_labels;
 	struct ring_buffer *rb;
@@ -228,7 +239,7 @@ static bool strings_needed(const struct stk_event_sink *k, int64_t id)
 	for (size_t i = 0; i < k->n_writers; i++)
 		if (!stk_ev_writer_has_stack(k->writers[i], id))
 			return true;
-	return false;
+	return k->series && !stk_ev_series_has_stack(k->series, id);
 }
 
 /*
@@ -306,6 +317,8 @@ static void add_row(struct stk_event_sink *k, uint16_t type, const struct stk_ev
 	for (size_t i = 0; i < k->n_writers; i++)
 		if (stk_ev_writer_add(k->writers[i], row))
 			fail(k, "writing an event failed");
+	if (k->series && stk_ev_series_add(k->series, type, row))
+		fail(k, stk_ev_series_error(k->series));
 	if (type < STK_EVENT_TYPES)
 		k->rows_of[type]++;
 }
@@ -470,6 +483,12 @@ static void read_turn(struct stk_event_sink *k)
 	retry_pending(k, false);
 }
 
+/* Now in the events' clock (ns since the epoch): what a series names and times its files by. */
+static int64_t wall_now(const struct stk_event_sink *k)
+{
+	return stk_now_ns(CLOCK_MONOTONIC) + k->wall_offset;
+}
+
 static void on_timer(void *ctx)
 {
 	struct stk_event_sink *k = ctx;
@@ -478,6 +497,17 @@ static void on_timer(void *ctx)
 	if (read(k->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		fail(k, "reading the event timer failed");
 	read_turn(k);
+	if (k->series)
+		stk_ev_series_tick(k->series, wall_now(k));
+}
+
+/* SIGHUP: the series' next file now. */
+static void on_hangup(void *ctx)
+{
+	struct stk_event_sink *k = ctx;
+
+	read_turn(k);
+	stk_ev_series_rotate(k->series, wall_now(k));
 }
 
 /* The producer woke the reader: a quarter of the ring buffer filled. */
@@ -493,11 +523,12 @@ int stk_event_sink_watch(struct stk_event_sink *k, struct stk_run_loop *loop, ch
 		arm_timer(k, READ_EVERY_NS);
 	/* the ring buffer's descriptor is readable while any record waits: only its wakeups count */
 	if (k->timer_fd < 0 || k->err[0] || stk_run_loop_add_fd(loop, k->timer_fd, on_timer, k) ||
-	    (k->rb && stk_run_loop_add_wakeups(loop, ring_buffer__epoll_fd(k->rb), on_wakeup, k))) {
+	    (k->rb && stk_run_loop_add_wakeups(loop, ring_buffer__epoll_fd(k->rb), on_wakeup, k)) ||
+	    (k->series && stk_run_loop_on_signal(loop, SIGHUP, on_hangup, k))) {
 		snprintf(err, err_len, "watching the event ring buffer failed: %s", strerror(errno));
 		return -1;
 	}
-	return 0;
+	return k->series ? stk_ev_series_start(k->series, wall_now(k), err, err_len) : 0;
 }
 
 void stk_event_sink_drain(struct stk_event_sink *k, bool final)
@@ -561,9 +592,16 @@ void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const
 
 uint64_t stk_event_sink_rows(const struct stk_event_sink *k)
 {
+	if (k && k->series)
+		return stk_ev_series_rows(k->series);
 	if (!k || !k->n_writers)
 		return 0;
 	return k->closed ? k->rows : stk_ev_writer_rows(k->writers[0]);
+}
+
+uint64_t stk_event_sink_lost_full(const struct stk_event_sink *k)
+{
+	return k && k->series ? stk_ev_series_lost(k->series) : 0;
 }
 
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k)
@@ -621,7 +659,8 @@ static size_t recorded_kinds(const struct stk_event_sink *k, uint16_t *types)
 }
 
 /* stk.kinds: a line per kind recorded (event_schema.h). 0, or -1 when out of memory. */
-static int put_kinds(const struct stk_event_sink *k, struct stk_ev_writer *w, const uint16_t *types, size_t n)
+static int put_kinds(const struct stk_event_sink *k, struct stk_ev_writer *w, const uint16_t *types, size_t n,
+		     const struct file_losses *lost)
 {
 	struct stk_buf b = { 0 };
 	int ret;
@@ -631,14 +670,24 @@ static int put_kinds(const struct stk_event_sink *k, struct stk_ev_writer *w, co
 
 		stk_buf_printf(&b, "%s%s\t%s\t%s\t%s\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64, i ? "\n" : "", kind->event,
 			       kind->unit, kind->value.type, kind->value.unit, kind->divisor ? kind->divisor : 1,
-			       kind->sample_ns, stk_event_sink_lost_of(k, types[i]));
+			       kind->sample_ns, lost->of[types[i]]);
 	}
 	ret = b.oom ? -1 : stk_ev_writer_meta(w, STK_EV_META_KINDS, stk_buf_str(&b));
 	stk_buf_free(&b);
 	return ret;
 }
 
-static void describe_file(struct stk_event_sink *k, struct stk_ev_writer *w)
+/* The kernel's losses so far: all, and by kind. */
+static void kernel_losses(const struct stk_event_sink *k, struct file_losses *l)
+{
+	l->total = stk_event_sink_lost(k);
+	for (uint16_t t = 0; t < STK_EVENT_TYPES; t++)
+		l->of[t] = stk_event_sink_lost_of(k, t);
+}
+
+/* A file's footer: the capture's description over [start, start + duration), its losses. */
+static void describe_file(struct stk_event_sink *k, struct stk_ev_writer *w, int64_t start, int64_t duration,
+			  const struct file_losses *lost)
 {
 	const struct description *d = &k->d;
 	uint16_t types[STK_EVENT_TYPES];
@@ -648,11 +697,11 @@ static void describe_file(struct stk_event_sink *k, struct stk_ev_writer *w)
 	put_meta(w, STK_EV_META_COMMAND, d->command ? d->command : "");
 	put_meta(w, STK_EV_META_APPLET, d->applet ? d->applet : "stk");
 	put_meta(w, STK_EV_META_EVENT, first->event ? first->event : "event");
-	if (n > 1 && put_kinds(k, w, types, n))
+	if (n > 1 && put_kinds(k, w, types, n, lost))
 		fail(k, "out of memory describing the recording");
-	put_meta_i64(w, STK_EV_META_LOST, (int64_t)stk_event_sink_lost(k));
-	put_meta_i64(w, STK_EV_META_START, d->start);
-	put_meta_i64(w, STK_EV_META_DURATION, d->duration);
+	put_meta_i64(w, STK_EV_META_LOST, (int64_t)lost->total);
+	put_meta_i64(w, STK_EV_META_START, start);
+	put_meta_i64(w, STK_EV_META_DURATION, duration);
 	put_meta_i64(w, STK_EV_META_PER_THREAD, k->per_thread);
 	put_meta_i64(w, STK_EV_META_DIVISOR, (int64_t)(first->divisor ? first->divisor : 1));
 	put_meta_i64(w, STK_EV_META_SAMPLE_NS, first->sample_ns);
@@ -665,6 +714,38 @@ static void describe_file(struct stk_event_sink *k, struct stk_ev_writer *w)
 	put_meta(w, STK_EV_META_OUTPUT, d->opts);
 }
 
+/* A file of the series opened: its losses count from here. */
+static void series_opened(void *ctx, const struct stk_ev_series_file *f)
+{
+	struct stk_event_sink *k = ctx;
+
+	(void)f;
+	kernel_losses(k, &k->lost_at_open);
+}
+
+/* A file of the series described: its own span and losses (the kernel's since it opened, a full disk's before). */
+static void series_describe(void *ctx, struct stk_ev_writer *w, const struct stk_ev_series_file *f)
+{
+	struct stk_event_sink *k = ctx;
+	struct file_losses lost;
+
+	kernel_losses(k, &lost);
+	lost.total = lost.total - k->lost_at_open.total + f->lost_full;
+	for (uint16_t t = 0; t < STK_EVENT_TYPES; t++)
+		lost.of[t] = lost.of[t] - k->lost_at_open.of[t] + f->lost_full_of[t];
+	describe_file(k, w, f->start, f->now - f->start, &lost);
+	put_meta_i64(w, STK_EV_META_LOST_FULL, (int64_t)f->lost_full);
+}
+
+int stk_event_sink_series(struct stk_event_sink *k, const char *dir, const struct stk_ev_series_opts *opts,
+			  char *err, size_t err_len)
+{
+	const struct stk_ev_series_hooks hooks = { .opened = series_opened, .describe = series_describe, .ctx = k };
+
+	k->series = stk_ev_series_open(dir, opts, &hooks, err, err_len);
+	return k->series ? 0 : -1;
+}
+
 int stk_event_sink_close(struct stk_event_sink *k, char *err, size_t err_len)
 {
 	char why[256];
@@ -675,8 +756,14 @@ int stk_event_sink_close(struct stk_event_sink *k, char *err, size_t err_len)
 		return -1;
 	}
 	k->rows = stk_event_sink_rows(k);
+	struct file_losses lost;
+	kernel_losses(k, &lost);
+	if (k->series && stk_ev_series_close(k->series, wall_now(k), why, sizeof(why))) {
+		snprintf(err, err_len, "%s", why);
+		ret = -1;
+	}
 	for (size_t i = 0; i < k->n_writers; i++) {
-		describe_file(k, k->writers[i]);
+		describe_file(k, k->writers[i], k->d.start, k->d.duration, &lost);
 		if (stk_ev_writer_close(k->writers[i], why, sizeof(why)) && !ret) {
 			snprintf(err, err_len, "%s", why);
 			ret = -1;
@@ -697,6 +784,7 @@ void stk_event_sink_free(struct stk_event_sink *k)
 		return;
 	for (size_t i = 0; i < k->n_writers; i++)
 		stk_ev_writer_free(k->writers[i]);
+	stk_ev_series_free(k->series);
 	for (size_t i = 0; i < k->n_labels; i++)
 		free(k->labels[i]);
 	if (k->rb)

@@ -32,6 +32,7 @@ struct stk_stack_resolver;
 struct stk_report;
 struct stk_output_opts;
 struct stk_ev_row;
+struct stk_ev_series_opts;
 
 /* One kind of event a capture records: the events whose ref.type is its index in the source's kinds. */
 struct stk_event_desc {
@@ -86,6 +87,17 @@ void stk_event_sink_add_row(struct stk_event_sink *k, uint16_t type, struct stk_
 /* The command line, the report the capture printed and its options, for the footer (copied). */
 void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const char *command,
 			     const struct stk_report *r, const struct stk_output_opts *o);
+/*
+ * stk record -o DIR/: rows go to a series of files in dir (core/eventlog/
+ * event_series.h) beside any streams, its first file opened when the sink
+ * is watched, rotated on its timer and on SIGHUP, closed with the sink.
+ * Each file's footer describes its own span and losses. 0, or -1 with err
+ * (the directory refused, another recorder there).
+ */
+int stk_event_sink_series(struct stk_event_sink *k, const char *dir, const struct stk_ev_series_opts *opts,
+			  char *err, size_t err_len);
+/* Events a series lost to a full disk. */
+uint64_t stk_event_sink_lost_full(const struct stk_event_sink *k);
 /* Rows written so far, and events the kernel found no room for (all, or of ref.type type). */
 uint64_t stk_event_sink_rows(const struct stk_event_sink *k);
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k);

@@ -129,7 +129,10 @@ int stk_session_open(struct stk_session *s, const struct stk_stack_applet *app, 
 	if (stk_wants_events(opts) || app->records) {
 		char err[1024];
 
-		s->events = stk_event_outputs_open(opts, s->outs, stk_session_has_btf(s), n_pids == 1 ? pids[0] : 0,
+		const struct stk_event_where where = { .outs = s->outs, .series_dir = app->series_dir,
+						       .series = app->series };
+
+		s->events = stk_event_outputs_open(opts, &where, stk_session_has_btf(s), n_pids == 1 ? pids[0] : 0,
 						   app->records, err, sizeof(err));
 		if (!s->events) {
 			stk_error(applet, "%s", err);
@@ -606,25 +609,40 @@ int stk_session_collect(struct stk_session *s, struct stk_stack_list *l, bool re
 	return ret ? -1 : 0;
 }
 
+/* The report as printed: its time span the session's unless it says, the output options the session's. */
+static void complete_report(const struct stk_session *s, struct stk_report *report, struct stk_output_opts *opts)
+{
+	if (!report->time_nanos)
+		report->time_nanos = s->start_wall;
+	if (!report->duration_nanos)
+		report->duration_nanos = stk_now_ns(CLOCK_MONOTONIC) - s->start_mono;
+	opts->delimiter = s->opts->delimiter;
+	opts->verbose = s->opts->verbose;
+	opts->lines = s->opts->lines;
+}
+
+void stk_session_describe(struct stk_session *s, const struct stk_report *in, const struct stk_output_opts *in_opts)
+{
+	struct stk_report report = *in;
+	struct stk_output_opts opts = *in_opts;
+
+	complete_report(s, &report, &opts);
+	if (s->events)
+		stk_event_sink_describe(stk_event_outputs_sink(s->events), s->applet, s->opts->command, &report, &opts);
+}
+
 int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, const struct stk_report *in,
 		      const struct stk_output_opts *in_opts)
 {
 	const struct stk_stack_opts *o = s->opts;
 	size_t n = o->n_outputs;
-	int64_t now_mono = stk_now_ns(CLOCK_MONOTONIC);
 	struct stk_report report = *in;
 	struct stk_output_opts opts = *in_opts;
 	int ret = 0;
 
 	report.stacks = list->stacks;
 	report.n_stacks = list->n;
-	if (!report.time_nanos)
-		report.time_nanos = s->start_wall;
-	if (!report.duration_nanos)
-		report.duration_nanos = now_mono - s->start_mono;
-	opts.delimiter = o->delimiter;
-	opts.verbose = o->verbose;
-	opts.lines = o->lines;
+	complete_report(s, &report, &opts);
 	if (s->events)
 		stk_event_sink_describe(stk_event_outputs_sink(s->events), s->applet, o->command, &report, &opts);
 	for (size_t i = 0; i < (n ? n : 1); i++) {

@@ -68,6 +68,9 @@ struct stk_stack_applet {
 	bool records;           /* every output, text too, is made from its recording, which it always makes (stk record) */
 	struct stk_stack_rules rules;  /* how its stacks are shown */
 	struct stk_event_source events; /* what its events are (when it records) */
+	/* stk record -o DIR/: its recording a series of files in series_dir (NULL: none; no other -o then) */
+	const char *series_dir;
+	const struct stk_ev_series_opts *series;
 	/* The capture: the text header (when text goes to stdout); each -i tick
 	 * (NULL: no intervals; else 0 or -1); detaching before anything is read;
 	 * the results (0 or -1). */
@@ -194,6 +197,12 @@ int stk_session_collect(struct stk_session *s, struct stk_stack_list *l, bool re
  */
 int stk_session_print(struct stk_session *s, const struct stk_stack_list *list, const struct stk_report *report,
 		      const struct stk_output_opts *opts);
+/*
+ * What the recording's footers say of the capture (the report's fields and
+ * options, as stk_session_print completes them), before its first file is
+ * described: a series' files are described as they go (stk record -o DIR/).
+ */
+void stk_session_describe(struct stk_session *s, const struct stk_report *report, const struct stk_output_opts *opts);
 /* stk_session_collect and stk_session_print, for applets with nothing of their own to add. */
 int stk_session_results(struct stk_session *s, const struct stk_report *report, const struct stk_output_opts *opts);
 
