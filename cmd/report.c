@@ -29,6 +29,7 @@
 #include "core/base/safe_output.h"
 #include "core/eventlog/event_reader.h"
 #include "core/eventlog/event_render.h"
+#include "core/eventlog/event_series.h"
 #include "core/eventlog/time_arg.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
@@ -263,8 +264,8 @@ static int add_glob(struct recording *r, const char *pattern)
 	return ret;
 }
 
-/* Each of r's arguments into its files, then each opened so that no FIFO or device can make it wait. -1 after the error. */
-static int open_recording(struct recording *r)
+/* Each of r's arguments into its files. -1 after the error. */
+static int expand_recording(struct recording *r)
 {
 	struct stat st;
 
@@ -276,20 +277,126 @@ static int open_recording(struct recording *r)
 		if (ret)
 			return -1;
 	}
+	return 0;
+}
+
+/* A file opened so that no FIFO or device can make it wait: its fd, or -1 after the error. */
+static int open_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		stk_error(APPLET, "%s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* Each of r's files opened. -1 after the error. */
+static int open_recording(struct recording *r)
+{
 	if (!(r->fds = malloc(r->n * sizeof(*r->fds)))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < r->n; i++)
 		r->fds[i] = -1;
-	for (size_t i = 0; i < r->n; i++) {
-		r->fds[i] = open(r->paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		if (r->fds[i] < 0) {
-			stk_error(APPLET, "%s: %s", r->paths[i], strerror(errno));
+	for (size_t i = 0; i < r->n; i++)
+		if ((r->fds[i] = open_file(r->paths[i])) < 0)
 			return -1;
-		}
-	}
 	return 0;
+}
+
+/* The time range a file of stk record's series names (event_series.h), from its path. */
+static bool named_range(const char *path, int64_t *first, int64_t *end)
+{
+	const char *slash = strrchr(path, '/');
+
+	return stk_ev_series_name_range(slash ? slash + 1 : path, first, end);
+}
+
+/*
+ * A recording whose every file is named by its time range (stk record -o
+ * DIR/): its first event found opening as few footers as the names allow
+ * (in order of the names' first times, until no file left can start
+ * earlier). 1 with *first; 0 when some file is not so named; -1 after the
+ * error.
+ */
+/* A file's named first time and its index, to visit the files by it. */
+struct named {
+	int64_t first;
+	size_t at;
+};
+
+static int by_first(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The first event of the file at path (its start when it has none) into *best when earlier. 0, or -1 after the error. */
+static int earliest(const char *path, int64_t *best)
+{
+	char err[512];
+	int fd = open_file(path);
+	struct stk_ev_file *f = fd >= 0 ? stk_ev_open(fd, err, sizeof(err)) : NULL;
+
+	if (!f) {
+		if (fd >= 0) {
+			stk_error(APPLET, "%s: %s", path, err);
+			close(fd);
+		}
+		return -1;
+	}
+	const struct stk_ev_meta *m = stk_ev_meta(f);
+	int64_t t = m->events ? m->first : m->start;
+	if (t < *best)
+		*best = t;
+	stk_ev_close(f);
+	close(fd);
+	return 0;
+}
+
+static int first_by_names(const struct recording *r, int64_t *first)
+{
+	struct named *order = malloc((r->n ? r->n : 1) * sizeof(*order));
+	int64_t hi, best = INT64_MAX;
+	int ret = 1;
+
+	if (!order) {
+		stk_error(APPLET, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < r->n && ret == 1; i++) {
+		order[i].at = i;
+		if (!named_range(r->paths[i], &order[i].first, &hi))
+			ret = 0;
+	}
+	if (ret == 1) {
+		qsort(order, r->n, sizeof(*order), by_first);
+		/* no file named from later than the best so far holds an earlier event */
+		for (size_t i = 0; i < r->n && order[i].first <= best && ret == 1; i++)
+			if (earliest(r->paths[order[i].at], &best))
+				ret = -1;
+		*first = best;
+	}
+	free(order);
+	return ret;
+}
+
+/* Only the files whose named range reaches into [flt->from, flt->to) (at least one stays). */
+static void keep_window(struct recording *r, const struct stk_ev_filter *flt)
+{
+	size_t kept = 0;
+	int64_t lo, hi;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (named_range(r->paths[i], &lo, &hi) && (hi < flt->from || lo >= flt->to) && (kept || i + 1 < r->n)) {
+			free(r->paths[i]);
+			continue;
+		}
+		r->paths[kept++] = r->paths[i];
+	}
+	r->n = kept;
 }
 
 static void close_recording(struct recording *r)
@@ -308,21 +415,37 @@ static void close_recording(struct recording *r)
  * that say them) read against the recording's first event. 0, or -1 after
  * the error.
  */
-static int make_filter(const struct report_config *cfg, const struct recording *r, const char *from_opt,
-		       const char *from, const char *to_opt, const char *to, struct stk_ev_filter *flt)
+static int make_filter(const struct report_config *cfg, struct recording *r, const char *from_opt,
+		       const char *from, const char *to_opt, const char *to, bool prune, struct stk_ev_filter *flt)
 {
 	char err[512];
 	size_t bad;
-	struct stk_ev_file *f = stk_ev_open_many(r->fds, r->n, &bad, err, sizeof(err));
+	int64_t first = 0;
+	/* a series' files named by their times: only those the window needs are opened */
+	int named = prune && (from || to) ? first_by_names(r, &first) : 0;
 	int ret = 0;
 
+	if (named < 0)
+		return -1;
+	if (named && ((from && stk_time_arg_parse(from, first, &flt->from, err, sizeof(err))) ||
+		      (to && stk_time_arg_parse(to, first, &flt->to, err, sizeof(err))))) {
+		stk_error(APPLET, "--%s %s", from && flt->from == INT64_MIN ? from_opt : to_opt, err);
+		return -1;
+	}
+	if (named)
+		keep_window(r, &(struct stk_ev_filter){ .from = from ? flt->from : INT64_MIN,
+							.to = to ? flt->to : INT64_MAX });
+	if (!r->fds && open_recording(r))
+		return -1;
+	struct stk_ev_file *f = stk_ev_open_many(r->fds, r->n, &bad, err, sizeof(err));
 	if (!f) {
 		stk_error(APPLET, "%s: %s", r->paths[bad], err);
 		return -1;
 	}
 	const struct stk_ev_meta *m = stk_ev_meta(f);
-	int64_t first = m->events ? m->first : m->start;
 
+	if (!named)
+		first = m->events ? m->first : m->start;
 	stk_ev_filter_all(flt);
 	flt->pids = cfg->pids;
 	flt->n_pids = cfg->n_pids;
@@ -388,15 +511,17 @@ static int report_main(const struct stk_invocation *inv)
 	struct report_config cfg = { .format = STK_FORMAT_TEXT };
 	struct stk_ev_filter flt, base_flt;
 	int ret = parse_args(&cfg, inv->argc, inv->argv);
-	const struct recording *base = cfg.base.n_args ? &cfg.base : &cfg.now;
+	struct recording *base = cfg.base.n_args ? &cfg.base : &cfg.now;
 
 	if (ret) {
 		ret = ret > 0 ? 0 : STK_EXIT_USAGE;
 		goto out;
 	}
-	if (open_recording(&cfg.now) || (cfg.base.n_args && open_recording(&cfg.base)) ||
-	    make_filter(&cfg, &cfg.now, "from", cfg.from, "to", cfg.to, &flt) ||
-	    (cfg.diff && make_filter(&cfg, base, "base-from", cfg.base_from, "base-to", cfg.base_to, &base_flt))) {
+	/* a difference of two windows of one recording reads it twice: no file left out for the first */
+	if (expand_recording(&cfg.now) || (cfg.base.n_args && expand_recording(&cfg.base)) ||
+	    make_filter(&cfg, &cfg.now, "from", cfg.from, "to", cfg.to, !(cfg.diff && !cfg.base.n_args), &flt) ||
+	    (cfg.diff && make_filter(&cfg, base, "base-from", cfg.base_from, "base-to", cfg.base_to, base != &cfg.now,
+				     &base_flt))) {
 		ret = STK_EXIT_USAGE;
 		goto out;
 	}

@@ -226,6 +226,17 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Complete files by when they were closed (their names' end), the oldest first. */
+static int by_end(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int64_t x0, x1, y0, y1;
+
+	stk_ev_series_name_range(x, &x0, &x1);
+	stk_ev_series_name_range(y, &y0, &y1);
+	return x1 != y1 ? (x1 > y1) - (x1 < y1) : strcmp(x, y);
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -296,7 +307,11 @@ static void recover_leftovers(struct stk_ev_series *s)
 	free_names(names, n);
 }
 
-/* The oldest complete files removed past max_files and max_bytes (the file being written counted in the bytes). */
+/*
+ * The oldest complete files (by their close) removed past max_files and
+ * max_bytes (the file being written counted in the bytes); the newest is
+ * kept even when it alone is larger.
+ */
 static void retain(struct stk_ev_series *s)
 {
 	struct stat st;
@@ -307,13 +322,14 @@ static void retain(struct stk_ev_series *s)
 	if (!s->o.max_files && !s->o.max_bytes)
 		return;
 	names = list_dir(s, is_done, &n);
-	qsort(names, n, sizeof(*names), by_name);
+	qsort(names, n, sizeof(*names), by_end);
 	for (size_t i = 0; i < n; i++)
 		if (own_file(s, names[i], &st))
 			total += (uint64_t)st.st_size;
 	if (s->out && fstat(fileno(s->out), &st) == 0)
 		total += (uint64_t)st.st_size;
-	for (; first < n && ((s->o.max_files && n - first > s->o.max_files) || (s->o.max_bytes && total > s->o.max_bytes));
+	for (; first + 1 < n && ((s->o.max_files && n - first > s->o.max_files) ||
+				 (s->o.max_bytes && total > s->o.max_bytes));
 	     first++) {
 		if (!own_file(s, names[first], &st))
 			continue;

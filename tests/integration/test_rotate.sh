@@ -1,0 +1,245 @@
+#!/bin/bash
+# needs: root (BPF: perf events, sched_switch; unshare -m and a tmpfs for the full disk)
+# stk record -o DIR/: a series of Parquet files. Rotation by time (complete
+# files whose spans tile the run and whose events add up to what one file
+# beside it got), by --max-files and --max-size (the oldest removed), on
+# SIGHUP; kill -9 then a restart makes the unfinished file whole (stk report
+# and DuckDB read it), an unrecoverable one kept aside; a planted symlink and
+# a directory of another user refused; a second recorder on the directory
+# refused; a full disk said once, recording paused and resumed, the losses in
+# the next file's footer.
+SUITE=rotate
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+W=$BUILD/tests/workloads
+NODE_DIR=$BUILD/node
+tmp=$(mktemp -d /var/tmp/stk-rotate.XXXXXX)
+workloads_begin
+
+# --- DuckDB from npm (as test_eventlog.sh installs it) ---
+if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
+    ! npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1; then
+    fail tools_npm "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
+    exit 1
+fi
+cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/"
+q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
+# meta DIR_OR_FILE KEY: a footer key of each file, in name order, one a line
+meta() { q "select decode(value) from parquet_kv_metadata('$1') where decode(key) = '$2' order by file_name"; }
+# complete FILES in DIR, and unfinished ones
+complete() { ls "$1" | grep -c '^stk-.*\.parquet$'; }
+partial() { ls -a "$1" | grep -c '\.parquet\.partial$'; }
+# within PCT GOT WANT, expect_within NAME PCT GOT WANT
+within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
+expect_within() {
+    if within "$2" "$3" "$4"; then pass "$1"; else fail "$1" "got $3, want $4 +- $2%"; fi
+}
+# sum_matching REGEX: the total of folded lines (stdin) matching REGEX
+sum_matching() { re="$1" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }'; }
+# wait_for FILE TEXT: until FILE holds TEXT, 20 s at most
+wait_for() { for _ in $(seq 400); do grep -qs "$2" "$1" && return 0; sleep 0.05; done; return 1; }
+
+# ===== rotation by time, beside one file of the same events =====
+d=$tmp/series
+start_workload "$W/offcpu" 300 7 80 - "$tmp/go"
+wpid=$WPID
+"$STK" record -p "$wpid" -e offcpu,cpu:49 -o "$d/" --rotate 2s --flush 1s 7 >/dev/null 2>"$tmp/series.err" & rp=$!
+"$STK" record -p "$wpid" -e offcpu,cpu:49 -o "$tmp/one.parquet" >/dev/null 2>"$tmp/one.err" & op=$!
+wait_attached $rp $op
+touch "$tmp/go"
+wait $rp
+rc=$?
+sleep 0.5
+kill -TERM $op
+wait $op
+expect_eq time_exit_status "$rc" 0
+n=$(complete "$d")
+if [ "$n" -ge 3 ] && [ "$n" -le 4 ]; then pass time_three_or_four_files; else fail time_three_or_four_files "$n files: $(ls "$d" | tr '\n' ' ')"; fi
+expect_eq time_nothing_unfinished "$(partial "$d")" 0
+expect_eq time_files_0600 "$(stat -c %a "$d"/stk-*.parquet | sort -u)" 600
+expect_eq time_dir_0700 "$(stat -c %a "$d")" 700
+# each file's span starts where the one before ended, and the spans cover the run (7 s)
+spans="with kv as (select file_name f, decode(key) k, decode(value)::bigint v from parquet_kv_metadata('$d/*.parquet')
+    where decode(key) in ('stk.start_ns', 'stk.duration_ns')),
+  s as (select f, max(v) filter (where k = 'stk.start_ns') st, max(v) filter (where k = 'stk.duration_ns') du from kv group by f)"
+tiled=$(q "$spans select count(*) filter (where prev <> st) || ' gaps, ' || round((max(st + du) - min(st)) / 1e9, 1) || ' s'
+    from (select st, du, lag(st + du) over (order by st) prev from s)")
+case "$tiled" in
+    "0 gaps, 7."[0-4]" s") pass time_spans_tile_the_run ;;
+    *) fail time_spans_tile_the_run "$tiled" ;;
+esac
+# names sort as the spans do, and say them (the first and last time of each file's events)
+expect_eq time_names_in_time_order "$(ls "$d" | grep '^stk-' | sort | tr '\n' ' ')" "$(q "select string_agg(parse_filename(file_name), ' ' order by decode(value)::bigint) || ' ' from parquet_kv_metadata('$d/*.parquet') where decode(key) = 'stk.start_ns'")"
+out_of_name=$(q "select count(*) from read_parquet('$d/*.parquet', filename = true) where
+    time < strptime(regexp_extract(parse_filename(filename), 'stk-([0-9T.]*)Z-', 1), '%Y%m%dT%H%M%S.%g')::timestamptz at time zone 'UTC' - interval 1 millisecond")
+expect_eq time_names_cover_events "$out_of_name" 0
+# every nap (80) once in the series and once in the file beside it; the same blocks
+naps=$(q "select count(*) from read_parquet('$d/*.parquet') where event = 'offcpu' and stack like '%sleeper_nap%'")
+expect_eq time_series_naps "$naps" 80
+expect_eq time_one_file_naps "$(q "select count(*) from '$tmp/one.parquet' where event = 'offcpu' and stack like '%sleeper_nap%'")" 80
+# each recorder's own programs time the same blocks: within a few microseconds a block
+expect_within time_same_nap_time 0.5 "$(q "select sum(weight) from read_parquet('$d/*.parquet') where stack like '%sleeper_nap%'")" \
+    "$(q "select sum(weight) from '$tmp/one.parquet' where stack like '%sleeper_nap%'")"
+expect_eq time_events_add_up "$(meta "$d/*.parquet" stk.events | awk '{ s += $1 } END { print s }')" \
+    "$(q "select count(*) from read_parquet('$d/*.parquet')")"
+# stk report over the directory: the naps as the one file has them (each recorder timed them)
+got=$("$STK" report --event offcpu -f "$d/" | sum_matching sleeper_nap)
+want=$("$STK" report --event offcpu -f "$tmp/one.parquet" | sum_matching sleeper_nap)
+expect_within report_dir_as_one_file 0.5 "$got" "$want"
+expect_eq report_files_as_dir "$("$STK" report --event offcpu -f "$d"/stk-*.parquet | sum_matching sleeper_nap)" "$got"
+# --from/--to: only the files whose names reach into the window are opened, and the report is the same
+mkdir "$tmp/unnamed"
+i=0; for f in "$d"/stk-*.parquet; do i=$((i + 1)); cp "$f" "$tmp/unnamed/part$i.parquet"; done
+for w in "0 0.3" "3 3.5"; do
+    set -- $w
+    "$STK" report -f --from "$1" --to "$2" "$d/" >"$tmp/win.named" 2>"$tmp/win.err"
+    "$STK" report -f --from "$1" --to "$2" "$tmp/unnamed/" >"$tmp/win.unnamed" 2>>"$tmp/win.err"
+    # the same stacks; each total within a few microseconds (the reader's totals of a file move by as much
+    # with another file beside it whose events lie outside the window: docs/record.md)
+    if [ -s "$tmp/win.named" ] && [ ! -s "$tmp/win.err" ] && awk 'NR == FNR { v[$1] = $2; next } { d = v[$1] - $2; if (!($1 in v) || d > 10 || d < -10) bad++; n++ }
+            END { exit bad || n != length(v) }' <(sed 's/ \([0-9]*\)$/\t\1/' "$tmp/win.named" | tr ' ' '_') <(sed 's/ \([0-9]*\)$/\t\1/' "$tmp/win.unnamed" | tr ' ' '_'); then
+        pass "report_window_${1}_same"
+    else
+        fail "report_window_${1}_same" "$(wc -l <"$tmp/win.named") and $(wc -l <"$tmp/win.unnamed") lines; $(diff "$tmp/win.named" "$tmp/win.unnamed" | head -5; head -c 300 "$tmp/win.err")"
+    fi
+done
+if command -v strace >/dev/null; then
+    strace -f -e trace=open,openat -o "$tmp/report.strace" "$STK" report -f --from 0 --to 0.3 "$d/" >/dev/null 2>&1
+    opened=$(grep -o '/stk-2[^"]*\.parquet' "$tmp/report.strace" | sort -u | wc -l)
+    if [ "$opened" -ge 1 ] && [ "$opened" -lt "$n" ]; then pass report_window_opens_fewer; else fail report_window_opens_fewer "$opened of $n files opened for --from 0 --to 0.3"; fi
+else
+    skip report_window_opens_fewer "no strace here"
+fi
+stop_workloads
+
+# ===== --max-files and --max-size: the oldest removed =====
+d=$tmp/maxfiles
+"$STK" record -v -e cpu:99 -o "$d/" --rotate 1s --max-files 2 5 >/dev/null 2>"$tmp/maxfiles.err"
+expect_eq max_files_kept "$(complete "$d")" 2
+removed=$(grep -c ': removed (--max-files 2' "$tmp/maxfiles.err")
+if [ "$removed" -ge 2 ]; then pass max_files_removed_said; else fail max_files_removed_said "$removed lines: $(head -c 400 "$tmp/maxfiles.err")"; fi
+closed=$(grep -o '/stk-2[^:/]*\.parquet: [0-9]* events' "$tmp/maxfiles.err" | cut -d: -f1 | tr -d / | tail -2 | tr '\n' ' ')
+expect_eq max_files_newest_kept "$(ls "$d" | grep '^stk-' | tr '\n' ' ')" "$closed"
+d=$tmp/maxsize
+start_workload "$W/burn_pie" 8
+"$STK" record -v -e cpu:199 -o "$d/" --rotate 1s --max-size 100K 6 >/dev/null 2>"$tmp/maxsize.err"
+total=$(cat "$d"/stk-*.parquet | wc -c)
+if [ "$total" -le 102400 ] && [ "$(complete "$d")" -ge 1 ]; then pass max_size_kept; else fail max_size_kept "$total bytes in $(complete "$d") files"; fi
+removed=$(grep -c ': removed (' "$tmp/maxsize.err")
+if [ "$removed" -ge 1 ]; then pass max_size_removed_oldest; else fail max_size_removed_oldest "nothing removed: $(ls -l "$d")"; fi
+closed=$(grep -o '/stk-2[^:/]*\.parquet: [0-9]* events' "$tmp/maxsize.err" | cut -d: -f1 | tr -d / | tail -"$(complete "$d")" | tr '\n' ' ')
+expect_eq max_size_newest_kept "$(ls "$d" | grep '^stk-' | tr '\n' ' ')" "$closed"
+stop_workloads
+
+# ===== SIGHUP: a new file at once =====
+d=$tmp/hup
+"$STK" record -e cpu:49 -o "$d/" >/dev/null 2>"$tmp/hup.err" & rp=$!
+wait_attached $rp
+sleep 1
+kill -HUP $rp
+sleep 1
+kill -HUP $rp
+sleep 1
+expect_eq hup_files_while_running "$(complete "$d"):$(partial "$d")" "2:1"
+kill -TERM $rp
+wait $rp
+expect_eq hup_term_exit_status "$?" 0
+expect_eq hup_term_closes_cleanly "$(complete "$d"):$(partial "$d")" "3:0"
+expect_eq hup_files_read "$(q "select count(distinct filename) from read_parquet('$d/*.parquet', filename = true)")" 3
+
+# ===== kill -9, then a restart makes the unfinished file whole =====
+d=$tmp/crash
+start_workload "$W/offcpu" 0 30 1000 -
+wpid=$WPID
+"$STK" record -p "$wpid" -e offcpu -o "$d/" --flush 1s >/dev/null 2>"$tmp/crash.err" & rp=$!
+wait_attached $rp
+sleep 3.5
+kill -9 $rp
+wait $rp 2>/dev/null
+expect_eq crash_left_unfinished "$(complete "$d"):$(partial "$d")" "0:1"
+p=$(ls -a "$d" | grep '\.parquet\.partial$')
+# a row group cut short by the crash: bytes after the last checkpoint
+head -c 5000 /dev/urandom >>"$d/$p"
+# and a file no checkpoint can save
+head -c 20000 /dev/urandom >"$d/.stk-20200101T000000.000Z.parquet.partial"
+chmod 600 "$d/.stk-20200101T000000.000Z.parquet.partial"
+"$STK" record -e cpu:49 -o "$d/" 1 >/dev/null 2>"$tmp/restart.err"
+expect_eq restart_exit_status "$?" 0
+line=$(grep "$p: recovered" "$tmp/restart.err")
+recovered=$(echo "$line" | sed -n 's/.*recovered \([0-9]*\) events.*/\1/p')
+dropped=$(echo "$line" | sed -n 's/.*; \([0-9]*\) bytes of an unfinished one dropped.*/\1/p')
+if [ -n "$recovered" ] && [ "$recovered" -gt 10 ]; then pass restart_recovered_said; else fail restart_recovered_said "$(head -c 600 "$tmp/restart.err")"; fi
+if [ -n "$dropped" ] && [ "$dropped" -ge 5000 ]; then pass restart_torn_tail_dropped; else fail restart_torn_tail_dropped "$line"; fi
+name=$(echo "$line" | sed -n 's/.* as \(stk-.*\.parquet\)$/\1/p')
+expect_eq restart_recovered_file "$(ls "$d" | grep -c "^$name$")" 1
+expect_eq recovered_report_reads "$("$STK" report -v -f "$d/$name" 2>&1 >/dev/null | grep -o '[0-9]* events (0 lost)')" "$recovered events (0 lost)"
+expect_eq recovered_duckdb_reads "$(q "select count(*) from '$d/$name'")" "$recovered"
+naps=$(q "select count(*) from '$d/$name' where stack like '%sleeper_nap%'")
+if [ "$naps" -ge 20 ] 2>/dev/null; then pass recovered_rows_whole; else fail recovered_rows_whole "$naps naps of ~60"; fi
+expect_contains recovered_says_so "$(meta "$d/$name" stk.recovered)" "row groups kept"
+expect_contains unrecoverable_said "$(grep '2020' "$tmp/restart.err")" "cannot be recovered"
+expect_eq unrecoverable_kept_aside "$(ls -a "$d" | grep -c '^\.stk-20200101T000000\.000Z\.parquet\.broken$')" 1
+expect_eq restart_report_whole_dir "$("$STK" report -v -f "$d/" 2>&1 >/dev/null | grep -c 'events')" 1
+stop_workloads
+
+# ===== the directory: a planted symlink, another user's, a second recorder =====
+mkdir -p "$tmp/elsewhere"
+ln -s "$tmp/elsewhere" "$tmp/link"
+chown -h nobody "$tmp/link"
+expect_bad_input planted_symlink "symbolic link of uid" "$STK" record -e cpu -o "$tmp/link/" 1
+expect_eq planted_symlink_untouched "$(ls -A "$tmp/elsewhere" | wc -l)" 0
+mkdir "$tmp/theirs"
+chown nobody "$tmp/theirs"
+expect_bad_input others_directory "of another user" "$STK" record -e cpu -o "$tmp/theirs/" 1
+mkdir -m 0777 "$tmp/open"
+expect_bad_input open_directory "others may write to" "$STK" record -e cpu -o "$tmp/open/" 1
+d=$tmp/second
+"$STK" record -e cpu -o "$d/" 10 >/dev/null 2>"$tmp/first.err" & rp=$!
+wait_attached $rp
+expect_bad_input second_recorder "another stk record writes there (pid $rp)" "$STK" record -e cpu -o "$d/" 1
+kill -TERM $rp
+wait $rp
+expect_eq first_recorder_unharmed "$(complete "$d"):$(partial "$d")" "1:0"
+expect_bad_input rotate_without_dir "--rotate is for a series of files" "$STK" record -e cpu --rotate 1m -o "$tmp/x.parquet" 1
+expect_bad_input dir_with_other_output "the only output" "$STK" record -e cpu -o "$tmp/d9/" -o "$tmp/x.svg" 1
+expect_bad_input bad_rotate "--rotate 0s" "$STK" record -e cpu -o "$tmp/d9/" --rotate 0s 1
+expect_bad_input bad_max_size "--max-size lots" "$STK" record -e cpu -o "$tmp/d9/" --max-size lots 1
+
+# ===== a full disk: said once, paused, resumed when there is room =====
+if ! command -v unshare >/dev/null; then
+    skip full_disk "no unshare here"
+else
+    cat >"$tmp/full.sh" <<'EOF'
+set -u
+mnt=$1 out=$2 STK=$3
+mount -t tmpfs -o size=2m stk-full "$mnt" || { echo "mount failed" >"$out/status"; exit 1; }
+"$STK" record -v -e offcpu,cpu:99 -o "$mnt/rec/" --flush 500ms >/dev/null 2>"$out/rec.err" & rp=$!
+for _ in $(seq 200); do grep -qs 'tracing .* after start' "$out/rec.err" && break; sleep 0.05; done
+sleep 1
+dd if=/dev/zero of="$mnt/fill" bs=4k 2>/dev/null
+for _ in $(seq 100); do grep -qs 'the disk is full' "$out/rec.err" && break; sleep 0.1; done
+sleep 2
+rm -f "$mnt/fill"
+for _ in $(seq 100); do grep -qs 'recording resumed' "$out/rec.err" && break; sleep 0.1; done
+sleep 1
+kill -TERM $rp
+wait $rp
+echo "exit $?" >"$out/status"
+kill -0 $rp 2>/dev/null && echo alive >>"$out/status"
+cp -a "$mnt/rec" "$out/rec"
+umount "$mnt"
+EOF
+    mkdir -p "$tmp/mnt" "$tmp/full"
+    unshare -m --propagation private bash "$tmp/full.sh" "$tmp/mnt" "$tmp/full" "$STK"
+    expect_eq full_exit_status "$(cat "$tmp/full/status")" "exit 0"
+    expect_eq full_said_once "$(grep -c 'the disk is full' "$tmp/full/rec.err")" 1
+    expect_eq full_resumed_once "$(grep -c 'room again: recording resumed' "$tmp/full/rec.err")" 1
+    lost=$(sed -n 's/.*recording resumed after .* s; \([0-9]*\) events lost while the disk was full/\1/p' "$tmp/full/rec.err")
+    if [ -n "$lost" ] && [ "$lost" -gt 0 ]; then pass full_losses_counted; else fail full_losses_counted "$(head -c 600 "$tmp/full/rec.err")"; fi
+    expect_contains full_losses_at_end "$(cat "$tmp/full/rec.err")" "events lost while the disk was full"
+    in_footer=$(meta "$tmp/full/rec/*.parquet" stk.events_lost_disk_full | awk '$1 > 0 { n++; s = $1 } END { print n "x" s }')
+    expect_eq full_losses_in_next_footer "$in_footer" "1x$lost"
+    expect_eq full_nothing_unfinished "$(partial "$tmp/full/rec")" 0
+    expect_eq full_files_read "$("$STK" report -v -f "$tmp/full/rec/" 2>&1 >/dev/null | grep -c ' events (')" 1
+    expect_eq full_duckdb_reads "$(q "select count(*) > 0 from read_parquet('$tmp/full/rec/*.parquet')")" true
+fi
