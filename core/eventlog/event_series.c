@@ -300,7 +300,8 @@ static void recover_leftovers(struct stk_ev_series *s)
 	size_t n;
 	char **names = list_dir(s, is_partial, &n);
 
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(names[i], s->partial) != 0)
 			recover_one(s, names[i]);
@@ -322,7 +323,8 @@ static void retain(struct stk_ev_series *s)
 	if (!s->o.max_files && !s->o.max_bytes)
 		return;
 	names = list_dir(s, is_done, &n);
-	qsort(names, n, sizeof(*names), by_end);
+	if (n)
+		qsort(names, n, sizeof(*names), by_end);
 	for (size_t i = 0; i < n; i++)
 		if (own_file(s, names[i], &st))
 			total += (uint64_t)st.st_size;
