@@ -134,6 +134,20 @@ wait_attached() {
     done
 }
 
+# duckdb_begin: DuckDB from npm in $BUILD/node (installed once), for q SQL, which prints its
+# rows as tab-separated lines (tests/integration/duckdb_query.mjs). A failed install is one
+# FAIL line and the suite ends. Needs tmp.
+duckdb_begin() {
+    NODE_DIR=$BUILD/node
+    if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
+        ! npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1; then
+        fail tools_npm "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
+        exit 1
+    fi
+    cp "$(dirname "${BASH_SOURCE[0]}")/integration/duckdb_query.mjs" "$NODE_DIR/"
+}
+q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
+
 # Workloads a suite runs in the background, killed when it ends. A suite sets
 # tmp (its scratch directory) and calls workloads_begin, which installs the
 # EXIT trap that kills them and removes $tmp.

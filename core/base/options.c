@@ -61,21 +61,6 @@ bad:
 	return -1;
 }
 
-int stk_parse_seconds(const char *text, long *ms)
-{
-	char *end;
-	double s;
-
-	if (!text || !(isdigit((unsigned char)text[0]) || text[0] == '.'))
-		return -1;
-	errno = 0;
-	s = strtod(text, &end);
-	if (errno || *end || !(s > 0) || s > 1e7)
-		return -1;
-	*ms = (long)llround(s * 1000.0);
-	return *ms > 0 ? 0 : -1;
-}
-
 /* A positive number and its unit's multiplier from units (names, multipliers; the first name empty: no unit). */
 static int number_with_unit(const char *text, const char *const *names, const double *mult, size_t n, double max,
 			    double *out)
@@ -95,6 +80,18 @@ static int number_with_unit(const char *text, const char *const *names, const do
 			return *out <= max ? 0 : -1;
 		}
 	return -1;
+}
+
+int stk_parse_seconds(const char *text, long *ms)
+{
+	static const char *const names[] = { "" };
+	static const double mult[] = { 1000.0 };
+	double v;
+
+	if (number_with_unit(text, names, mult, 1, 1e10, &v))
+		return -1;
+	*ms = (long)llround(v);
+	return *ms > 0 ? 0 : -1;
 }
 
 int stk_parse_duration(const char *text, int64_t *ns)

@@ -22,20 +22,8 @@
 #define MAX_ROWS 100000
 #define MAX_SECONDS 2.0
 
-static size_t largest, limit, baseline;
+static size_t limit, baseline;
 static volatile char sink;
-
-static void on_malloc(const volatile void *p, size_t size)
-{
-	(void)p;
-	if (size > largest)
-		largest = size;
-}
-
-static void on_free(const volatile void *p)
-{
-	(void)p;
-}
 
 static double now(void)
 {
@@ -50,9 +38,9 @@ static void check_bounds(double start)
 	size_t now_live = __sanitizer_get_current_allocated_bytes();
 	size_t live = now_live > baseline ? now_live - baseline : 0;
 
-	if (largest > limit || live > 4 * limit || now() - start > MAX_SECONDS) {
+	if (fuzz_largest() > limit || live > 4 * limit || now() - start > MAX_SECONDS) {
 		fprintf(stderr, "fuzz_parquet: bound broken: largest allocation %zu, live %zu (limit %zu), %.2f s\n",
-			largest, live, limit, now() - start);
+			fuzz_largest(), live, limit, now() - start);
 		abort();
 	}
 }
@@ -89,17 +77,14 @@ static void read_rows(struct stk_pq_reader *r, double start)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static bool hooked;
 	int fd = fuzz_memfd(data, size);
 	double start = now();
 	char err[256];
 	struct stk_pq_reader *r;
 
-	if (!hooked)
-		hooked = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) != 0;
 	if (fd < 0)
 		return 0;
-	largest = 0;
+	fuzz_largest_reset();
 	baseline = __sanitizer_get_current_allocated_bytes();
 	limit = FIXED_BYTES + PER_INPUT_BYTE * size;
 	r = stk_pq_reader_open(fd, fuzz_columns, FZ_COLUMNS, err, sizeof(err));

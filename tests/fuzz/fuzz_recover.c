@@ -8,7 +8,6 @@
  * with kill -9, the same with a torn tail and with a byte flipped, a whole
  * file.
  */
-#include <sanitizer/allocator_interface.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,32 +19,15 @@
 /* Scan buffers and decoded footers: a fixed amount, plus a few times the input. */
 #define FIXED_BYTES (4u << 20)
 
-static size_t largest;
-
-static void on_malloc(const volatile void *p, size_t size)
-{
-	(void)p;
-	if (size > largest)
-		largest = size;
-}
-
-static void on_free(const volatile void *p)
-{
-	(void)p;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int hooked;
 	struct stk_ev_recovered r;
 	char err[512];
 	int fd = fuzz_memfd(data, size);
 
-	if (!hooked)
-		hooked = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free) || 1;
 	if (fd < 0)
 		return 0;
-	largest = 0;
+	fuzz_largest_reset();
 	if (stk_ev_recover(fd, &r, err, sizeof(err)) == 0) {
 		struct stk_ev_file *f = stk_ev_open(fd, err, sizeof(err));
 
@@ -57,8 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		stk_ev_close(f);
 	}
-	if (largest > FIXED_BYTES + 4 * size) {
-		fprintf(stderr, "fuzz_recover: an allocation of %zu bytes for %zu bytes of input\n", largest, size);
+	if (fuzz_largest() > FIXED_BYTES + 4 * size) {
+		fprintf(stderr, "fuzz_recover: an allocation of %zu bytes for %zu bytes of input\n", fuzz_largest(), size);
 		abort();
 	}
 	close(fd);

@@ -10,7 +10,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 . "$(dirname "$0")/../lib.sh"
 PQ=$BUILD/tests/pq_sample
-NODE_DIR=$BUILD/node
 tmp=$(mktemp -d)
 workloads_begin
 
@@ -18,13 +17,7 @@ if ! make -C "$ROOT" --no-print-directory BUILD="$BUILD" "$PQ" >"$tmp/make.log" 
     fail build_pq_sample "$(tail -3 "$tmp/make.log" | tr '\n' ' ')"
     exit 1
 fi
-if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
-    ! npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1; then
-    fail duckdb_installed "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
-    exit 1
-fi
-cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/stk_query.mjs"
-q() { node "$NODE_DIR/stk_query.mjs" "$1" 2>&1; }
+duckdb_begin
 # want KEY FILE: the value pq_sample printed for KEY
 want() { sed -n "s/^$1 //p" "$2"; }
 

@@ -13,7 +13,6 @@ SUITE=record
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tests/workloads
-NODE_DIR=$BUILD/node
 # On a disk file system (O_DIRECT needs one; tmpfs has none).
 tmp=$(mktemp -d /var/tmp/stk-record.XXXXXX)
 workloads_begin
@@ -29,14 +28,7 @@ expect_within() {
 # sum_matching FILE REGEX: the total of folded lines matching REGEX
 sum_matching() { re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
 
-# --- DuckDB from npm (as test_eventlog.sh installs it) ---
-if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
-    ! npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1; then
-    fail tools_npm "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
-    exit 1
-fi
-cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/"
-q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
+duckdb_begin
 # wait_line FILE REGEX PID: until FILE holds a line matching REGEX (20 s at most, or PID gone)
 wait_line() {
     for _ in $(seq 400); do

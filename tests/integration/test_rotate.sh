@@ -9,21 +9,12 @@
 # refused; a full disk said once, recording paused and resumed, the losses in
 # the next file's footer.
 SUITE=rotate
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/../lib.sh"
 W=$BUILD/tests/workloads
-NODE_DIR=$BUILD/node
+# Scratch on a disk (the full disk below is a tmpfs of its own)
 tmp=$(mktemp -d /var/tmp/stk-rotate.XXXXXX)
 workloads_begin
-
-# --- DuckDB from npm (as test_eventlog.sh installs it) ---
-if [ ! -d "$NODE_DIR/node_modules/@duckdb/node-api" ] &&
-    ! npm install --prefix "$NODE_DIR" --no-audit --no-fund @duckdb/node-api >"$tmp/npm.log" 2>&1; then
-    fail tools_npm "npm install @duckdb/node-api failed: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
-    exit 1
-fi
-cp "$ROOT/tests/integration/duckdb_query.mjs" "$NODE_DIR/"
-q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
+duckdb_begin
 # meta DIR_OR_FILE KEY: a footer key of each file, in name order, one a line
 meta() { q "select decode(value) from parquet_kv_metadata('$1') where decode(key) = '$2' order by file_name"; }
 # complete FILES in DIR, and unfinished ones
