@@ -32,11 +32,13 @@ wait_for() { for _ in $(seq 400); do grep -qs "$2" "$1" && return 0; sleep 0.05;
 
 # ===== rotation by time, beside one file of the same events =====
 d=$tmp/series
-start_workload "$W/offcpu" 300 7 80 - "$tmp/go"
+# 40 naps of 50 ms from 300 ms after go: over well inside the series' 7 s, which start last
+start_workload "$W/offcpu" 300 6 40 - "$tmp/go"
 wpid=$WPID
-"$STK" record -p "$wpid" -e offcpu,cpu:49 -o "$d/" --rotate 2s --flush 1s 7 >/dev/null 2>"$tmp/series.err" & rp=$!
 "$STK" record -p "$wpid" -e offcpu,cpu:49 -o "$tmp/one.parquet" >/dev/null 2>"$tmp/one.err" & op=$!
-wait_attached $rp $op
+wait_attached $op
+"$STK" record -p "$wpid" -e offcpu,cpu:49 -o "$d/" --rotate 2s --flush 1s 7 >/dev/null 2>"$tmp/series.err" & rp=$!
+wait_attached $rp
 touch "$tmp/go"
 wait $rp
 rc=$?
@@ -59,15 +61,21 @@ case "$tiled" in
     "0 gaps, 7."[0-4]" s") pass time_spans_tile_the_run ;;
     *) fail time_spans_tile_the_run "$tiled" ;;
 esac
-# names sort as the spans do, and say them (the first and last time of each file's events)
-expect_eq time_names_in_time_order "$(ls "$d" | grep '^stk-' | sort | tr '\n' ' ')" "$(q "select string_agg(parse_filename(file_name), ' ' order by decode(value)::bigint) || ' ' from parquet_kv_metadata('$d/*.parquet') where decode(key) = 'stk.start_ns'")"
+# names sort by the earliest instant of each file's events (or its opening, when earlier), and their
+# ends by the files' closes: the order they were written in
+firsts="$spans, e as (select filename f, min(epoch_ns(time)) t from read_parquet('$d/*.parquet', filename = true)
+    group by 1) select string_agg(parse_filename(s.f), ' ' order by least(st, coalesce(e.t, st)), s.f)
+    from s left join e on e.f = s.f"
+expect_eq time_names_sort_by_first "$(ls "$d" | grep '^stk-' | sort | tr '\n' ' ' | sed 's/ $//')" "$(q "$firsts")"
+expect_eq time_ends_in_write_order "$(ls "$d" | grep '^stk-' | sort -t- -k3 | tr '\n' ' ' | sed 's/ $//')" \
+    "$(q "$spans select string_agg(parse_filename(f), ' ' order by st) from s")"
 out_of_name=$(q "select count(*) from read_parquet('$d/*.parquet', filename = true) where
     time < strptime(regexp_extract(parse_filename(filename), 'stk-([0-9T.]*)Z-', 1), '%Y%m%dT%H%M%S.%g')::timestamptz at time zone 'UTC' - interval 1 millisecond")
 expect_eq time_names_cover_events "$out_of_name" 0
-# every nap (80) once in the series and once in the file beside it; the same blocks
+# every nap (40; a preemption inside sleeper_nap may add one) in the series as in the file beside it
 naps=$(q "select count(*) from read_parquet('$d/*.parquet') where event = 'offcpu' and stack like '%sleeper_nap%'")
-expect_eq time_series_naps "$naps" 80
-expect_eq time_one_file_naps "$(q "select count(*) from '$tmp/one.parquet' where event = 'offcpu' and stack like '%sleeper_nap%'")" 80
+if [ "$naps" -ge 40 ] 2>/dev/null && [ "$naps" -le 42 ]; then pass time_series_naps; else fail time_series_naps "$naps, want 40 (to 42)"; fi
+expect_eq time_naps_as_one_file "$naps" "$(q "select count(*) from '$tmp/one.parquet' where event = 'offcpu' and stack like '%sleeper_nap%'")"
 # each recorder's own programs time the same blocks: within a few microseconds a block
 expect_within time_same_nap_time 0.5 "$(q "select sum(weight) from read_parquet('$d/*.parquet') where stack like '%sleeper_nap%'")" \
     "$(q "select sum(weight) from '$tmp/one.parquet' where stack like '%sleeper_nap%'")"
@@ -113,9 +121,12 @@ closed=$(grep -o '/stk-2[^:/]*\.parquet: [0-9]* events' "$tmp/maxfiles.err" | cu
 expect_eq max_files_newest_kept "$(ls "$d" | grep '^stk-' | tr '\n' ' ')" "$closed"
 d=$tmp/maxsize
 start_workload "$W/burn_pie" 8
-"$STK" record -v -e cpu:199 -o "$d/" --rotate 1s --max-size 100K 6 >/dev/null 2>"$tmp/maxsize.err"
+# six files of 8 KB and more (a second of 199 Hz samples): more than 48K together
+"$STK" record -v -e cpu:199 -o "$d/" --rotate 1s --max-size 48K 6 >/dev/null 2>"$tmp/maxsize.err"
 total=$(cat "$d"/stk-*.parquet | wc -c)
-if [ "$total" -le 102400 ] && [ "$(complete "$d")" -ge 1 ]; then pass max_size_kept; else fail max_size_kept "$total bytes in $(complete "$d") files"; fi
+# within the size, or the newest alone (it stays even when larger)
+if [ "$(complete "$d")" -ge 1 ] && { [ "$total" -le 49152 ] || [ "$(complete "$d")" -eq 1 ]; }; then pass max_size_kept
+else fail max_size_kept "$total bytes in $(complete "$d") files"; fi
 removed=$(grep -c ': removed (' "$tmp/maxsize.err")
 if [ "$removed" -ge 1 ]; then pass max_size_removed_oldest; else fail max_size_removed_oldest "nothing removed: $(ls -l "$d")"; fi
 closed=$(grep -o '/stk-2[^:/]*\.parquet: [0-9]* events' "$tmp/maxsize.err" | cut -d: -f1 | tr -d / | tail -"$(complete "$d")" | tr '\n' ' ')
