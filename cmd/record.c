@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -862,6 +863,14 @@ static int setup(void *arg)
 		.results = print_results, .series_dir = cfg->series_dir, .series = &cfg->series,
 	};
 
+	/* a series' SIGHUP held from now: one sent while the capture starts rotates once it runs, never kills it */
+	if (cfg->series_dir) {
+		sigset_t hup;
+
+		sigemptyset(&hup);
+		sigaddset(&hup, SIGHUP);
+		sigprocmask(SIG_BLOCK, &hup, NULL);
+	}
 	if (stk_session_open(session, &record, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
 	    stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;

@@ -671,7 +671,8 @@ int stk_ev_series_add(struct stk_ev_series *s, uint16_t kind, const struct stk_e
 
 bool stk_ev_series_has_stack(const struct stk_ev_series *s, int64_t id)
 {
-	return s->w && stk_ev_writer_has_stack(s->w, id);
+	/* no file open: none needs the stack's text */
+	return !s->w || stk_ev_writer_has_stack(s->w, id);
 }
 
 /* Whether the directory's file system has room again. */

@@ -94,7 +94,7 @@ int stk_ev_series_start(struct stk_ev_series *s, int64_t now, char *err, size_t 
  * for good (a write error other than a full disk: stk_ev_series_error).
  */
 int stk_ev_series_add(struct stk_ev_series *s, uint16_t kind, const struct stk_ev_row *row);
-/* Whether the current file's row group has stack id (event_writer.h); false while paused. */
+/* Whether the current file's row group has stack id (event_writer.h); true while no file is open (paused). */
 bool stk_ev_series_has_stack(const struct stk_ev_series *s, int64_t id);
 /* Called often (every 100 ms): rotates, flushes, and while paused looks for free space, as due at now. */
 void stk_ev_series_tick(struct stk_ev_series *s, int64_t now);

@@ -220,9 +220,11 @@ static void say_kinds(const struct stk_event_outputs *eo, const char *applet, bo
 	for (uint16_t t = 0; n > 1 && t < STK_EVENT_TYPES; t++) {
 		uint64_t lost = stk_event_sink_lost_of(eo->sink, t);
 
-		if (names[t] && (verbose || lost))
-			fprintf(stderr, "%s: %s: %" PRIu64 " events, %" PRIu64 " lost\n", applet, names[t],
-				stk_event_sink_rows_of(eo->sink, t), lost);
+		uint64_t full = stk_event_sink_lost_full_of(eo->sink, t);
+
+		if (names[t] && (verbose || lost || full))
+			fprintf(stderr, "%s: %s: %" PRIu64 " events, %" PRIu64 " lost%s\n", applet, names[t],
+				stk_event_sink_rows_of(eo->sink, t), lost + full, full ? " (some to a full disk)" : "");
 	}
 }
 

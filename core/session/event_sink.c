@@ -317,9 +317,12 @@ static void add_row(struct stk_event_sink *k, uint16_t type, const struct stk_ev
 	for (size_t i = 0; i < k->n_writers; i++)
 		if (stk_ev_writer_add(k->writers[i], row))
 			fail(k, "writing an event failed");
+	uint64_t lost = k->series ? stk_ev_series_lost(k->series) : 0;
+
 	if (k->series && stk_ev_series_add(k->series, type, row))
 		fail(k, stk_ev_series_error(k->series));
-	if (type < STK_EVENT_TYPES)
+	/* a row a full disk kept out is counted as lost there, not here */
+	if (type < STK_EVENT_TYPES && (!k->series || stk_ev_series_lost(k->series) == lost))
 		k->rows_of[type]++;
 }
 
@@ -602,6 +605,11 @@ uint64_t stk_event_sink_rows(const struct stk_event_sink *k)
 uint64_t stk_event_sink_lost_full(const struct stk_event_sink *k)
 {
 	return k && k->series ? stk_ev_series_lost(k->series) : 0;
+}
+
+uint64_t stk_event_sink_lost_full_of(const struct stk_event_sink *k, uint16_t type)
+{
+	return k && k->series ? stk_ev_series_lost_of(k->series, type) : 0;
 }
 
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k)

@@ -96,8 +96,9 @@ void stk_event_sink_describe(struct stk_event_sink *k, const char *applet, const
  */
 int stk_event_sink_series(struct stk_event_sink *k, const char *dir, const struct stk_ev_series_opts *opts,
 			  char *err, size_t err_len);
-/* Events a series lost to a full disk. */
+/* Events a series lost to a full disk (all, or of ref.type type). */
 uint64_t stk_event_sink_lost_full(const struct stk_event_sink *k);
+uint64_t stk_event_sink_lost_full_of(const struct stk_event_sink *k, uint16_t type);
 /* Rows written so far, and events the kernel found no room for (all, or of ref.type type). */
 uint64_t stk_event_sink_rows(const struct stk_event_sink *k);
 uint64_t stk_event_sink_lost(const struct stk_event_sink *k);

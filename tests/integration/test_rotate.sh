@@ -135,13 +135,18 @@ stop_workloads
 
 # ===== SIGHUP: a new file at once =====
 d=$tmp/hup
+# wait_until N: until N complete files are in $d, 10 s at most
+wait_until() { for _ in $(seq 200); do [ "$(complete "$d")" -ge "$1" ] && return; sleep 0.05; done; }
 "$STK" record -e cpu:49 -o "$d/" >/dev/null 2>"$tmp/hup.err" & rp=$!
 wait_attached $rp
-sleep 1
+# the first file open: SIGHUP is taken from here on
+for _ in $(seq 200); do [ "$(partial "$d" 2>/dev/null)" = 1 ] && break; sleep 0.05; done
+sleep 0.5
 kill -HUP $rp
-sleep 1
+wait_until 1
+sleep 0.5
 kill -HUP $rp
-sleep 1
+wait_until 2
 expect_eq hup_files_while_running "$(complete "$d"):$(partial "$d")" "2:1"
 kill -TERM $rp
 wait $rp
