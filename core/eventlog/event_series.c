@@ -400,11 +400,13 @@ static void abandon(struct stk_ev_series *s)
 /* The disk is full: said once, the file cut back, the rows since its last checkpoint lost. */
 static void pause_series(struct stk_ev_series *s, int64_t now, int e)
 {
-	if (!s->paused)
+	if (!s->paused) {
 		say(s, "%s: the disk is full (%s): recording paused; events are counted as lost until %" PRIu64
 		    " KiB are free", s->path, strerror(e), s->o.resume_bytes >> 10);
+		s->paused_at = now;
+	}
 	s->paused = true;
-	s->paused_at = s->space_checked = now;
+	s->space_checked = now;
 	if (!s->w)
 		return;
 	for (uint16_t k = 0; k < STK_EV_SERIES_KINDS; k++)

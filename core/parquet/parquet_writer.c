@@ -323,8 +323,11 @@ static int write_checkpoint(struct stk_pq_writer *w, size_t n_groups)
 	else if (write_bytes(w, b.data, b.len) == 0)
 		rc = fflush(w->out) ? write_failed(w) : 0;
 	stk_buf_free(&b);
-	w->ckpt_end = w->offset;
-	w->crc = 0;
+	/* only a checkpoint written whole moves the mark: a recovery cuts there */
+	if (rc == 0) {
+		w->ckpt_end = w->offset;
+		w->crc = 0;
+	}
 	return rc;
 }
 

@@ -14,8 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -279,8 +282,13 @@ static void recover_event_log(struct test_ctx *t)
 /* The hooks of a test series: every file described with its own span. */
 static void describe(void *ctx, struct stk_ev_writer *w, const struct stk_ev_series_file *f)
 {
+	char num[32];
+
 	(void)ctx;
 	required_meta(w, f->start, f->now - f->start);
+	/* as the session's sink says them: the losses to a full disk before the file */
+	snprintf(num, sizeof(num), "%" PRIu64, f->lost_full);
+	stk_ev_writer_meta(w, STK_EV_META_LOST_FULL, num);
 }
 
 static const struct stk_ev_series_hooks hooks = { .describe = describe };
@@ -455,6 +463,118 @@ static void series_recovers_leftovers(struct test_ctx *t)
 	remove_tree(scratch);
 }
 
+/* Fills the file system of dir: a file of zeros until no block is left. */
+static void fill(const char *path)
+{
+	static const char zeros[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	while (fd >= 0 && write(fd, zeros, sizeof(zeros)) > 0)
+		;
+	while (fd >= 0 && write(fd, zeros, 1) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * In a child, in a mount namespace of its own over a 256 KiB tmpfs: a
+ * series whose disk fills, that pauses, counts losses and resumes. The
+ * number of failed checks is its exit status.
+ */
+static int full_disk_child(const char *mnt)
+{
+	const struct stk_ev_series_opts o = { .flush_ns = SEC, .resume_bytes = 64 << 10, .applet = "test" };
+	struct test_ctx c = { .name = "full_disk" }, *t = &c;
+	char dir[300], filler[300], err[512], names[8][96], path[512];
+	struct stk_ev_series *s;
+	int64_t now = T0;
+
+	if (unshare(CLONE_NEWNS) || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("stk-unit", mnt, "tmpfs", 0, "size=256k"))
+		return 100;
+	snprintf(dir, sizeof(dir), "%s/rec", mnt);
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	s = stk_ev_series_open(dir, &o, &hooks, err, sizeof(err));
+	CHECK(t, s && stk_ev_series_start(s, now, err, sizeof(err)) == 0);
+	if (!s)
+		return 1;
+	for (int i = 0; i < 10; i++, now += 100 * MS) { /* 10 rows flushed at 1 s */
+		struct stk_ev_row row = row_at(now);
+		stk_ev_series_add(s, 0, &row);
+	}
+	stk_ev_series_tick(s, now);
+	fill(filler);
+	for (int i = 0; i < 5; i++, now += 100 * MS) { /* 5 rows more: the flush at 2 s finds the disk full */
+		struct stk_ev_row row = row_at(now);
+		stk_ev_series_add(s, 1, &row);
+	}
+	now = T0 + 2 * SEC;
+	stk_ev_series_tick(s, now);
+	CHECK(t, stk_ev_series_lost(s) == 5 && stk_ev_series_lost_of(s, 1) == 5);
+	for (int i = 0; i < 7; i++, now += 100 * MS) { /* paused: lost as they come */
+		struct stk_ev_row row = row_at(now);
+		CHECK(t, stk_ev_series_add(s, 0, &row) == 0);
+		stk_ev_series_tick(s, now); /* still full: no resuming */
+	}
+	CHECK(t, stk_ev_series_lost(s) == 12 && stk_ev_series_lost_of(s, 0) == 7 && stk_ev_series_rows(s) == 10);
+	unlink(filler);
+	now = T0 + 4 * SEC;
+	stk_ev_series_tick(s, now); /* room again: the cut file made whole, a new one */
+	for (int i = 0; i < 3; i++, now += 100 * MS) {
+		struct stk_ev_row row = row_at(now);
+		stk_ev_series_add(s, 0, &row);
+	}
+	CHECK(t, stk_ev_series_close(s, now, err, sizeof(err)) == 0);
+	CHECK(t, stk_ev_series_rows(s) == 13 && stk_ev_series_lost(s) == 12);
+	stk_ev_series_free(s);
+	/* the file the pause cut (its 10 rows), and the one after it carrying the 12 losses */
+	CHECK(t, names_in(dir, "stk-", names, 8) == 2 && names_in(dir, ".stk-2", names + 2, 6) == 0);
+	const uint64_t rows[2] = { 10, 3 }, lost[2] = { 0, 12 };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%.300s/%.95s", dir, names[i]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		struct stk_pq_reader *r = fd >= 0 ? stk_pq_reader_open(fd, stk_ev_columns, STK_EV_COLS, err, sizeof(err)) : NULL;
+		const char *full = r ? stk_pq_reader_metadata(r, STK_EV_META_LOST_FULL) : NULL;
+
+		CHECK(t, r && stk_pq_reader_rows(r) == (int64_t)rows[i]);
+		CHECK(t, full && strtoull(full, NULL, 10) == lost[i]);
+		stk_pq_reader_close(r);
+		if (fd >= 0)
+			close(fd);
+	}
+	umount(mnt);
+	return c.failures;
+}
+
+static void series_full_disk(struct test_ctx *t)
+{
+	char scratch[256];
+	int status = -1;
+	pid_t child;
+
+	if (geteuid() != 0) {
+		printf("  not root: no tmpfs of its own to fill (tests/integration/test_rotate.sh covers it)\n");
+		return;
+	}
+	CHECK(t, make_scratch_dir(scratch, sizeof(scratch)) == 0);
+	fflush(stdout);
+	fflush(stderr);
+	child = fork();
+	if (child == 0) {
+		int failures = full_disk_child(scratch);
+
+		fflush(stdout);
+		_exit(failures);
+	}
+	CHECK(t, child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status));
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		printf("  the child found %d failures%s\n", WEXITSTATUS(status),
+		       WEXITSTATUS(status) == 100 ? " (no mount namespace or tmpfs)" : "");
+	CHECK(t, WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	remove_tree(scratch);
+}
+
 static void series_names(struct test_ctx *t)
 {
 	int64_t a, b;
@@ -504,6 +624,7 @@ const struct test_case event_series_tests[] = {
 	{ "series_retention", series_retention },
 	{ "series_refusals", series_refusals },
 	{ "series_recovers_leftovers", series_recovers_leftovers },
+	{ "series_full_disk", series_full_disk },
 	{ "series_names", series_names },
 	{ "durations_and_sizes", durations_and_sizes },
 	{ NULL, NULL },
