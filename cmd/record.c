@@ -91,7 +91,7 @@ static void print_help(void)
 	       STK_STACK_CHOICES_HELP,
 	       STK_STACK_STORAGE_DEFAULT);
 	stk_output_help(stdout, STK_OFFER_ALL, STK_FORMAT_TEXT);
-	printf("  -o DIR/                     a series of Parquet files in DIR (a path ending in / or a directory;\n"
+	printf("     (-o DIR/)                a series of Parquet files in DIR (a path ending in / or a directory;\n"
 	       "                              made 0700 when missing): stk-FIRST-END.parquet, UTC; the file being\n"
 	       "                              written is hidden until it is complete (docs/record.md)\n"
 	       "      --rotate TIME           DIR/: a new file every TIME (10m, 1h; default: one file), and on SIGHUP\n"
