@@ -29,7 +29,7 @@
 #include "core/base/safe_output.h"
 #include "core/eventlog/event_reader.h"
 #include "core/eventlog/event_render.h"
-#include "core/eventlog/event_series.h"
+#include "core/eventlog/series_names.h"
 #include "core/eventlog/time_arg.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
@@ -306,12 +306,17 @@ static int open_recording(struct recording *r)
 	return 0;
 }
 
-/* The time range a file of stk record's series names (event_series.h), from its path. */
-static bool named_range(const char *path, int64_t *first, int64_t *end)
+static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
-	return stk_ev_series_name_range(slash ? slash + 1 : path, first, end);
+	return slash ? slash + 1 : path;
+}
+
+/* The time range a file of stk record's series names (series_names.h), from its path. */
+static bool named_range(const char *path, int64_t *first, int64_t *end)
+{
+	return stk_ev_series_name_range(base_name(path), first, end);
 }
 
 /*
@@ -388,10 +393,9 @@ static int first_by_names(const struct recording *r, int64_t *first)
 static void keep_window(struct recording *r, const struct stk_ev_filter *flt)
 {
 	size_t kept = 0;
-	int64_t lo, hi;
 
 	for (size_t i = 0; i < r->n; i++) {
-		if (named_range(r->paths[i], &lo, &hi) && (hi < flt->from || lo >= flt->to) && (kept || i + 1 < r->n)) {
+		if (!stk_ev_series_reaches(base_name(r->paths[i]), flt->from, flt->to) && (kept || i + 1 < r->n)) {
 			free(r->paths[i]);
 			continue;
 		}

@@ -13,22 +13,19 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/base/grow.h"
 #include "core/base/safe_dir.h"
 #include "core/eventlog/event_recover.h"
 #include "core/eventlog/event_writer.h"
+#include "core/eventlog/series_names.h"
 
 #define LOCK_NAME ".stk-record.lock"
 #define PARTIAL_PREFIX ".stk-"
 #define PARTIAL_SUFFIX ".parquet.partial"
 #define BROKEN_SUFFIX ".parquet.broken"
-#define DONE_PREFIX "stk-"
 #define DONE_SUFFIX ".parquet"
-/* "20261127T082500.123Z" */
-#define STAMP_LEN 20
 /* Names tried when one is taken (two files in one millisecond; a clock set back). */
 #define NAME_TRIES 100
 /* A paused series looks for free space this often. */
@@ -82,67 +79,6 @@ static void failed(struct stk_ev_series *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "20261127T082500.123Z" (UTC) of ns since the epoch into buf (STAMP_LEN + 1). */
-static void stamp(int64_t ns, char *buf)
-{
-	time_t sec = (time_t)(ns / 1000000000);
-	int ms = (int)(ns % 1000000000 / 1000000);
-	struct tm tm;
-
-	if (ns < 0 || !gmtime_r(&sec, &tm)) {
-		sec = 0;
-		ms = 0;
-		gmtime_r(&sec, &tm);
-	}
-	snprintf(buf, STAMP_LEN + 1, "%04u%02u%02uT%02u%02u%02u.%03uZ", (unsigned)(tm.tm_year + 1900) % 10000,
-		 (unsigned)(tm.tm_mon + 1) % 100, (unsigned)tm.tm_mday % 100, (unsigned)tm.tm_hour % 100,
-		 (unsigned)tm.tm_min % 100, (unsigned)tm.tm_sec % 100, (unsigned)ms % 1000);
-}
-
-/* A stamp at p back to ns. false when p is not one. */
-static bool parse_stamp(const char *p, int64_t *ns)
-{
-	struct tm tm = { 0 };
-	int ms, used = 0;
-
-	for (int i = 0; i < STAMP_LEN; i++) {
-		bool digit = p[i] >= '0' && p[i] <= '9';
-
-		if (digit != !(i == 8 || i == 15 || i == 19))
-			return false;
-	}
-	if (p[8] != 'T' || p[15] != '.' || p[19] != 'Z' ||
-	    sscanf(p, "%4d%2d%2dT%2d%2d%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-		   &tm.tm_sec, &ms, &used) != 7 || used != STAMP_LEN)
-		return false;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	time_t sec = timegm(&tm);
-	if (sec == (time_t)-1 || sec < 0)
-		return false;
-	*ns = (int64_t)sec * 1000000000 + (int64_t)ms * 1000000;
-	return true;
-}
-
-bool stk_ev_series_name_range(const char *name, int64_t *first, int64_t *end)
-{
-	size_t len = strlen(name), pre = strlen(DONE_PREFIX), suf = strlen(DONE_SUFFIX);
-	const char *p = name + pre, *tail = name + pre + 2 * STAMP_LEN + 1;
-
-	if (len < pre + 2 * STAMP_LEN + 1 + suf || strncmp(name, DONE_PREFIX, pre) != 0 || p[STAMP_LEN] != '-' ||
-	    !parse_stamp(p, first) || !parse_stamp(p + STAMP_LEN + 1, end))
-		return false;
-	/* then ".parquet", or "-N.parquet" */
-	if (*tail == '-') {
-		tail++;
-		if (*tail < '1' || *tail > '9')
-			return false;
-		while (*tail >= '0' && *tail <= '9')
-			tail++;
-	}
-	return strcmp(tail, DONE_SUFFIX) == 0 && *first <= *end;
-}
-
 /* Whether the entry name in the directory is a regular file of ours with one link (never followed). */
 static bool own_file(const struct stk_ev_series *s, const char *name, struct stat *st)
 {
@@ -171,19 +107,6 @@ static int place(struct stk_ev_series *s, const char *from, const char *base, ch
 	}
 	errno = EEXIST;
 	return -1;
-}
-
-/* "stk-FIRST-END" for a file whose events lie within [first, end]. */
-static void done_base(int64_t first, int64_t end, char *buf, size_t len)
-{
-	char a[STAMP_LEN + 1], b[STAMP_LEN + 1];
-
-	if (end < first)
-		end = first;
-	stamp(first, a);
-	/* the end to the next millisecond up: events of its last millisecond stay inside */
-	stamp(end + 999999, b);
-	snprintf(buf, len, "%s%s-%s", DONE_PREFIX, a, b);
 }
 
 /* The names in the directory that pass keep(name), sorted; *n of them (owned: free each and the array). */
@@ -284,7 +207,7 @@ static void recover_one(struct stk_ev_series *s, const char *name)
 		return;
 	}
 	close(fd);
-	done_base(r.first < r.start ? r.first : r.start, r.end, base, sizeof(base));
+	stk_ev_series_base_name(r.first < r.start ? r.first : r.start, r.end, base, sizeof(base));
 	if (place(s, name, base, placed, sizeof(placed)))
 		say(s, "%s/%s: recovered but not renamed: %s", s->path, name, strerror(errno));
 	else if (r.was_whole)
@@ -451,10 +374,10 @@ static void checkpoint(struct stk_ev_series *s, int64_t now)
 static int open_file(struct stk_ev_series *s, int64_t now)
 {
 	const struct stk_pq_writer_opts opts = { .gzip_level = 1, .checkpoints = true };
-	char st[STAMP_LEN + 1], why[256];
+	char st[STK_EV_STAMP_LEN + 1], why[256];
 	int fd = -1, e;
 
-	stamp(now, st);
+	stk_ev_series_stamp(now, st);
 	for (int i = 0; i < NAME_TRIES && fd < 0; i++) {
 		if (i)
 			snprintf(s->partial, sizeof(s->partial), "%s%s-%d%s", PARTIAL_PREFIX, st, i, PARTIAL_SUFFIX);
@@ -540,7 +463,7 @@ static int close_file(struct stk_ev_series *s, int64_t now)
 		say(s, "%s/%s: syncing: %s", s->path, s->partial, strerror(errno));
 	fclose(s->out);
 	s->out = NULL;
-	done_base(first < s->file.start ? first : s->file.start, now, base, sizeof(base));
+	stk_ev_series_base_name(first < s->file.start ? first : s->file.start, now, base, sizeof(base));
 	if (place(s, s->partial, base, placed, sizeof(placed))) {
 		failed(s, "%s/%s: naming it %s.parquet: %s", s->path, s->partial, base, strerror(errno));
 		return -1;

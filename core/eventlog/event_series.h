@@ -6,7 +6,7 @@
  * stk-FIRST-END.parquet every opts.rotate_ns, on stk_ev_series_rotate
  * (SIGHUP) and at the end, FIRST being the earliest time any of its events
  * covers and END its close, UTC to the millisecond, so names sort by time
- * and say which files a window needs (stk_ev_series_name_range). The oldest
+ * and say which files a window needs (series_names.h). The oldest
  * complete files are removed past opts.max_files or opts.max_bytes.
  *
  * Crash safety: rows go out as row groups, each followed by a checkpoint
@@ -115,12 +115,5 @@ uint64_t stk_ev_series_lost_of(const struct stk_ev_series *s, uint16_t kind);
 uint64_t stk_ev_series_files(const struct stk_ev_series *s);
 /* Why the series failed, or NULL. */
 const char *stk_ev_series_error(const struct stk_ev_series *s);
-
-/*
- * The time range a complete file of a series names (stk-FIRST-END.parquet,
- * maybe with -N before .parquet): every event in it lies within [first,
- * end]. false for any other name.
- */
-bool stk_ev_series_name_range(const char *name, int64_t *first, int64_t *end);
 
 #endif

@@ -27,6 +27,7 @@
 #include "core/eventlog/event_recover.h"
 #include "core/eventlog/event_schema.h"
 #include "core/eventlog/event_series.h"
+#include "core/eventlog/series_names.h"
 #include "core/eventlog/event_writer.h"
 #include "core/parquet/parquet_reader.h"
 #include "core/parquet/parquet_salvage.h"
@@ -594,6 +595,22 @@ static void series_names(struct test_ctx *t)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(t, !stk_ev_series_name_range(bad[i], &a, &b));
+	/* a name made is the name read: its first rounded down, its end up, to the millisecond */
+	char base[96], name[128], st[STK_EV_STAMP_LEN + 1];
+	stk_ev_series_base_name(T0 + 1234567, T0 + 5 * SEC + 1, base, sizeof(base));
+	snprintf(name, sizeof(name), "%s.parquet", base);
+	CHECK_STR(t, name, "stk-20231114T221320.001Z-20231114T221325.001Z.parquet");
+	CHECK(t, stk_ev_series_name_range(name, &a, &b) && a <= T0 + 1234567 && b >= T0 + 5 * SEC + 1);
+	stk_ev_series_stamp(T0 + 999 * MS, st);
+	CHECK_STR(t, st, "20231114T221320.999Z");
+	/* a window: the files whose range meets it, and every file whose name does not say */
+	const char *f = "stk-20231114T221320.000Z-20231114T221322.000Z.parquet";
+	CHECK(t, stk_ev_series_reaches(f, T0 + SEC, T0 + SEC + 1));
+	CHECK(t, stk_ev_series_reaches(f, T0 - SEC, T0 + 1)); /* the window ends inside it */
+	CHECK(t, stk_ev_series_reaches(f, T0 + 2 * SEC, T0 + 3 * SEC)); /* its end is inside the window */
+	CHECK(t, !stk_ev_series_reaches(f, T0 + 2 * SEC + 1, T0 + 3 * SEC));
+	CHECK(t, !stk_ev_series_reaches(f, T0 - SEC, T0));
+	CHECK(t, stk_ev_series_reaches("run.parquet", T0, T0 + 1));
 }
 
 static void durations_and_sizes(struct test_ctx *t)
