@@ -218,9 +218,7 @@ static void say_kinds(const struct stk_event_outputs *eo, const char *applet, bo
 		if ((names[t] = stk_event_sink_kind_name(eo->sink, t)))
 			n++;
 	for (uint16_t t = 0; n > 1 && t < STK_EVENT_TYPES; t++) {
-		uint64_t lost = stk_event_sink_lost_of(eo->sink, t);
-
-		uint64_t full = stk_event_sink_lost_full_of(eo->sink, t);
+		uint64_t lost = stk_event_sink_lost_of(eo->sink, t), full = stk_event_sink_lost_full_of(eo->sink, t);
 
 		if (names[t] && (verbose || lost || full))
 			fprintf(stderr, "%s: %s: %" PRIu64 " events, %" PRIu64 " lost%s\n", applet, names[t],
@@ -231,7 +229,6 @@ static void say_kinds(const struct stk_event_outputs *eo, const char *applet, bo
 static void say_counts(const struct stk_event_outputs *eo, const char *applet, const struct stk_stack_opts *o)
 {
 	uint64_t rows = stk_event_sink_rows(eo->sink), lost = stk_event_sink_lost(eo->sink);
-
 	uint64_t full = stk_event_sink_lost_full(eo->sink);
 
 	fprintf(stderr, "%s: %" PRIu64 " events recorded%s\n", applet, rows,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
@@ -20,7 +21,6 @@
 #include "core/base/key_index.h"
 #include "core/base/waitlist.h"
 #include "core/base/run_loop.h"
-#include <signal.h>
 #include "core/bpf/percpu_maps.h"
 #include "core/eventlog/event_schema.h"
 #include "core/eventlog/event_series.h"
