@@ -153,7 +153,35 @@ static void wakeups_once_per_write(struct test_ctx *t)
 	close(w.fds[1]);
 }
 
+static void count_hangup(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* One more signal (stk record's SIGHUP): its callback runs inside the wait, which goes on; the mask comes back. */
+static void extra_signal_runs_its_callback(struct test_ctx *t)
+{
+	char err[128];
+	struct stk_run_loop *loop = stk_run_loop_new(100, 0, err, sizeof(err));
+	sigset_t before, after;
+	int hups = 0;
+
+	CHECK(t, loop != NULL);
+	if (!loop)
+		return;
+	sigprocmask(SIG_BLOCK, NULL, &before);
+	CHECK(t, stk_run_loop_on_signal(loop, SIGHUP, count_hangup, &hups) == 0);
+	CHECK(t, stk_run_loop_on_signal(loop, SIGUSR1, count_hangup, &hups) < 0); /* one a loop */
+	CHECK(t, raise(SIGHUP) == 0);
+	CHECK(t, stk_run_loop_wait(loop) == STK_RUN_DURATION);
+	CHECK(t, hups == 1);
+	stk_run_loop_free(loop);
+	sigprocmask(SIG_BLOCK, NULL, &after);
+	CHECK(t, sigismember(&after, SIGHUP) == sigismember(&before, SIGHUP));
+}
+
 const struct test_case run_loop_tests[] = {
+	{ "run_loop_extra_signal", extra_signal_runs_its_callback },
 	{ "run_loop_wakeups_once", wakeups_once_per_write },
 	{ "run_loop_callback_polls_stop", callback_that_polls_ends_the_wait },
 	{ "run_loop_stop_requested", stop_requested_polls_the_signal },
