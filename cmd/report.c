@@ -319,13 +319,6 @@ static bool named_range(const char *path, int64_t *first, int64_t *end)
 	return stk_ev_series_name_range(base_name(path), first, end);
 }
 
-/*
- * A recording whose every file is named by its time range (stk record -o
- * DIR/): its first event found opening as few footers as the names allow
- * (in order of the names' first times, until no file left can start
- * earlier). 1 with *first; 0 when some file is not so named; -1 after the
- * error.
- */
 /* A file's named first time and its index, to visit the files by it. */
 struct named {
 	int64_t first;
@@ -339,8 +332,11 @@ static int by_first(const void *a, const void *b)
 	return (x->first > y->first) - (x->first < y->first);
 }
 
-/* The first event of the file at path (its start when it has none) into *best when earlier. 0, or -1 after the error. */
-static int earliest(const char *path, int64_t *best)
+/*
+ * The first event of the file at path into *event, its capture's start into
+ * *start, each when earlier. 0, or -1 after the error.
+ */
+static int earliest(const char *path, int64_t *event, int64_t *start)
 {
 	char err[512];
 	int fd = open_file(path);
@@ -354,18 +350,26 @@ static int earliest(const char *path, int64_t *best)
 		return -1;
 	}
 	const struct stk_ev_meta *m = stk_ev_meta(f);
-	int64_t t = m->events ? m->first : m->start;
-	if (t < *best)
-		*best = t;
+	if (m->events && m->first < *event)
+		*event = m->first;
+	if (m->start < *start)
+		*start = m->start;
 	stk_ev_close(f);
 	close(fd);
 	return 0;
 }
 
+/*
+ * A recording whose every file is named by its time range (stk record -o
+ * DIR/): its first event found opening as few footers as the names allow
+ * (in order of the names' first times, until no file left can start
+ * earlier). 1 with *first; 0 when some file is not so named; -1 after the
+ * error.
+ */
 static int first_by_names(const struct recording *r, int64_t *first)
 {
 	struct named *order = malloc((r->n ? r->n : 1) * sizeof(*order));
-	int64_t hi, best = INT64_MAX;
+	int64_t hi, event = INT64_MAX, start = INT64_MAX;
 	int ret = 1;
 
 	if (!order) {
@@ -379,11 +383,12 @@ static int first_by_names(const struct recording *r, int64_t *first)
 	}
 	if (ret == 1) {
 		qsort(order, r->n, sizeof(*order), by_first);
-		/* no file named from later than the best so far holds an earlier event */
-		for (size_t i = 0; i < r->n && order[i].first <= best && ret == 1; i++)
-			if (earliest(r->paths[order[i].at], &best))
+		/* no file named from later than the earliest event so far holds an earlier one */
+		for (size_t i = 0; i < r->n && order[i].first <= event && ret == 1; i++)
+			if (earliest(r->paths[order[i].at], &event, &start))
 				ret = -1;
-		*first = best;
+		/* as for any recording: its first event, or its start when it has none */
+		*first = event != INT64_MAX ? event : start;
 	}
 	free(order);
 	return ret;
@@ -432,6 +437,7 @@ static int make_filter(const struct report_config *cfg, struct recording *r, con
 
 	if (named < 0)
 		return -1;
+	stk_ev_filter_all(flt);
 	if (named && ((from && stk_time_arg_parse(from, first, &flt->from, err, sizeof(err))) ||
 		      (to && stk_time_arg_parse(to, first, &flt->to, err, sizeof(err))))) {
 		stk_error(APPLET, "--%s %s", from && flt->from == INT64_MIN ? from_opt : to_opt, err);
