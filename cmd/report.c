@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core/base/dispatch.h"
+#include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/base/safe_output.h"
@@ -73,8 +74,10 @@ enum report_long_opt {
 	OPT_BASE_TO,
 };
 
-/* Recordings given at most (files, after directories and globs are expanded). */
+/* Files one recording opens at most (after directories and globs are expanded, and a window chose). */
 #define MAX_FILES 4096
+/* Paths a recording's arguments expand to at most: a series left running holds many, a window opens few. */
+#define MAX_PATHS (1u << 20)
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
@@ -84,7 +87,7 @@ struct recording {
 	size_t n_args;
 	char **paths;
 	int *fds;
-	size_t n;
+	size_t n, cap;
 };
 
 struct report_config {
@@ -198,19 +201,14 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 /* path added to r's files (copied). 0, or -1 after the error. */
 static int add_path(struct recording *r, const char *path)
 {
-	char **paths;
-
-	if (r->n == MAX_FILES) {
-		stk_error(APPLET, "%s: more than %d files in one recording", path, MAX_FILES);
+	if (r->n == MAX_PATHS) {
+		stk_error(APPLET, "%s: more than %u files in one recording", path, MAX_PATHS);
 		return -1;
 	}
-	if (!(paths = realloc(r->paths, (r->n + 1) * sizeof(*paths))) || !(paths[r->n] = strdup(path))) {
-		if (paths)
-			r->paths = paths;
+	if (stk_grow((void **)&r->paths, &r->cap, r->n + 1, sizeof(*r->paths)) || !(r->paths[r->n] = strdup(path))) {
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
-	r->paths = paths;
 	r->n++;
 	return 0;
 }
@@ -291,9 +289,14 @@ static int open_file(const char *path)
 	return fd;
 }
 
-/* Each of r's files opened. -1 after the error. */
+/* Each of r's files opened (MAX_FILES at most). -1 after the error. */
 static int open_recording(struct recording *r)
 {
+	if (r->n > MAX_FILES) {
+		stk_error(APPLET, "%s and the others: %zu files in one recording, at most %d (with a series', --from/--to "
+			  "opens only those it needs)", r->paths[0], r->n, MAX_FILES);
+		return -1;
+	}
 	if (!(r->fds = malloc(r->n * sizeof(*r->fds)))) {
 		stk_error(APPLET, "out of memory");
 		return -1;

@@ -110,6 +110,18 @@ if command -v strace >/dev/null; then
 else
     skip report_window_opens_fewer "no strace here"
 fi
+# a series left running for days: more files than one recording opens, a window opens a few
+mkdir "$tmp/days"
+one=$(ls "$d"/stk-*.parquet | head -1)
+for i in $(seq 0 4999); do
+    printf -v a '20300101T%02d%02d%02d.000Z' $((i / 3600)) $((i / 60 % 60)) $((i % 60))
+    printf -v b '20300101T%02d%02d%02d.000Z' $(((i + 1) / 3600)) $(((i + 1) / 60 % 60)) $(((i + 1) % 60))
+    ln "$one" "$tmp/days/stk-$a-$b.parquet"
+done
+run_capture "$STK" report -f "$tmp/days/"
+expect_contains days_whole_refused "$ERR" "5000 files in one recording, at most 4096"
+run_capture "$STK" report -v -f --from '2030-01-01 01:00:00Z' --to '2030-01-01 01:00:02Z' "$tmp/days/"
+expect_eq days_window_reads "$RC:$(printf '%s\n' "$ERR" | grep -c 'and the others')" "0:1"
 stop_workloads
 
 # ===== --max-files and --max-size: the oldest removed =====
