@@ -1,7 +1,6 @@
 /* The event log as a series of files in one directory: see event_series.h. */
 #include "core/eventlog/event_series.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -10,32 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "core/base/grow.h"
-#include "core/base/safe_dir.h"
-#include "core/eventlog/event_recover.h"
 #include "core/eventlog/event_writer.h"
+#include "core/eventlog/series_dir.h"
 #include "core/eventlog/series_names.h"
 
-#define LOCK_NAME ".stk-record.lock"
-#define PARTIAL_PREFIX ".stk-"
-#define PARTIAL_SUFFIX ".parquet.partial"
-#define BROKEN_SUFFIX ".parquet.broken"
-#define DONE_SUFFIX ".parquet"
-/* Names tried when one is taken (two files in one millisecond; a clock set back). */
-#define NAME_TRIES 100
 /* A paused series looks for free space this often. */
 #define SPACE_CHECK_NS 1000000000LL
 
 struct stk_ev_series {
 	struct stk_ev_series_opts o;
 	struct stk_ev_series_hooks h;
-	char *path;             /* as given, for messages */
-	int dir_fd, lock_fd;
+	struct stk_series_dir dir; /* locked while the series lives */
 	/* the file being written: out NULL while there is none (paused, closed) */
 	FILE *out;
 	struct stk_ev_writer *w;
@@ -55,18 +43,6 @@ struct stk_ev_series {
 	char err[PATH_MAX + 256]; /* why the series failed for good; "" while it works */
 };
 
-static void say(const struct stk_ev_series *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const struct stk_ev_series *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", s->o.applet ? s->o.applet : "stk");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void failed(struct stk_ev_series *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void failed(struct stk_ev_series *s, const char *fmt, ...)
 {
@@ -79,195 +55,13 @@ static void failed(struct stk_ev_series *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Whether the entry name in the directory is a regular file of ours with one link (never followed). */
-static bool own_file(const struct stk_ev_series *s, const char *name, struct stat *st)
-{
-	return fstatat(s->dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode) &&
-	       st->st_uid == geteuid() && st->st_nlink == 1;
-}
-
-/* from renamed to a free name made of base ("stk-A-B") and DONE_SUFFIX, into placed. 0, or -1 (errno). */
-static int place(struct stk_ev_series *s, const char *from, const char *base, char *placed, size_t len)
-{
-	struct stat st;
-
-	/* the directory is ours alone and locked: a name free now stays free until the rename */
-	for (int i = 0; i < NAME_TRIES; i++) {
-		if (i)
-			snprintf(placed, len, "%s-%d%s", base, i, DONE_SUFFIX);
-		else
-			snprintf(placed, len, "%s%s", base, DONE_SUFFIX);
-		if (fstatat(s->dir_fd, placed, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		if (errno != ENOENT || renameat(s->dir_fd, from, s->dir_fd, placed))
-			return -1;
-		/* the name on disk too, with the file */
-		fsync(s->dir_fd);
-		return 0;
-	}
-	errno = EEXIST;
-	return -1;
-}
-
-/* The names in the directory that pass keep(name), sorted; *n of them (owned: free each and the array). */
-static char **list_dir(struct stk_ev_series *s, bool (*keep)(const char *name), size_t *n)
-{
-	int fd = openat(s->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	char **names = NULL;
-	size_t cap = 0;
-	struct dirent *e;
-
-	*n = 0;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((e = readdir(d))) {
-		char *copy;
-
-		if (!keep(e->d_name))
-			continue;
-		if (stk_grow((void **)&names, &cap, *n + 1, sizeof(*names)) || !(copy = strdup(e->d_name)))
-			break;
-		names[(*n)++] = copy;
-	}
-	closedir(d);
-	return names;
-}
-
-static void free_names(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Complete files by when they were closed (their names' end), the oldest first. */
-static int by_end(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int64_t x0, x1, y0, y1;
-
-	stk_ev_series_name_range(x, &x0, &x1);
-	stk_ev_series_name_range(y, &y0, &y1);
-	return x1 != y1 ? (x1 > y1) - (x1 < y1) : strcmp(x, y);
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static bool is_partial(const char *name)
-{
-	return strncmp(name, PARTIAL_PREFIX, strlen(PARTIAL_PREFIX)) == 0 && ends_with(name, PARTIAL_SUFFIX);
-}
-
-static bool is_done(const char *name)
-{
-	int64_t a, b;
-
-	return stk_ev_series_name_range(name, &a, &b);
-}
-
-/* One unfinished file made whole and named, or kept aside; a line either way. */
-static void recover_one(struct stk_ev_series *s, const char *name)
-{
-	char why[512], base[NAME_MAX + 1], placed[NAME_MAX + 1], aside[NAME_MAX + 1];
-	struct stk_ev_recovered r;
-	struct stat st;
-	int fd = -1;
-
-	if (!own_file(s, name, &st)) {
-		say(s, "%s/%s: not a file of ours (a regular file, one link, uid %u): left alone", s->path, name,
-		    (unsigned)geteuid());
-		return;
-	}
-	fd = openat(s->dir_fd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || stk_ev_recover(fd, &r, why, sizeof(why))) {
-		if (fd < 0)
-			snprintf(why, sizeof(why), "%s", strerror(errno));
-		snprintf(aside, sizeof(aside), "%.*s%s", (int)(strlen(name) - strlen(PARTIAL_SUFFIX)), name,
-			 BROKEN_SUFFIX);
-		if (renameat(s->dir_fd, name, s->dir_fd, aside) == 0)
-			say(s, "%s/%s: cannot be recovered (%s): kept aside as %s", s->path, name, why, aside);
-		else
-			say(s, "%s/%s: cannot be recovered (%s), nor renamed: %s", s->path, name, why, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	close(fd);
-	stk_ev_series_base_name(r.first < r.start ? r.first : r.start, r.end, base, sizeof(base));
-	if (place(s, name, base, placed, sizeof(placed)))
-		say(s, "%s/%s: recovered but not renamed: %s", s->path, name, strerror(errno));
-	else if (r.was_whole)
-		say(s, "%s/%s: was complete, named %s", s->path, name, placed);
-	else
-		say(s, "%s/%s: recovered %" PRIu64 " events (%zu row groups; %" PRId64 " bytes of an unfinished one "
-		    "dropped) as %s", s->path, name, r.rows, r.groups, r.dropped, placed);
-}
-
-/* Every unfinished file in the directory, oldest first. */
-static void recover_leftovers(struct stk_ev_series *s)
-{
-	size_t n;
-	char **names = list_dir(s, is_partial, &n);
-
-	if (n)
-		qsort(names, n, sizeof(*names), by_name);
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i], s->partial) != 0)
-			recover_one(s, names[i]);
-	free_names(names, n);
-}
-
-/*
- * The oldest complete files (by their close) removed past max_files and
- * max_bytes (the file being written counted in the bytes); the newest is
- * kept even when it alone is larger.
- */
+/* The series' bounds applied, the file being written counted in the bytes. */
 static void retain(struct stk_ev_series *s)
 {
 	struct stat st;
-	uint64_t total = 0;
-	size_t n, first = 0;
-	char **names;
 
-	if (!s->o.max_files && !s->o.max_bytes)
-		return;
-	names = list_dir(s, is_done, &n);
-	if (n)
-		qsort(names, n, sizeof(*names), by_end);
-	for (size_t i = 0; i < n; i++)
-		if (own_file(s, names[i], &st))
-			total += (uint64_t)st.st_size;
-	if (s->out && fstat(fileno(s->out), &st) == 0)
-		total += (uint64_t)st.st_size;
-	for (; first + 1 < n && ((s->o.max_files && n - first > s->o.max_files) ||
-				 (s->o.max_bytes && total > s->o.max_bytes));
-	     first++) {
-		if (!own_file(s, names[first], &st))
-			continue;
-		if (unlinkat(s->dir_fd, names[first], 0)) {
-			say(s, "%s/%s: cannot remove it: %s", s->path, names[first], strerror(errno));
-			continue;
-		}
-		total -= (uint64_t)st.st_size;
-		if (s->o.verbose)
-			say(s, "%s/%s: removed (--max-files %" PRIu64 ", --max-size %" PRIu64 ")", s->path, names[first],
-			    s->o.max_files, s->o.max_bytes);
-	}
-	free_names(names, n);
+	stk_series_dir_retain(&s->dir, s->o.max_files, s->o.max_bytes,
+			      s->out && fstat(fileno(s->out), &st) == 0 ? (uint64_t)st.st_size : 0);
 }
 
 static bool disk_full(int e)
@@ -315,7 +109,7 @@ static void abandon(struct stk_ev_series *s)
 	s->w = NULL;
 	/* the stream is unbuffered: nothing of it is left to go out after the cut */
 	if (ftruncate(fileno(s->out), (off_t)good) == 0 && !any && good <= 4)
-		unlinkat(s->dir_fd, s->partial, 0);
+		unlinkat(s->dir.fd, s->partial, 0);
 	fclose(s->out);
 	s->out = NULL;
 }
@@ -324,8 +118,8 @@ static void abandon(struct stk_ev_series *s)
 static void pause_series(struct stk_ev_series *s, int64_t now, int e)
 {
 	if (!s->paused) {
-		say(s, "%s: the disk is full (%s): recording paused; events are counted as lost until %" PRIu64
-		    " KiB are free", s->path, strerror(e), s->o.resume_bytes >> 10);
+		stk_series_dir_say(&s->dir, "%s: the disk is full (%s): recording paused; events are counted as lost until %" PRIu64
+		    " KiB are free", s->dir.path, strerror(e), s->o.resume_bytes >> 10);
 		s->paused_at = now;
 	}
 	s->paused = true;
@@ -346,7 +140,7 @@ static void write_failed(struct stk_ev_series *s, int64_t now, int e, const char
 		pause_series(s, now, e);
 		return;
 	}
-	failed(s, "%s/%s: %s: %s", s->path, s->partial, what, e ? strerror(e) : "the writer failed");
+	failed(s, "%s/%s: %s: %s", s->dir.path, s->partial, what, e ? strerror(e) : "the writer failed");
 	if (s->w)
 		abandon(s);
 }
@@ -370,35 +164,31 @@ static void checkpoint(struct stk_ev_series *s, int64_t now)
 	note_checkpoint(s);
 }
 
+/* A new file that could not start, removed: a full disk pauses, anything else ends the series. -1. */
+static int not_started(struct stk_ev_series *s, int64_t now, int e, const char *why)
+{
+	if (s->partial[0])
+		unlinkat(s->dir.fd, s->partial, 0);
+	s->partial[0] = '\0';
+	if (disk_full(e))
+		pause_series(s, now, e);
+	else
+		failed(s, "%s: cannot start a file there: %s", s->dir.path, why ? why : strerror(e));
+	return -1;
+}
+
 /* A new file at now: a free partial name, 0600, its first checkpoint. 0, or -1 (paused, or failed). */
 static int open_file(struct stk_ev_series *s, int64_t now)
 {
 	const struct stk_pq_writer_opts opts = { .gzip_level = 1, .checkpoints = true };
-	char st[STK_EV_STAMP_LEN + 1], why[256];
-	int fd = -1, e;
+	char why[256];
+	int fd = stk_series_dir_create(&s->dir, now, s->partial, sizeof(s->partial)), e;
 
-	stk_ev_series_stamp(now, st);
-	for (int i = 0; i < NAME_TRIES && fd < 0; i++) {
-		if (i)
-			snprintf(s->partial, sizeof(s->partial), "%s%s-%d%s", PARTIAL_PREFIX, st, i, PARTIAL_SUFFIX);
-		else
-			snprintf(s->partial, sizeof(s->partial), "%s%s%s", PARTIAL_PREFIX, st, PARTIAL_SUFFIX);
-		fd = openat(s->dir_fd, s->partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0 || fchmod(fd, 0600) || !(s->out = fdopen(fd, "w"))) {
+	if (fd < 0 || !(s->out = fdopen(fd, "w"))) {
 		e = errno;
-		if (fd >= 0) {
+		if (fd >= 0)
 			close(fd);
-			unlinkat(s->dir_fd, s->partial, 0);
-		}
-		s->partial[0] = '\0';
-		if (disk_full(e))
-			pause_series(s, now, e);
-		else
-			failed(s, "%s: cannot make a file there: %s", s->path, strerror(e));
-		return -1;
+		return not_started(s, now, e, NULL);
 	}
 	/* unbuffered: the writer hands over whole pages, and a cut after a full disk leaves nothing behind */
 	setvbuf(s->out, NULL, _IONBF, 0);
@@ -406,13 +196,7 @@ static int open_file(struct stk_ev_series *s, int64_t now)
 		e = errno;
 		fclose(s->out);
 		s->out = NULL;
-		unlinkat(s->dir_fd, s->partial, 0);
-		s->partial[0] = '\0';
-		if (disk_full(e))
-			pause_series(s, now, e);
-		else
-			failed(s, "%s: %s", s->path, why);
-		return -1;
+		return not_started(s, now, e, why);
 	}
 	memcpy(s->file_lost_of, s->pending_lost_of, sizeof(s->file_lost_of));
 	s->file = (struct stk_ev_series_file){ .start = now, .now = now, .lost_full = s->pending_lost,
@@ -453,85 +237,26 @@ static int close_file(struct stk_ev_series *s, int64_t now)
 		if (disk_full(e))
 			pause_series(s, now, e);
 		else
-			failed(s, "%s/%s: %s", s->path, s->partial, why);
+			failed(s, "%s/%s: %s", s->dir.path, s->partial, why);
 		s->partial[0] = '\0';
 		return -1;
 	}
 	s->w = NULL;
 	s->rows_done += rows;
 	if (fsync(fileno(s->out)) && errno != EINVAL)
-		say(s, "%s/%s: syncing: %s", s->path, s->partial, strerror(errno));
+		stk_series_dir_say(&s->dir, "%s/%s: syncing: %s", s->dir.path, s->partial, strerror(errno));
 	fclose(s->out);
 	s->out = NULL;
 	stk_ev_series_base_name(first < s->file.start ? first : s->file.start, now, base, sizeof(base));
-	if (place(s, s->partial, base, placed, sizeof(placed))) {
-		failed(s, "%s/%s: naming it %s.parquet: %s", s->path, s->partial, base, strerror(errno));
+	if (stk_series_dir_place(&s->dir, s->partial, base, placed, sizeof(placed))) {
+		failed(s, "%s/%s: naming it %s.parquet: %s", s->dir.path, s->partial, base, strerror(errno));
 		return -1;
 	}
 	s->partial[0] = '\0';
 	s->files++;
 	if (s->o.verbose)
-		say(s, "%s/%s: %" PRIu64 " events", s->path, placed, rows);
+		stk_series_dir_say(&s->dir, "%s/%s: %" PRIu64 " events", s->dir.path, placed, rows);
 	return 0;
-}
-
-/* The directory as the rules allow, reopened for reading; ours and writable by no one else. -1 with err. */
-static int open_dir(const char *path, char *err, size_t err_len)
-{
-	static const struct stk_dir_rules rules = { .follow_own_links = true, .create = true };
-	char why[PATH_MAX + 128];
-	struct stat st;
-	int at = stk_dir_open(path, &rules, why, sizeof(why)), fd;
-
-	if (at < 0) {
-		snprintf(err, err_len, "%s", why);
-		return -1;
-	}
-	fd = openat(at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	close(at);
-	if (fd < 0 || fstat(fd, &st)) {
-		snprintf(err, err_len, "%s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(err, err_len, "%s: a directory %s: refusing to record into it (make it %u's, mode 0700)", path,
-			 st.st_uid != geteuid() ? "of another user" : "others may write to", (unsigned)geteuid());
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The series' lock, held while it lives. -1 with err (another series holds it). */
-static int take_lock(const struct stk_ev_series *s, char *err, size_t err_len)
-{
-	struct stat st;
-	char pid[32] = "";
-	ssize_t n;
-	int fd = openat(s->dir_fd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
-
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		snprintf(err, err_len, "%s/%s: %s", s->path, LOCK_NAME,
-			 fd < 0 ? strerror(errno) : "not a regular file of ours: refusing to use it");
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		if ((n = pread(fd, pid, sizeof(pid) - 1, 0)) > 0)
-			pid[strcspn(pid, "\n")] = '\0';
-		snprintf(err, err_len, "%s: another stk record writes there (pid %s)", s->path,
-			 n > 0 && pid[0] ? pid : "unknown");
-		close(fd);
-		return -1;
-	}
-	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
-		/* the pid is for the message of a second series only */
-	}
-	return fd;
 }
 
 struct stk_ev_series *stk_ev_series_open(const char *dir, const struct stk_ev_series_opts *opts,
@@ -539,24 +264,19 @@ struct stk_ev_series *stk_ev_series_open(const char *dir, const struct stk_ev_se
 {
 	struct stk_ev_series *s = calloc(1, sizeof(*s));
 
-	if (!s || !(s->path = strdup(dir))) {
+	if (!s) {
 		snprintf(err, err_len, "out of memory");
-		free(s);
 		return NULL;
 	}
 	s->o = *opts;
 	s->o.flush_ns = s->o.flush_ns > 0 ? s->o.flush_ns : STK_EV_SERIES_FLUSH_NS;
 	s->o.resume_bytes = s->o.resume_bytes ? s->o.resume_bytes : STK_EV_SERIES_RESUME_BYTES;
 	s->h = *hooks;
-	s->lock_fd = -1;
-	/* messages name the directory without its trailing slashes */
-	for (size_t n = strlen(s->path); n > 1 && s->path[n - 1] == '/'; n--)
-		s->path[n - 1] = '\0';
-	if ((s->dir_fd = open_dir(dir, err, err_len)) < 0 || (s->lock_fd = take_lock(s, err, err_len)) < 0) {
-		stk_ev_series_free(s);
+	if (stk_series_dir_open(&s->dir, dir, s->o.applet, s->o.verbose, err, err_len)) {
+		free(s);
 		return NULL;
 	}
-	recover_leftovers(s);
+	stk_series_dir_recover(&s->dir, NULL);
 	retain(s);
 	return s;
 }
@@ -605,7 +325,7 @@ static bool room_again(const struct stk_ev_series *s)
 {
 	struct statvfs fs;
 
-	return fstatvfs(s->dir_fd, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize >= s->o.resume_bytes;
+	return fstatvfs(s->dir.fd, &fs) == 0 && (uint64_t)fs.f_bavail * fs.f_frsize >= s->o.resume_bytes;
 }
 
 /* Room again: the file the pause left made whole, a new one opened with the losses. */
@@ -613,13 +333,13 @@ static void resume(struct stk_ev_series *s, int64_t now)
 {
 	uint64_t lost = s->pending_lost;
 
-	recover_leftovers(s);
+	stk_series_dir_recover(&s->dir, NULL);
 	retain(s);
 	if (open_file(s, now))
 		return; /* still full (paused again, quietly), or failed */
 	s->paused = false;
-	say(s, "%s: room again: recording resumed after %.1f s; %" PRIu64 " events lost while the disk was full",
-	    s->path, (double)(now - s->paused_at) / 1e9, lost);
+	stk_series_dir_say(&s->dir, "%s: room again: recording resumed after %.1f s; %" PRIu64 " events lost while the disk was full",
+	    s->dir.path, (double)(now - s->paused_at) / 1e9, lost);
 }
 
 void stk_ev_series_tick(struct stk_ev_series *s, int64_t now)
@@ -674,11 +394,7 @@ void stk_ev_series_free(struct stk_ev_series *s)
 	stk_ev_writer_free(s->w);
 	if (s->out)
 		fclose(s->out);
-	if (s->lock_fd >= 0)
-		close(s->lock_fd);
-	if (s->dir_fd >= 0)
-		close(s->dir_fd);
-	free(s->path);
+	stk_series_dir_close(&s->dir);
 	free(s);
 }
 
