@@ -96,8 +96,8 @@ static void print_help(void)
 	       "                              written is hidden until it is complete (docs/record.md)\n"
 	       "      --rotate TIME           DIR/: a new file every TIME (10m, 1h; default: one file), and on SIGHUP\n"
 	       "      --max-files N           DIR/: keep at most N files, the oldest removed first\n"
-	       "      --max-size SIZE         DIR/: keep at most SIZE bytes of files (512M, 2G), the oldest removed first\n"
-	       "      --flush TIME            DIR/: rows on disk at least every TIME (default 1m): what a crash can lose\n");
+	       "      --max-size SIZE         DIR/: keep at most SIZE bytes of files (512M, 2G), oldest removed first\n"
+	       "      --flush TIME            DIR/: rows on disk every TIME (default 1m): what a crash can lose\n");
 	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP

@@ -293,8 +293,8 @@ static int open_file(const char *path)
 static int open_recording(struct recording *r)
 {
 	if (r->n > MAX_FILES) {
-		stk_error(APPLET, "%s and the others: %zu files in one recording, at most %d (with a series', --from/--to "
-			  "opens only those it needs)", r->paths[0], r->n, MAX_FILES);
+		stk_error(APPLET, "%s and the others: %zu files in one recording, at most %d (with a series', "
+			  "--from/--to opens only those it needs)", r->paths[0], r->n, MAX_FILES);
 		return -1;
 	}
 	if (!(r->fds = malloc(r->n * sizeof(*r->fds)))) {

@@ -108,7 +108,8 @@ int stk_parse_duration(const char *text, int64_t *ns)
 
 int stk_parse_size(const char *text, uint64_t *bytes)
 {
-	static const char *const names[] = { "", "b", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb", "tib" };
+	static const char *const names[] = { "", "b", "k", "kb", "kib", "m", "mb", "mib", "g", "gb", "gib", "t", "tb",
+					     "tib" };
 	static const double mult[] = { 1, 1, 0x1p10, 0x1p10, 0x1p10, 0x1p20, 0x1p20, 0x1p20, 0x1p30, 0x1p30, 0x1p30,
 				       0x1p40, 0x1p40, 0x1p40 };
 	double v;

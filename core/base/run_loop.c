@@ -140,7 +140,8 @@ int stk_run_loop_on_signal(struct stk_run_loop *loop, int sig, stk_run_fd_cb cb,
 	sigemptyset(&mask);
 	sigaddset(&mask, sig);
 	/* blocked until the loop is freed, which restores the mask it found */
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) || (loop->extra_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) ||
+	    (loop->extra_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return -1;
 	loop->extra_cb = cb;
 	loop->extra_ctx = ctx;

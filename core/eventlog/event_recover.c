@@ -54,7 +54,8 @@ static size_t corrected(const struct stk_pq_salvage *s, const struct stk_ev_reco
 	for (size_t i = 0; i < s->n_kv; i++) {
 		const char *key = s->kv[2 * i];
 
-		if (strcmp(key, STK_EV_META_EVENTS) && strcmp(key, STK_EV_META_FIRST) && strcmp(key, STK_EV_META_RECOVERED)) {
+		if (strcmp(key, STK_EV_META_EVENTS) && strcmp(key, STK_EV_META_FIRST) &&
+		    strcmp(key, STK_EV_META_RECOVERED)) {
 			kv[2 * n] = key;
 			kv[2 * n++ + 1] = s->kv[2 * i + 1];
 		}
@@ -87,7 +88,8 @@ int stk_ev_recover(int fd, struct stk_ev_recovered *out, char *err, size_t err_l
 	if (stk_pq_salvage_read(fd, stk_ev_columns, STK_EV_COLS, &s, err, err_len))
 		return -1;
 	if (!stk_pq_salvage_metadata(&s, STK_EV_META_SCHEMA)) {
-		snprintf(err, err_len, "its checkpoints say no %s: not an event log stk was writing", STK_EV_META_SCHEMA);
+		snprintf(err, err_len, "its checkpoints say no %s: not an event log stk was writing",
+			 STK_EV_META_SCHEMA);
 		stk_pq_salvage_free(&s);
 		return -1;
 	}

@@ -69,8 +69,13 @@ extern const struct stk_pq_column stk_ev_columns[STK_EV_COLS];
 #define STK_EV_META_PERIOD_UNIT "stk.report.period_unit"
 #define STK_EV_META_PERIOD "stk.report.period"
 #define STK_EV_META_OUTPUT "stk.output"          /* letters: a annotate, t show_tid, n no_task, s offsets, d delimiter, v verbose, l lines */
-/* A file of stk record's series (-o DIR/, event_series.h): */
-#define STK_EV_META_LOST_FULL "stk.events_lost_disk_full" /* events lost while the disk was full before this file (also in stk.events_lost) */
-#define STK_EV_META_RECOVERED "stk.recovered"     /* made whole after its writer stopped: what was kept and cut (event_recover.h) */
+/*
+ * A file of stk record's series (-o DIR/, event_series.h): the events a full
+ * disk kept out before it opened (counted in stk.events_lost too); and, in a
+ * file made whole after its writer stopped, what was kept and cut
+ * (event_recover.h).
+ */
+#define STK_EV_META_LOST_FULL "stk.events_lost_disk_full"
+#define STK_EV_META_RECOVERED "stk.recovered"
 
 #endif

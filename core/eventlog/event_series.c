@@ -118,8 +118,8 @@ static void abandon(struct stk_ev_series *s)
 static void pause_series(struct stk_ev_series *s, int64_t now, int e)
 {
 	if (!s->paused) {
-		stk_series_dir_say(&s->dir, "%s: the disk is full (%s): recording paused; events are counted as lost until %" PRIu64
-		    " KiB are free", s->dir.path, strerror(e), s->o.resume_bytes >> 10);
+		stk_series_dir_say(&s->dir, "%s: the disk is full (%s): recording paused; events are counted as lost "
+				   "until %" PRIu64 " KiB are free", s->dir.path, strerror(e), s->o.resume_bytes >> 10);
 		s->paused_at = now;
 	}
 	s->paused = true;
@@ -338,8 +338,9 @@ static void resume(struct stk_ev_series *s, int64_t now)
 	if (open_file(s, now))
 		return; /* still full (paused again, quietly), or failed */
 	s->paused = false;
-	stk_series_dir_say(&s->dir, "%s: room again: recording resumed after %.1f s; %" PRIu64 " events lost while the disk was full",
-	    s->dir.path, (double)(now - s->paused_at) / 1e9, lost);
+	stk_series_dir_say(&s->dir, "%s: room again: recording resumed after %.1f s; %" PRIu64
+			   " events lost while the disk was full", s->dir.path, (double)(now - s->paused_at) / 1e9,
+			   lost);
 }
 
 void stk_ev_series_tick(struct stk_ev_series *s, int64_t now)

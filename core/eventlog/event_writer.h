@@ -77,7 +77,10 @@ int stk_ev_writer_checkpoint(struct stk_ev_writer *w);
 uint64_t stk_ev_writer_checkpointed(const struct stk_ev_writer *w);
 /* The errno of the write that failed (ENOSPC...), 0 when none did. */
 int stk_ev_writer_errno(const struct stk_ev_writer *w);
-/* Writes the rest and the footer (with the schema, rows and first time), fflushes, frees w. 0, or -1 with err (errno: the failed write's). */
+/*
+ * Writes the rest and the footer (with the schema, rows and first time),
+ * fflushes, frees w. 0, or -1 with err (errno: the failed write's).
+ */
 int stk_ev_writer_close(struct stk_ev_writer *w, char *err, size_t err_len);
 /* Frees w, leaving the file incomplete. NULL: nothing. */
 void stk_ev_writer_free(struct stk_ev_writer *w);

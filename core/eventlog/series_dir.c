@@ -147,8 +147,8 @@ static void recover_one(struct stk_series_dir *d, const char *name)
 	int fd = -1;
 
 	if (!own_file(d, name, &st)) {
-		stk_series_dir_say(d, "%s/%s: not a file of ours (a regular file, one link, uid %u): left alone", d->path, name,
-		    (unsigned)geteuid());
+		stk_series_dir_say(d, "%s/%s: not a file of ours (a regular file, one link, uid %u): left alone",
+				   d->path, name, (unsigned)geteuid());
 		return;
 	}
 	fd = openat(d->fd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -158,9 +158,11 @@ static void recover_one(struct stk_series_dir *d, const char *name)
 		snprintf(aside, sizeof(aside), "%.*s%s", (int)(strlen(name) - strlen(PARTIAL_SUFFIX)), name,
 			 BROKEN_SUFFIX);
 		if (renameat(d->fd, name, d->fd, aside) == 0)
-			stk_series_dir_say(d, "%s/%s: cannot be recovered (%s): kept aside as %s", d->path, name, why, aside);
+			stk_series_dir_say(d, "%s/%s: cannot be recovered (%s): kept aside as %s", d->path, name, why,
+					   aside);
 		else
-			stk_series_dir_say(d, "%s/%s: cannot be recovered (%s), nor renamed: %s", d->path, name, why, strerror(errno));
+			stk_series_dir_say(d, "%s/%s: cannot be recovered (%s), nor renamed: %s", d->path, name, why,
+					   strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -172,8 +174,9 @@ static void recover_one(struct stk_series_dir *d, const char *name)
 	else if (r.was_whole)
 		stk_series_dir_say(d, "%s/%s: was complete, named %s", d->path, name, placed);
 	else
-		stk_series_dir_say(d, "%s/%s: recovered %" PRIu64 " events (%zu row groups; %" PRId64 " bytes of an unfinished one "
-		    "dropped) as %s", d->path, name, r.rows, r.groups, r.dropped, placed);
+		stk_series_dir_say(d, "%s/%s: recovered %" PRIu64 " events (%zu row groups; %" PRId64
+				   " bytes of an unfinished one dropped) as %s", d->path, name, r.rows, r.groups,
+				   r.dropped, placed);
 }
 
 void stk_series_dir_recover(struct stk_series_dir *d, const char *except)
@@ -215,8 +218,8 @@ void stk_series_dir_retain(struct stk_series_dir *d, uint64_t max_files, uint64_
 		}
 		total -= (uint64_t)st.st_size;
 		if (d->verbose)
-			stk_series_dir_say(d, "%s/%s: removed (--max-files %" PRIu64 ", --max-size %" PRIu64 ")", d->path, names[first],
-			    max_files, max_bytes);
+			stk_series_dir_say(d, "%s/%s: removed (--max-files %" PRIu64 ", --max-size %" PRIu64 ")",
+					   d->path, names[first], max_files, max_bytes);
 	}
 	free_names(names, n);
 }

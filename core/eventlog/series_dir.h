@@ -36,7 +36,10 @@ void stk_series_dir_say(const struct stk_series_dir *d, const char *fmt, ...) __
  * name), mode 0600: its fd, its name in name; -1 (errno) and name empty.
  */
 int stk_series_dir_create(struct stk_series_dir *d, int64_t now, char *name, size_t len);
-/* from renamed to the first free of base + ".parquet", base + "-N.parquet" (into placed), and synced. 0, or -1 (errno). */
+/*
+ * from renamed to the first free of base + ".parquet", base + "-N.parquet"
+ * (into placed), and the directory synced. 0, or -1 (errno).
+ */
 int stk_series_dir_place(struct stk_series_dir *d, const char *from, const char *base, char *placed, size_t len);
 /* Every unfinished file but except (NULL: none) made whole and named, or kept aside; oldest first, a line each. */
 void stk_series_dir_recover(struct stk_series_dir *d, const char *except);

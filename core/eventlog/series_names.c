@@ -54,8 +54,8 @@ bool stk_ev_series_name_range(const char *name, int64_t *first, int64_t *end)
 	size_t len = strlen(name), pre = strlen(DONE_PREFIX), suf = strlen(DONE_SUFFIX);
 	const char *p = name + pre, *tail = name + pre + 2 * STK_EV_STAMP_LEN + 1;
 
-	if (len < pre + 2 * STK_EV_STAMP_LEN + 1 + suf || strncmp(name, DONE_PREFIX, pre) != 0 || p[STK_EV_STAMP_LEN] != '-' ||
-	    !parse_stamp(p, first) || !parse_stamp(p + STK_EV_STAMP_LEN + 1, end))
+	if (len < pre + 2 * STK_EV_STAMP_LEN + 1 + suf || strncmp(name, DONE_PREFIX, pre) != 0 ||
+	    p[STK_EV_STAMP_LEN] != '-' || !parse_stamp(p, first) || !parse_stamp(p + STK_EV_STAMP_LEN + 1, end))
 		return false;
 	/* then ".parquet", or "-N.parquet" */
 	if (*tail == '-') {

@@ -125,7 +125,8 @@ static bool meta_fits(struct scan *sc, struct ckpt *c, int64_t meta_at)
 			return false;
 		rows += gm->num_rows;
 		for (size_t i = 0; i < sc->n; i++)
-			if (!chunk_inside(&gm->chunks[i], c->prev_end, meta_at) || gm->chunks[i].num_values != gm->num_rows)
+			if (!chunk_inside(&gm->chunks[i], c->prev_end, meta_at) ||
+			    gm->chunks[i].num_values != gm->num_rows)
 				return false;
 	}
 	return rows == c->f.num_rows;
@@ -168,8 +169,8 @@ static int checkpoint_at(struct scan *sc, int64_t p, struct ckpt *c)
 		sc->io_failed = true;
 		return -1;
 	}
-	if (read_at(sc, c->meta, t.meta_len, meta_at) < 0 || stk_pq_footer_decode(c->meta, t.meta_len, &c->f, &why) < 0 ||
-	    !meta_fits(sc, c, meta_at)) {
+	if (read_at(sc, c->meta, t.meta_len, meta_at) < 0 ||
+	    stk_pq_footer_decode(c->meta, t.meta_len, &c->f, &why) < 0 || !meta_fits(sc, c, meta_at)) {
 		ckpt_free(c);
 		return sc->io_failed ? -1 : 0;
 	}

@@ -34,7 +34,8 @@ struct stk_pq_salvage {
 	struct stk_pq_group_meta *groups; /* owned (chunks too) */
 	char **kv;             /* that checkpoint's key/value metadata: pairs, owned */
 	size_t n_kv;
-	/* per column of cols: the smallest and largest value of the kept groups (integer columns whose groups all say) */
+	/* per column of cols: the smallest and largest value of the kept groups
+	 * (integer columns whose groups all say) */
 	int64_t *min, *max;
 	bool *has_range;
 };

@@ -274,8 +274,8 @@ int stk_event_outputs_finish(struct stk_event_outputs *eo, const char *applet, c
 			ret = -1;
 		}
 	}
-	if (!eo->series && !o->n_outputs && o->format != STK_FORMAT_PARQUET && stk_event_outputs_made(eo, o, o->format) &&
-	    render(eo, applet, o->format, stdout, "the results"))
+	if (!eo->series && !o->n_outputs && o->format != STK_FORMAT_PARQUET &&
+	    stk_event_outputs_made(eo, o, o->format) && render(eo, applet, o->format, stdout, "the results"))
 		ret = -1;
 	say_counts(eo, applet, o);
 	return ret;

@@ -34,7 +34,7 @@ static inline int fuzz_memfd(const uint8_t *data, size_t size)
 	return fd;
 }
 
-/* The largest single allocation since fuzz_largest_reset (the sanitizer's malloc hooks, installed by the first reset). */
+/* The largest single allocation since fuzz_largest_reset (malloc hooks, installed by the first reset). */
 static inline size_t *fuzz_largest_slot(void)
 {
 	static size_t largest;

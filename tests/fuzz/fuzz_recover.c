@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		stk_ev_close(f);
 	}
 	if (fuzz_largest() > FIXED_BYTES + 4 * size) {
-		fprintf(stderr, "fuzz_recover: an allocation of %zu bytes for %zu bytes of input\n", fuzz_largest(), size);
+		fprintf(stderr, "fuzz_recover: an allocation of %zu bytes for %zu bytes of input\n", fuzz_largest(),
+			size);
 		abort();
 	}
 	close(fd);

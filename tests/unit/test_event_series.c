@@ -535,7 +535,8 @@ static int full_disk_child(const char *mnt)
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%.300s/%.95s", dir, names[i]);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		struct stk_pq_reader *r = fd >= 0 ? stk_pq_reader_open(fd, stk_ev_columns, STK_EV_COLS, err, sizeof(err)) : NULL;
+		struct stk_pq_reader *r =
+			fd >= 0 ? stk_pq_reader_open(fd, stk_ev_columns, STK_EV_COLS, err, sizeof(err)) : NULL;
 		const char *full = r ? stk_pq_reader_metadata(r, STK_EV_META_LOST_FULL) : NULL;
 
 		CHECK(t, r && stk_pq_reader_rows(r) == (int64_t)rows[i]);
@@ -624,12 +625,14 @@ static void durations_and_sizes(struct test_ctx *t)
 	CHECK(t, stk_parse_duration("500ms", &ns) == 0 && ns == 500 * MS);
 	CHECK(t, stk_parse_duration("1.5d", &ns) == 0 && ns == 36 * 3600 * SEC);
 	CHECK(t, stk_parse_duration("0s", &ns) < 0 && stk_parse_duration("-1m", &ns) < 0 &&
-		 stk_parse_duration("1 m", &ns) < 0 && stk_parse_duration("1y", &ns) < 0 && stk_parse_duration("", &ns) < 0);
+		 stk_parse_duration("1 m", &ns) < 0 && stk_parse_duration("1y", &ns) < 0 &&
+		 stk_parse_duration("", &ns) < 0);
 	CHECK(t, stk_parse_size("512", &bytes) == 0 && bytes == 512);
 	CHECK(t, stk_parse_size("100M", &bytes) == 0 && bytes == 100u << 20);
 	CHECK(t, stk_parse_size("2GiB", &bytes) == 0 && bytes == 2ull << 30);
 	CHECK(t, stk_parse_size("1.5k", &bytes) == 0 && bytes == 1536);
-	CHECK(t, stk_parse_size("lots", &bytes) < 0 && stk_parse_size("0", &bytes) < 0 && stk_parse_size("5P", &bytes) < 0);
+	CHECK(t, stk_parse_size("lots", &bytes) < 0 && stk_parse_size("0", &bytes) < 0 &&
+		 stk_parse_size("5P", &bytes) < 0);
 }
 
 const struct test_case event_series_tests[] = {
