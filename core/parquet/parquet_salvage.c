@@ -27,6 +27,10 @@ struct scan {
 	int fd;
 	const struct stk_pq_column *cols;
 	size_t n;
+	/* which of cols the file has (an added one may be missing: a file of an older writer), and how many */
+	bool present[STK_PQ_MAX_COLUMNS];
+	size_t n_present;
+	bool seen_schema; /* present is the first good checkpoint's: every other must have the same */
 	uint8_t *buf; /* BLOCK bytes */
 	int64_t size;
 	char *err;
@@ -104,32 +108,59 @@ static bool chunk_inside(const struct stk_pq_chunk_meta *m, int64_t lo, int64_t 
 	       m->data_page_offset >= start && m->data_page_offset < start + m->total_compressed && m->num_values >= 0;
 }
 
-/* The decoded META fits the columns and the bytes it covers. */
-static bool meta_fits(struct scan *sc, struct ckpt *c, int64_t meta_at)
+/*
+ * Whether the META's schema is cols in their order, but for added columns
+ * it may lack (a file of an older writer), each nullable as cols says; the
+ * columns it has into present, and how many into *m.
+ */
+static bool schema_fits(const struct scan *sc, const struct ckpt *c, bool *present, size_t *m)
 {
 	size_t leaf[STK_PQ_MAX_COLUMNS];
 	bool optional[STK_PQ_MAX_COLUMNS];
 	char why[128];
 
-	if (c->f.n_schema != sc->n + 1 || c->f.num_rows < 0 ||
+	*m = 0;
+	if (c->f.n_schema < 2 || c->f.n_schema > sc->n + 1 ||
 	    stk_pq_schema_match(&c->f, sc->cols, sc->n, leaf, optional, why, sizeof(why)) < 0)
 		return false;
-	for (size_t i = 0; i < sc->n; i++)
-		if (leaf[i] != i || optional[i] != sc->cols[i].nullable)
+	for (size_t i = 0; i < sc->n; i++) {
+		present[i] = leaf[i] != STK_PQ_NO_LEAF;
+		if (present[i] && (leaf[i] != (*m)++ || optional[i] != sc->cols[i].nullable))
 			return false;
+	}
+	return *m == c->f.n_schema - 1;
+}
+
+/* The decoded META fits the columns and the bytes it covers. */
+static bool meta_fits(struct scan *sc, struct ckpt *c, int64_t meta_at)
+{
+	bool present[STK_PQ_MAX_COLUMNS];
+	size_t m;
+
+	if (c->f.num_rows < 0 || !schema_fits(sc, c, present, &m))
+		return false;
+	if (sc->seen_schema && (m != sc->n_present || memcmp(present, sc->present, sc->n * sizeof(*present))))
+		return false;
 	int64_t rows = 0;
 	for (size_t g = 0; g < c->f.n_groups; g++) {
 		const struct stk_pq_group_meta *gm = &c->f.groups[g];
 
-		if (gm->n_chunks != sc->n || gm->num_rows <= 0 || gm->num_rows > INT64_MAX - rows)
+		if (gm->n_chunks != m || gm->num_rows <= 0 || gm->num_rows > INT64_MAX - rows)
 			return false;
 		rows += gm->num_rows;
-		for (size_t i = 0; i < sc->n; i++)
+		for (size_t i = 0; i < m; i++)
 			if (!chunk_inside(&gm->chunks[i], c->prev_end, meta_at) ||
 			    gm->chunks[i].num_values != gm->num_rows)
 				return false;
 	}
-	return rows == c->f.num_rows;
+	if (rows != c->f.num_rows)
+		return false;
+	if (!sc->seen_schema) {
+		memcpy(sc->present, present, sc->n * sizeof(*present));
+		sc->n_present = m;
+		sc->seen_schema = true;
+	}
+	return true;
 }
 
 /*
@@ -200,6 +231,7 @@ static int find_chain(struct scan *sc, struct ckpt **chain, size_t *n)
 			for (size_t i = 0; i < *n; i++)
 				ckpt_free(&(*chain)[i]);
 			*n = 0;
+			sc->seen_schema = false;
 			if (++bad > MAX_BAD_CANDIDATES)
 				break;
 			limit = p + 3;
@@ -240,21 +272,24 @@ static int take_groups(struct scan *sc, struct ckpt *chain, size_t n, struct stk
 	    !(s->has_range = calloc(sc->n, sizeof(*s->has_range))))
 		return -1;
 	for (size_t c = 0; c < sc->n; c++)
-		s->has_range[c] = total > 0;
+		s->has_range[c] = total > 0 && sc->present[c];
 	for (size_t i = n; i-- > 0;) {
 		for (size_t g = 0; g < chain[i].f.n_groups; g++) {
 			const struct stk_pq_group_meta *in = &chain[i].f.groups[g];
 			struct stk_pq_group_meta *out = &s->groups[at++];
 
 			*out = *in;
-			if (!(out->chunks = calloc(sc->n, sizeof(*out->chunks))))
+			if (!(out->chunks = calloc(sc->n_present, sizeof(*out->chunks))))
 				return -1;
 			s->n_groups++;
 			out->total_byte_size = out->total_compressed = 0;
-			for (size_t c = 0; c < sc->n; c++) {
-				struct stk_pq_chunk_meta *m = &out->chunks[c];
+			/* chunk k is the file's k-th column: cols[c] for the k-th c present */
+			for (size_t c = 0, k = 0; c < sc->n; c++) {
+				if (!sc->present[c])
+					continue;
+				struct stk_pq_chunk_meta *m = &out->chunks[k];
 
-				*m = in->chunks[c];
+				*m = in->chunks[k++];
 				m->path = NULL;
 				m->path_len = 0;
 				out->total_byte_size += m->total_uncompressed;
@@ -328,7 +363,10 @@ int stk_pq_salvage_read(int fd, const struct stk_pq_column *cols, size_t n, stru
 	} else if (find_chain(&sc, &chain, &n_chain) == 0) {
 		s->end = chain[0].end;
 		s->checkpoints = n_chain;
-		if (take_groups(&sc, chain, n_chain, s) == 0 && take_kv(&chain[0], s) == 0)
+		s->n_present = sc.n_present;
+		if ((s->present = malloc(n * sizeof(*s->present))))
+			memcpy(s->present, sc.present, n * sizeof(*s->present));
+		if (s->present && take_groups(&sc, chain, n_chain, s) == 0 && take_kv(&chain[0], s) == 0)
 			ret = 0;
 		else
 			snprintf(err, err_len, "out of memory");
@@ -353,12 +391,19 @@ const char *stk_pq_salvage_metadata(const struct stk_pq_salvage *s, const char *
 int stk_pq_salvage_write(int fd, const struct stk_pq_salvage *s, const struct stk_pq_column *cols, size_t n,
 			 const char *const *kv, size_t n_kv, char *err, size_t err_len)
 {
+	struct stk_pq_column file_cols[STK_PQ_MAX_COLUMNS];
 	struct stk_buf b = { 0 };
+	size_t m = 0;
+	int ret = -1;
+
+	/* the file's own columns: those of cols it has */
+	for (size_t i = 0; i < n && i < STK_PQ_MAX_COLUMNS; i++)
+		if (s->present && s->present[i])
+			file_cols[m++] = cols[i];
 	const struct stk_pq_footer_in in = {
-		.cols = cols, .n_cols = n, .groups = s->groups, .n_groups = s->n_groups, .num_rows = s->rows,
+		.cols = file_cols, .n_cols = m, .groups = s->groups, .n_groups = s->n_groups, .num_rows = s->rows,
 		.kv = kv ? kv : (const char *const *)s->kv, .n_kv = kv ? n_kv : s->n_kv,
 	};
-	int ret = -1;
 
 	if (stk_pq_footer_encode(&b, &in) < 0 || b.len > STK_PQ_MAX_FOOTER_BYTES) {
 		snprintf(err, err_len, "the footer is too large or memory ran out");
@@ -391,5 +436,6 @@ void stk_pq_salvage_free(struct stk_pq_salvage *s)
 	free(s->min);
 	free(s->max);
 	free(s->has_range);
+	free(s->present);
 	memset(s, 0, sizeof(*s));
 }

@@ -38,12 +38,16 @@ struct stk_pq_salvage {
 	 * (integer columns whose groups all say) */
 	int64_t *min, *max;
 	bool *has_range;
+	bool *present;         /* per column of cols: the file has it (an added one may be missing) */
+	size_t n_present;
 };
 
 /*
- * Finds fd's last good checkpoint for a file of columns cols[0..n) (exactly
- * these, in this order). 0 (s filled; free it), or -1 with err (s freed):
- * not such a file, no good checkpoint, a read failed.
+ * Finds fd's last good checkpoint for a file of columns cols[0..n) (these,
+ * in this order; one added since, struct stk_pq_column's `added`, may be
+ * missing: the file of an older writer, which a newer one recovers). 0 (s
+ * filled; free it), or -1 with err (s freed): not such a file, no good
+ * checkpoint, a read failed.
  */
 int stk_pq_salvage_read(int fd, const struct stk_pq_column *cols, size_t n, struct stk_pq_salvage *s, char *err,
 			size_t err_len);
@@ -51,8 +55,9 @@ int stk_pq_salvage_read(int fd, const struct stk_pq_column *cols, size_t n, stru
 const char *stk_pq_salvage_metadata(const struct stk_pq_salvage *s, const char *key);
 /*
  * Cuts fd's file at s->end and writes there the footer of s's row groups
- * with kv[0..2 n_kv) as its metadata (pairs; NULL: s's own), then fsyncs.
- * 0, or -1 with err (a write failed: the file is as cut).
+ * (the columns of cols[0..n) it has, as read) with kv[0..2 n_kv) as its
+ * metadata (pairs; NULL: s's own), then fsyncs. 0, or -1 with err (a write
+ * failed: the file is as cut).
  */
 int stk_pq_salvage_write(int fd, const struct stk_pq_salvage *s, const struct stk_pq_column *cols, size_t n,
 			 const char *const *kv, size_t n_kv, char *err, size_t err_len);
