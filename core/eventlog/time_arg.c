@@ -41,12 +41,20 @@ static bool fraction(const char **p, long long *ns)
 	return true;
 }
 
+/* HH:MM, HH:MM:SS or HH:MM:SS.frac at *p. */
 static bool clock_time(const char **p, struct tm *tm, long long *ns)
 {
-	long long h, m, s;
+	long long h, m, s = 0;
 
-	if (!digits(p, 2, &h) || *(*p)++ != ':' || !digits(p, 2, &m) || *(*p)++ != ':' || !digits(p, 2, &s) ||
-	    !fraction(p, ns) || h > 23 || m > 59 || s > 60)
+	*ns = 0;
+	if (!digits(p, 2, &h) || *(*p)++ != ':' || !digits(p, 2, &m))
+		return false;
+	if (**p == ':') {
+		(*p)++;
+		if (!digits(p, 2, &s) || !fraction(p, ns))
+			return false;
+	}
+	if (h > 23 || m > 59 || s > 60)
 		return false;
 	tm->tm_hour = (int)h;
 	tm->tm_min = (int)m;
@@ -119,6 +127,7 @@ int stk_time_arg_parse(const char *text, int64_t first, int64_t *ns, char *err, 
 	*ns = secs * NS + frac;
 	return 0;
 bad:
+	/* tests/fixtures/recordings/expected/ *.bad_time.err hold this line as it was */
 	snprintf(err, err_len, "%s: expected seconds from the first event (2.5), HH:MM:SS or "
 		 "YYYY-MM-DD HH:MM:SS[.frac][Z|+HH:MM]", text);
 	return -1;

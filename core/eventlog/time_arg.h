@@ -1,8 +1,8 @@
 /*
  * `stk report --from/--to`: a time in a recording, as
  *   SECONDS                         from its first event (2, 2.5)
- *   HH:MM:SS[.frac]                 that wall-clock time on the first event's day (local time)
- *   YYYY-MM-DD[T| ]HH:MM:SS[.frac][Z|+HH:MM|-HH:MM]   that instant (local time without a zone)
+ *   HH:MM[:SS[.frac]]               that wall-clock time on the first event's day (local time)
+ *   YYYY-MM-DD[T| ]HH:MM[:SS[.frac]][Z|+HH:MM|-HH:MM]   that instant (local time without a zone)
  */
 #ifndef STK_TIME_ARG_H
 #define STK_TIME_ARG_H

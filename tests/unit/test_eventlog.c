@@ -726,12 +726,17 @@ static void time_args(struct test_ctx *t)
 	setenv("TZ", "UTC", 1);
 	tzset();
 	CHECK(t, stk_time_arg_parse("12:00:07", first, &ns, err, sizeof(err)) == 0 && ns == first + 7000000000LL);
+	/* the seconds may go: stk report /var/lib/stk --from 02:58 --to 03:02 */
+	CHECK(t, stk_time_arg_parse("12:03", first, &ns, err, sizeof(err)) == 0 && ns == first + 180000000000LL);
+	CHECK(t, stk_time_arg_parse("2026-01-01 12:01Z", first, &ns, err, sizeof(err)) == 0 &&
+		 ns == first + 60000000000LL);
 	CHECK(t, stk_time_arg_parse("2026-01-01 12:00:01", first, &ns, err, sizeof(err)) == 0 &&
 		 ns == first + 1000000000LL);
 	unsetenv("TZ");
 	tzset();
 	static const char *const bad[] = { "", "x", "-1", "1.", "25:00:00", "12:60:00", "2026-13-01 00:00:00",
-					   "2026-01-01", "12:00:00+5", "1e3", "2026-01-01T12:00:00Zjunk" };
+					   "2026-01-01", "12:00:00+5", "1e3", "2026-01-01T12:00:00Zjunk", "12:",
+					   "12:00:", "12:00.5", "12:0" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		if (stk_time_arg_parse(bad[i], first, &ns, err, sizeof(err)) == 0) {
