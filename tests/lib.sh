@@ -148,6 +148,16 @@ duckdb_begin() {
 }
 q() { node "$NODE_DIR/duckdb_query.mjs" "$1" 2>&1; }
 
+# wait_line FILE REGEX PID: until FILE holds a line matching REGEX (20 s at most, or PID gone):
+# a tracer's own 'tracing ... after start' (-v), when all its programs are attached
+wait_line() {
+    for _ in $(seq 400); do
+        grep -qs "$2" "$1" && return
+        kill -0 "$3" 2>/dev/null || return
+        sleep 0.05
+    done
+}
+
 # Workloads a suite runs in the background, killed when it ends. A suite sets
 # tmp (its scratch directory) and calls workloads_begin, which installs the
 # EXIT trap that kills them and removes $tmp.

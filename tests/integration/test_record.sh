@@ -29,14 +29,6 @@ expect_within() {
 sum_matching() { re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
 
 duckdb_begin
-# wait_line FILE REGEX PID: until FILE holds a line matching REGEX (20 s at most, or PID gone)
-wait_line() {
-    for _ in $(seq 400); do
-        grep -qs "$2" "$1" && return
-        kill -0 "$3" 2>/dev/null || return
-        sleep 0.05
-    done
-}
 
 # ===== one capture of every resources kind, cpu, offcpu, syscall, iorq and state; resources beside it =====
 start_workload "$W/resources" all "$SIZE" "$tmp/all.dat"

@@ -27,15 +27,6 @@ expect_within() {
 }
 # sum_matching REGEX: the total of folded lines (stdin) matching REGEX
 sum_matching() { re="$1" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }'; }
-# wait_tracing FILE PID: until stk -v says in FILE that every program traces (20 s at most, or PID gone):
-# a first link alone is not all of record's
-wait_tracing() {
-    for _ in $(seq 400); do
-        grep -qs 'tracing .* after start' "$1" && return
-        kill -0 "$2" 2>/dev/null || return
-        sleep 0.05
-    done
-}
 
 # ===== rotation by time, beside one file of the same events =====
 d=$tmp/series
@@ -43,9 +34,9 @@ d=$tmp/series
 start_workload "$W/offcpu" 300 6 40 - "$tmp/go"
 wpid=$WPID
 "$STK" record -v -p "$wpid" -e offcpu,cpu:49 -o "$tmp/one.parquet" >/dev/null 2>"$tmp/one.err" & op=$!
-wait_tracing "$tmp/one.err" $op
+wait_line "$tmp/one.err" 'tracing .* after start' $op
 "$STK" record -v -p "$wpid" -e offcpu,cpu:49 -o "$d/" --rotate 2s --flush 1s 7 >/dev/null 2>"$tmp/series.err" & rp=$!
-wait_tracing "$tmp/series.err" $rp
+wait_line "$tmp/series.err" 'tracing .* after start' $rp
 touch "$tmp/go"
 wait $rp
 rc=$?
