@@ -132,11 +132,11 @@ closed=$(grep -o '/stk-2[^:/]*\.parquet: [0-9]* events' "$tmp/maxfiles.err" | cu
 expect_eq max_files_newest_kept "$(ls "$d" | grep '^stk-' | tr '\n' ' ')" "$closed"
 d=$tmp/maxsize
 start_workload "$W/burn_pie" 8
-# six files of 8 KB and more (a second of 199 Hz samples): more than 48K together
-"$STK" record -v -e cpu:199 -o "$d/" --rotate 1s --max-size 48K 6 >/dev/null 2>"$tmp/maxsize.err"
+# six files of 5 KB and more (footers, checkpoints, a second of 199 Hz samples): more than 24K together
+"$STK" record -v -e cpu:199 -o "$d/" --rotate 1s --max-size 24K 6 >/dev/null 2>"$tmp/maxsize.err"
 total=$(cat "$d"/stk-*.parquet | wc -c)
 # within the size, or the newest alone (it stays even when larger)
-if [ "$(complete "$d")" -ge 1 ] && { [ "$total" -le 49152 ] || [ "$(complete "$d")" -eq 1 ]; }; then pass max_size_kept
+if [ "$(complete "$d")" -ge 1 ] && { [ "$total" -le 24576 ] || [ "$(complete "$d")" -eq 1 ]; }; then pass max_size_kept
 else fail max_size_kept "$total bytes in $(complete "$d") files"; fi
 removed=$(grep -c ': removed (' "$tmp/maxsize.err")
 if [ "$removed" -ge 1 ]; then pass max_size_removed_oldest; else fail max_size_removed_oldest "nothing removed: $(ls -l "$d")"; fi
@@ -163,7 +163,8 @@ kill -TERM $rp
 wait $rp
 expect_eq hup_term_exit_status "$?" 0
 expect_eq hup_term_closes_cleanly "$(complete "$d"):$(partial "$d")" "3:0"
-expect_eq hup_files_read "$(q "select count(distinct filename) from read_parquet('$d/*.parquet', filename = true)")" 3
+# every file reads whole (a quiet host may give one no sample: count the footers)
+expect_eq hup_files_read "$(q "select count(*) from parquet_file_metadata('$d/*.parquet')")" 3
 
 # ===== kill -9, then a restart makes the unfinished file whole =====
 d=$tmp/crash
