@@ -254,13 +254,14 @@ formats_section=$(plain | awk '$0 == ".SH OUTPUT FORMATS" { on = 1; next } /^\.S
 for a in $applets; do
     help=$("$STK" "$a" --help 2>/dev/null) || continue
     # the --format line and the lines continuing it: "pmp (default), text, ... or svg"
+    # (continuation lines are indented to the descriptions' column; "(-o DIR/)" is a line of its own)
     names=$(printf '%s\n' "$help" | awk '/^ +--format / { on = 1; sub(/^ +--format +[^ ]+ +/, ""); print; next }
-                                         on && /^ +[^ -]/ { print; next } { on = 0 }' |
+                                         on && /^                    +[^ -]/ { print; next } { on = 0 }' |
         tr ',' ' ' | sed -E 's/\(default\)//g; s/(^| )or( |$)/ /g')
     [ -z "$names" ] && continue
     # the -o lines' "(.txt .folded ...)"
     suffixes=$(printf '%s\n' "$help" | awk '/^ +-o, --output FILE/ { on = 1; print; next }
-                                            on && /^ +[^ -]/ { print; next } { on = 0 }' |
+                                            on && /^                    +[^ -]/ { print; next } { on = 0 }' |
         tr '\n' ' ' | sed -E 's/.*\(([^)]*)\).*/\1/')
     undocumented=""
     for f in $names; do documents "$(man_section "$a")" "$f" || undocumented="$undocumented $f"; done
