@@ -36,6 +36,8 @@
 #define DEFAULT_STACK_BYTES 16384
 /* How long a round waits for threads on a CPU to run long enough for a sample. */
 #define RUNNING_MS 100
+/* A runnable thread that got no CPU in those rounds (a busy host) is waited for up to this long in all. */
+#define STARVED_MS 2000
 #define MAX_USER_FRAMES 1024
 
 struct pmp_config {
@@ -179,6 +181,7 @@ static int setup(void *arg)
 		.self_tgid = (uint32_t)getpid(),
 		.stack_bytes = cfg->common.stack_bytes,
 		.running_ms = RUNNING_MS,
+		.starved_ms = STARVED_MS,
 		.btf_custom_path = stk_session_btf_path(session),
 		.kernel_btf = session->btf.kernel_btf,
 		.forced = cfg->mechanism,
@@ -279,8 +282,8 @@ static int take_one(struct pmp_run *run)
 	run->unwind_ms += ms_between(t1, stk_now_ns(CLOCK_MONOTONIC));
 	if (run->cfg.common.verbose)
 		fprintf(stderr, "pmp: snapshot of %zu threads in %.1f ms (first pass %.1f ms); %zu on a CPU sampled as "
-			"they ran, %zu taken again, %zu without a user stack for running throughout%s%s\n",
-			st.threads, st.total_ms, st.pass_ms, st.sampled_running, st.retaken, st.unresolved,
+			"they ran, %zu taken again, %zu without a user stack for running throughout (%zu of them given no CPU)%s%s\n",
+			st.threads, st.total_ms, st.pass_ms, st.sampled_running, st.retaken, st.unresolved, st.starved,
 			st.perf_why ? "; " : "", st.perf_why ? st.perf_why : "");
 	else if (st.perf_why && st.unresolved)
 		fprintf(stderr, "pmp: WARNING: %zu threads on a CPU have no user stack: %s\n", st.unresolved,

@@ -207,13 +207,23 @@ static int read_sample(struct event *e, struct stk_snap *out)
 	return ret;
 }
 
+/* Whether e's thread ran less than the one period a sample needs since e opened: it waited for a CPU. */
+static bool never_ran(const struct event *e)
+{
+	uint64_t ran_ns = 0;
+
+	return read(e->fd, &ran_ns, sizeof(ran_ns)) == (ssize_t)sizeof(ran_ns) && ran_ns < PERIOD_NS;
+}
+
 int stk_snap_perf_take(const uint32_t *tids, const uint32_t *tgids, size_t n, uint32_t stack_bytes, long timeout_ms,
-		       struct stk_snap *out, bool *sampled, char *why, size_t len)
+		       struct stk_snap *out, bool *sampled, size_t *starved, char *why, size_t len)
 {
 	struct event *ev = calloc(n ? n : 1, sizeof(*ev));
 	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
 	size_t open = 0, taken = 0;
 	int last_err = 0;
+
+	*starved = 0;
 
 	if (!ev || !pfd) {
 		free(ev);
@@ -260,8 +270,11 @@ int stk_snap_perf_take(const uint32_t *tids, const uint32_t *tgids, size_t n, ui
 			}
 		}
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].fd >= 0 && never_ran(&ev[i]))
+			(*starved)++;
 		close_event(&ev[i]);
+	}
 	free(ev);
 	free(pfd);
 	return (int)taken;

@@ -17,11 +17,13 @@
 /*
  * Samples each of the n threads (tids[i] of tgids[i]) once, waiting at most
  * timeout_ms: a record (state RUN, how "perf") is appended to out for each
- * thread sampled, and sampled[i] set. Returns how many were sampled, or -1
- * with why when no thread's event could be opened.
+ * thread sampled, and sampled[i] set; *starved counts the threads not
+ * sampled that ran less than one sampling period meanwhile (runnable but
+ * waiting for a CPU, or blocked). Returns how many were sampled, or -1 with
+ * why when no thread's event could be opened.
  */
 int stk_snap_perf_take(const uint32_t *tids, const uint32_t *tgids, size_t n, uint32_t stack_bytes, long timeout_ms,
-		       struct stk_snap *out, bool *sampled, char *why, size_t len);
+		       struct stk_snap *out, bool *sampled, size_t *starved, char *why, size_t len);
 
 /*
  * One PERF_RECORD_SAMPLE's body (after its header) with TID, CALLCHAIN, REGS_USER and STACK_USER

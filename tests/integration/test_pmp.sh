@@ -83,6 +83,32 @@ check_mechanism() { # MECH
 check_mechanism task_iter_copy
 check_mechanism proc
 
+# A runnable thread that gets no CPU for most of a second (a real-time spinner beside it on
+# its one CPU; the kernel leaves others 5% of each second): still sampled as it runs, proc's
+# rounds go on while it has not run. Without real-time throttling the spinner would hold the
+# CPU for good: a skip.
+if [ "$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)" = -1 ]; then
+    skip starved "real-time throttling is off (kernel.sched_rt_runtime_us = -1)"
+else
+    taskset -c 0 "$W/burn_pie" 20 >/dev/null 2>&1 &
+    burn=$!
+    pids+=("$burn")
+    sleep 0.3
+    # the spinner ends itself: killed or orphaned, it could not be left holding the CPU
+    chrt -f 10 taskset -c 0 bash -c 'while [ "$SECONDS" -lt 6 ]; do :; done' &
+    pids+=($!)
+    sleep 0.3
+    # three snapshots: one may fall into the thread's 50 ms by chance, three hardly
+    for i in 1 2 3; do
+        run_capture "$STK" pmp -U -v --mechanism proc -p "$burn"
+        expect_eq "starved_${i}_rc" "$RC" 0
+        expect_contains "starved_${i}_chain" "$OUT" "1 known_leaf,known_mid,main,"
+        expect_contains "starved_${i}_sampled" "$ERR" "1 on a CPU sampled as they ran"
+    done
+    wait "${pids[-1]}" 2>/dev/null
+    kill -9 "$burn" 2>/dev/null
+fi
+
 # The default: the first mechanism stk info offers, kernel frames above the user ones.
 info_mech=$("$STK" info 2>/dev/null | sed -n 's/^pmp thread snapshot: \([a-z_]*\) .*/\1/p')
 run_capture "$STK" pmp -v -p "$P"

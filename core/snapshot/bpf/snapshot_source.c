@@ -28,6 +28,7 @@ struct stk_snapper {
 	size_t *at;    /* where each pending thread's record is in the snapshot */
 	bool *sampled; /* per pending thread: sampled, or taken again */
 	size_t cap;
+	size_t starved; /* the last round's threads on a CPU that were not given one to be sampled on */
 	char perf_why[256];
 };
 
@@ -194,7 +195,7 @@ static int sample_running(struct stk_snapper *s, struct stk_snap *out, struct st
 	if (n <= 0)
 		return (int)n;
 	got = stk_snap_perf_take(s->tids, s->tgids, (size_t)n, s->req.stack_bytes, s->req.running_ms, &s->again,
-				 s->sampled, why, sizeof(why));
+				 s->sampled, &s->starved, why, sizeof(why));
 	if (got < 0) {
 		snprintf(s->perf_why, sizeof(s->perf_why), "%s", why);
 		st->perf_why = s->perf_why;
@@ -252,17 +253,22 @@ int stk_snapper_take(struct stk_snapper *s, struct stk_snap *out, struct stk_sna
 	if (s->rung.take(s->rung.impl, &s->req.want, out))
 		return -1;
 	st->pass_ms = ms_since(t0);
-	for (int round = 0; round < MAX_ROUNDS; round++) {
+	s->starved = 0;
+	for (int round = 0;; round++) {
 		long pending = collect_pending(s, out, STK_SNAP_RUNNING | STK_SNAP_RACED);
 
 		if (pending < 0)
 			return -1;
 		if (!pending)
 			break;
+		/* Past the rounds, only a thread still waiting for a CPU is waited for, up to starved_ms in all. */
+		if (round >= MAX_ROUNDS && !(s->starved && ms_since(t0) < (double)s->req.starved_ms))
+			break;
 		if (sample_running(s, out, st) || take_again(s, out, st))
 			return -1;
 	}
 	stk_snap_filter(out, gone, NULL);
+	st->starved = s->starved;
 	for (size_t i = 0; i < out->n; i++) {
 		if (out->threads[i].pending) {
 			give_up(&out->threads[i]);

@@ -4,8 +4,9 @@
  * ptrace) that opens here, as core/ladder/climb.h walks it. After a pass,
  * threads that were on a CPU are sampled as they run
  * (core/snapshot/snap_perf.h) and threads that ran while they were copied
- * are taken again, a few rounds at most; what is still missing then is
- * said per thread (no_user), never made up.
+ * are taken again, a few rounds at most (more while a runnable thread got
+ * no CPU to be sampled on: an oversubscribed host or VM); what is still
+ * missing then is said per thread (no_user), never made up.
  */
 #ifndef STK_SNAPSHOT_SOURCE_H
 #define STK_SNAPSHOT_SOURCE_H
@@ -25,6 +26,7 @@ struct stk_snap_request {
 	uint32_t self_tgid;   /* left out: stk itself */
 	uint32_t stack_bytes; /* user stack copied per thread */
 	long running_ms;      /* how long a round waits for threads on a CPU to be sampled */
+	long starved_ms;      /* more rounds, up to this long in all, while such a thread has not run (0: none) */
 	const char *btf_custom_path;
 	bool kernel_btf;      /* the running kernel's own BTF exists */
 	const char *forced;   /* --mechanism: the rung to use or fail, or NULL: the first that works */
@@ -36,6 +38,7 @@ struct stk_snap_stats {
 	size_t sampled_running; /* taken by a sample as they ran */
 	size_t retaken;         /* taken again after they ran while being copied */
 	size_t unresolved;      /* still running or racing after the last round: no user stack */
+	size_t starved;         /* of those on a CPU in the last round, how many did not run long enough to be sampled */
 	double pass_ms;         /* the first pass */
 	double total_ms;        /* the whole snapshot */
 	const char *perf_why;   /* why threads on a CPU could not be sampled, or NULL */
