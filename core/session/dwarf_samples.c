@@ -25,9 +25,16 @@
 #include "core/unwind/unwind_dwarf.h"
 #include "core/sym/symbolize.h"
 
-/* Pages per CPU: about 200 samples of 8 KiB stack each before user space must read
- * (a system-wide offcputime sends a burst of new stacks when it starts). */
-#define SAMPLE_PAGES 512
+/*
+ * Pages per CPU: 250 to 1,000 samples of 8 KiB stack each before user space
+ * must read (a system-wide offcputime sends a burst of new stacks when it
+ * starts; 1,000 UDP datagrams sent on a 2-CPU VM, where the workload's
+ * threads leave the reader short of CPU, overflowed 512 pages). Few CPUs get
+ * the most, within SAMPLE_BYTES_ALL in all; many CPUs get the least each.
+ */
+#define SAMPLE_PAGES_MIN 512
+#define SAMPLE_PAGES_MAX 2048
+#define SAMPLE_BYTES_ALL (32u << 20)
 #define MAX_FRAMES 1024
 /*
  * Samples wait in user memory for unwinding (a few ms each on slow CPUs), so
@@ -273,6 +280,20 @@ static void consume(void *ctx)
 	}
 }
 
+/* The sample buffer's pages per CPU: a power of two from SAMPLE_PAGES_MIN to SAMPLE_PAGES_MAX. */
+static size_t sample_pages(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	size_t pages = SAMPLE_PAGES_MAX;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (ncpu < 1 || page < 1)
+		return SAMPLE_PAGES_MIN;
+	while (pages > SAMPLE_PAGES_MIN && pages * (size_t)page * (size_t)ncpu > SAMPLE_BYTES_ALL)
+		pages /= 2;
+	return pages;
+}
+
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
 						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
 						  const struct stk_dwarf_opts *o)
@@ -297,7 +318,7 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 		stk_dwarf_samples_free(d);
 		return NULL;
 	}
-	d->buf = perf_buffer__new(bpf_map__fd(map), SAMPLE_PAGES, on_sample, on_lost, d, NULL);
+	d->buf = perf_buffer__new(bpf_map__fd(map), sample_pages(), on_sample, on_lost, d, NULL);
 	if (!d->buf) {
 		stk_error(applet, "creating the sample buffer failed: %s", strerror(errno));
 		stk_dwarf_samples_free(d);
