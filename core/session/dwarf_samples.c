@@ -43,7 +43,9 @@
  * samples of 8 KiB stack), and at most UNWIND_SLICE_NS of unwinding before
  * the run loop gets to look at its signals and timers again.
  */
-#define PENDING_MAX_BYTES (64u << 20)
+#define PENDING_ROOM_BYTES (64u << 20)
+/* Below the room: the sample that reaches the limit (a header, at most a 64 KiB copy) still fits. */
+#define PENDING_MAX_BYTES (PENDING_ROOM_BYTES - (1u << 20))
 #define UNWIND_SLICE_NS 50000000LL
 /*
  * The queue is one buffer, used first in first out and reused: copies of
@@ -318,6 +320,15 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 		stk_dwarf_samples_free(d);
 		return NULL;
 	}
+	/*
+	 * The queue's whole room at once: address space only until samples
+	 * touch it, and growing never copies what waits (a copy of megabytes,
+	 * and faults on fresh pages, while the kernel buffer fills: an
+	 * allocator without mremap lost samples so on a 2-CPU VM). Without
+	 * the room (a host that does not overcommit) the queue grows as needed.
+	 */
+	if (!stk_buf_reserve(&d->pending, PENDING_ROOM_BYTES))
+		d->pending.oom = false;
 	d->buf = perf_buffer__new(bpf_map__fd(map), sample_pages(), on_sample, on_lost, d, NULL);
 	if (!d->buf) {
 		stk_error(applet, "creating the sample buffer failed: %s", strerror(errno));
