@@ -31,8 +31,17 @@ static int ent_order(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int add(struct stk_perf_map *m, uint64_t start, uint64_t size, const char *name, size_t nl)
+struct stk_perf_map *stk_perf_map_new(void)
 {
+	return calloc(1, sizeof(struct stk_perf_map));
+}
+
+int stk_perf_map_add(struct stk_perf_map *m, uint64_t start, uint64_t size, const char *name, size_t nl)
+{
+	if (m->n >= STK_PERF_MAP_MAX_ENTRIES || !size || !nl)
+		return 0;
+	if (nl > STK_PERF_MAP_MAX_NAME)
+		nl = STK_PERF_MAP_MAX_NAME;
 	if (stk_grow((void **)&m->ents, &m->cap, m->n + 1, sizeof(*m->ents)) ||
 	    stk_grow((void **)&m->names, &m->names_cap, m->names_len + nl + 1, 1))
 		return -1;
@@ -51,8 +60,6 @@ static int parse_line(struct stk_perf_map *m, char *p, size_t len)
 	uint64_t start, size;
 	size_t nl;
 
-	if (m->n >= STK_PERF_MAP_MAX_ENTRIES)
-		return 0;
 	p[len] = '\0';
 	start = strtoull(p, &end, 16);
 	if (end == p || *end != ' ')
@@ -65,14 +72,12 @@ static int parse_line(struct stk_perf_map *m, char *p, size_t len)
 	nl = strlen(p);
 	while (nl && (p[nl - 1] == '\r' || p[nl - 1] == ' '))
 		nl--;
-	if (!nl)
-		return 0;
-	return add(m, start, size, p, nl < STK_PERF_MAP_MAX_NAME ? nl : STK_PERF_MAP_MAX_NAME);
+	return stk_perf_map_add(m, start, size, p, nl);
 }
 
 struct stk_perf_map *stk_perf_map_parse_fd(int fd, uint64_t max_bytes)
 {
-	struct stk_perf_map *m = calloc(1, sizeof(*m));
+	struct stk_perf_map *m = stk_perf_map_new();
 	/* A line longer than the buffer is skipped up to its '\n'. */
 	char *line = malloc(STK_PERF_MAP_MAX_LINE + 1), chunk[65536];
 	size_t len = 0;
@@ -109,13 +114,18 @@ struct stk_perf_map *stk_perf_map_parse_fd(int fd, uint64_t max_bytes)
 	if (len && !skipping && total < max_bytes && parse_line(m, line, len))
 		goto fail;
 	free(line);
-	if (m->n)
-		qsort(m->ents, m->n, sizeof(*m->ents), ent_order);
+	stk_perf_map_sort(m);
 	return m;
 fail:
 	free(line);
 	stk_perf_map_free(m);
 	return NULL;
+}
+
+void stk_perf_map_sort(struct stk_perf_map *m)
+{
+	if (m->n)
+		qsort(m->ents, m->n, sizeof(*m->ents), ent_order);
 }
 
 void stk_perf_map_free(struct stk_perf_map *m)

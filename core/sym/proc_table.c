@@ -3,7 +3,7 @@
  * /proc/PID/maps when a process is first seen (so exited processes still
  * resolve) and again after an exec or a new mapping, keeping the file
  * mappings it no longer has (stacks taken while it had them still resolve);
- * its perf map for JITs. The symbolizer, the copy unwinder and the kernel
+ * its perf map and jitdump for JITs. The symbolizer, the copy unwinder and the kernel
  * tables all read it (core/unwind/mapping.h); an exited process is
  * compacted to what its stacks name.
  */
@@ -29,6 +29,7 @@
 #include "core/base/grow.h"
 #include "core/base/untrusted_file.h"
 #include "core/runtime/runtime.h"
+#include "core/unwind/jit_cfi.h"
 
 /* Where pid is (*found) or would go in the table, sorted by pid. */
 static size_t proc_find(const struct sym_proc_table *t, pid_t pid, int *found)
@@ -106,6 +107,160 @@ static void load_perf_map(struct stk_symbolizer *s, struct sym_proc *p)
 		}
 	}
 	close(fd);
+}
+
+/* A JIT's dump as it names it: jit-PID.dump, in any directory. */
+static bool is_jitdump_path(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "jit-", 4) != 0)
+		return false;
+	for (p = base + 4; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > base + 4 && strcmp(p, ".dump") == 0;
+}
+
+/*
+ * The jitdump mapping's file: map_files is the very file mapped (any mount
+ * namespace), else its path inside the process's root, the same inode
+ * only. Another user's file: owned by the process's user (or root), a
+ * regular file, and read only up to a bound.
+ */
+static int open_jitdump(struct stk_symbolizer *s, const struct sym_proc *p)
+{
+	char path[4200];
+	struct stat st, owner;
+	int fd = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)p->proc.pid);
+	if (stat(path, &owner))
+		return -errno;
+	struct stk_untrusted_rules rules = {
+		.no_follow = true, .check_owner = true, .owner = owner.st_uid,
+		.as_owner = true, .group = owner.st_gid,
+	};
+	if (!s->opts.skip_map_files) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)p->proc.pid,
+			 p->jit_map_start, p->jit_map_end);
+		fd = stk_untrusted_open(path, NULL);
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->proc.pid, p->jit_path);
+		fd = stk_untrusted_open(path, &rules);
+	}
+	if (fd < 0)
+		return fd;
+	int err = stk_untrusted_check_fd(fd, &rules);
+
+	if (!err && (fstat(fd, &st) || (uint64_t)st.st_ino != p->jit_inode))
+		err = -ENOENT; /* the path names another file now */
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int jit_order(const void *a, const void *b)
+{
+	const struct stk_jit_code *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void free_jit_code(struct sym_proc *p)
+{
+	/* the unwinder's session reads these files: it goes first */
+	stk_unwinder_slot_free(p->proc.unwinder);
+	p->proc.unwinder = NULL;
+	for (size_t i = 0; i < p->n_jit_files; i++)
+		stk_file_release(&p->jit_files[i]);
+	free(p->jit_files);
+	free(p->proc.jit);
+	p->jit_files = NULL;
+	p->n_jit_files = 0;
+	p->proc.jit = NULL;
+	p->proc.n_jit = 0;
+}
+
+/*
+ * d's code with CFI as the unwinder's ranges: a file per distinct CFI (at
+ * most MAX_JIT_CFI_FILES), ranges sorted and apart (a range overlapping an
+ * earlier one, re-JITted code or a lie, is left out). Out of memory: fewer.
+ */
+static void make_jit_code(struct sym_proc *p, const struct stk_jitdump *d)
+{
+	size_t n_files = d->n_eh_frames < MAX_JIT_CFI_FILES ? d->n_eh_frames : MAX_JIT_CFI_FILES, n = 0;
+	struct stk_jit_code *code;
+
+	if (!d->n_code || !(p->jit_files = calloc(n_files, sizeof(*p->jit_files))))
+		return;
+	for (size_t i = 0; i < n_files; i++) {
+		const struct stk_jit_eh_frame *eh = &d->eh_frames[i];
+
+		p->jit_files[i].fd = -1;
+		stk_jit_cfi_file(&p->jit_files[i], d->machine, eh->bytes, eh->size, eh->addr);
+	}
+	p->n_jit_files = n_files;
+	if (!(code = calloc(d->n_code, sizeof(*code))))
+		return;
+	for (size_t i = 0; i < d->n_code; i++) {
+		const struct stk_jit_cfi_code *c = &d->code[i];
+
+		if (c->eh_frame < n_files && p->jit_files[c->eh_frame].elf)
+			code[n++] = (struct stk_jit_code){ c->start, c->start + c->size, &p->jit_files[c->eh_frame] };
+	}
+	qsort(code, n, sizeof(*code), jit_order);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!kept || code[i].start >= code[kept - 1].end)
+			code[kept++] = code[i];
+	p->proc.jit = code;
+	p->proc.n_jit = kept;
+}
+
+/*
+ * The jitdump p maps, parsed again when it grew (a bounded number of
+ * times): its names, and its CFI for the copy unwinder. True when the
+ * JIT code with CFI changed (the caller moves the generation).
+ */
+static bool load_jitdump(struct stk_symbolizer *s, struct sym_proc *p)
+{
+	struct stat st;
+	struct stk_jitdump *d;
+	const char *why;
+	bool had_code = p->proc.n_jit > 0;
+	int fd;
+
+	if (p->jit_loads >= MAX_PERF_MAP_LOADS || sym_stopped(s))
+		return false;
+	if ((fd = open_jitdump(s, p)) < 0) {
+		sym_note_failure(s, "pid %d: jitdump %s not read: %s", (int)p->proc.pid, p->jit_path,
+				 stk_untrusted_strerror(fd));
+		p->jit_loads++;
+		return false;
+	}
+	if (fstat(fd, &st) || (p->jitdump && st.st_size == p->jit_size)) {
+		close(fd);
+		return false;
+	}
+	p->jit_loads++;
+	d = stk_jitdump_parse_fd(fd, STK_JITDUMP_MAX_SIZE, &why);
+	close(fd);
+	if (!d) {
+		if (why)
+			sym_note_failure(s, "pid %d: jitdump %s not read: %s", (int)p->proc.pid, p->jit_path, why);
+		return false;
+	}
+	free_jit_code(p);
+	stk_jitdump_free(p->jitdump);
+	p->jitdump = d;
+	p->jit_size = st.st_size;
+	make_jit_code(p, d);
+	return had_code || p->proc.n_jit > 0;
 }
 
 static int map_order(const void *a, const void *b)
@@ -204,7 +359,7 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *sp)
 	struct stk_mapping *maps = NULL;
 	size_t n = 0, cap = 0;
 	int has_anon = 0, err = 0;
-	bool changed;
+	bool changed, jit_changed = false;
 	FILE *f;
 
 	if (!e)
@@ -246,7 +401,17 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *sp)
 		} else {
 			m->kind = STK_MAPPING_FILE;
 		}
-		m->file = file_of(s, p->pid, e, m->kind);
+		/* a JIT's dump is mapped executable so profilers see it: no code, no ELF to learn */
+		if (m->kind == STK_MAPPING_FILE && is_jitdump_path(e->path)) {
+			sp->jit_mapped = true;
+			sp->jit_map_start = e->start;
+			sp->jit_map_end = e->end;
+			sp->jit_inode = e->inode;
+			sp->jit_path = m->path;
+			m->file = NULL;
+		} else {
+			m->file = file_of(s, p->pid, e, m->kind);
+		}
 	}
 	/* An empty maps file read after exit looks like a kernel thread: tell them apart. */
 	if (!err && ferror(f))
@@ -259,7 +424,9 @@ static int read_maps(struct stk_symbolizer *s, struct sym_proc *sp)
 	}
 	if (n)
 		qsort(maps, n, sizeof(*maps), map_order);
-	changed = !same_maps(p, maps, n) || sp->err;
+	if (sp->jit_mapped)
+		jit_changed = load_jitdump(s, sp);
+	changed = !same_maps(p, maps, n) || sp->err || jit_changed;
 	keep_gone_maps(p, &maps, &n, &cap);
 	free(p->maps);
 	p->maps = maps;
@@ -373,15 +540,36 @@ const struct stk_mapping *sym_proc_map_at(struct stk_symbolizer *s, struct sym_p
 	return m;
 }
 
-int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr, const char **name, uint64_t *off)
+/*
+ * The jitdump first: where a JIT writes both, its perf map names the same
+ * code, while only the jitdump's records come with the CFI the walk went
+ * through, so the name and the unwinding agree.
+ */
+static int jit_name(const struct sym_proc *p, uint64_t addr, const char **name, uint64_t *off, const char **module)
 {
-	if (stk_perf_map_lookup(p->perf, addr, name, off) == 0)
+	if (p->jitdump && stk_perf_map_lookup(p->jitdump->names, addr, name, off) == 0) {
+		*module = "[jitdump]";
+		return 0;
+	}
+	if (stk_perf_map_lookup(p->perf, addr, name, off) == 0) {
+		*module = "[perf-map]";
+		return 0;
+	}
+	return -1;
+}
+
+int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr, const char **name, uint64_t *off,
+		       const char **module)
+{
+	if (jit_name(p, addr, name, off, module) == 0)
 		return 0;
 	/* the JIT may have written more since; code without a perf map misses every time: not each a look */
 	if (p->perf_tried_ns && stk_now_ns(CLOCK_MONOTONIC) - p->perf_tried_ns < PERF_MAP_RETRY_NS)
 		return -1;
 	load_perf_map(s, p);
-	return stk_perf_map_lookup(p->perf, addr, name, off);
+	if (p->jit_mapped && load_jitdump(s, p))
+		p->proc.generation = ++s->procs.generations;
+	return jit_name(p, addr, name, off, module);
 }
 
 /* p exited: the unwinder's state goes, the mappings shrink to fit. */
@@ -431,10 +619,11 @@ void sym_proc_table_free(struct sym_proc_table *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct sym_proc *p = t->all[i];
 
-		stk_unwinder_slot_free(p->proc.unwinder);
+		free_jit_code(p); /* the unwinder's session too */
 		stk_runtime_proc_free(p->proc.runtime);
 		free(p->proc.maps); /* their paths are the pool's */
 		stk_perf_map_free(p->perf);
+		stk_jitdump_free(p->jitdump);
 		free(p);
 	}
 	free(t->all);

@@ -176,9 +176,8 @@ void sym_resolve_user(struct stk_symbolizer *s, pid_t pid, uint64_t addr, bool r
 		break;
 	case STK_MAPPING_ANON:
 		frame->module = "[anon]";
-		if (sym_proc_perf_name(s, p, addr, &name, &off))
+		if (sym_proc_perf_name(s, p, addr, &name, &off, &frame->module))
 			return;
-		frame->module = "[perf-map]";
 		frame->symbol = name;
 		frame->symbol_offset = off;
 		return; /* a JIT may put other code there: not kept */

@@ -21,6 +21,7 @@
 #include "core/base/key_index.h"
 #include "core/base/string_pool.h"
 #include "core/sym/elf_symbols.h"
+#include "core/sym/jitdump.h"
 #include "core/sym/perf_map.h"
 #include "core/sym/proc_maps.h"
 #include "core/sym/symbolize.h"
@@ -36,6 +37,8 @@ struct stk_debuginfod;
 #define MAX_GONE_MAPS 64
 /* How often one process's perf map is parsed (it grows as the JIT writes). */
 #define MAX_PERF_MAP_LOADS 8
+/* Distinct CFI of one process's JIT code made into files for the unwinder (CPython's is one for all). */
+#define MAX_JIT_CFI_FILES 256
 /* A miss looks for a newer perf map at most this often (anonymous code without one misses every time). */
 #define PERF_MAP_RETRY_NS 200000000LL
 /* Files whose DWARF stays open for source lines and inline frames (one fd each). */
@@ -94,6 +97,15 @@ struct sym_proc {
 	off_t perf_size;
 	unsigned perf_loads; /* a map that keeps changing is not re-read forever */
 	int64_t perf_tried_ns; /* when it was last looked for (CLOCK_MONOTONIC), 0: never */
+	/* the jitdump the process maps (jit-PID.dump): its mapping as last read, what was parsed of it */
+	bool jit_mapped;
+	uint64_t jit_map_start, jit_map_end, jit_inode;
+	const char *jit_path; /* the strings pool's */
+	struct stk_jitdump *jitdump;
+	off_t jit_size;
+	unsigned jit_loads;  /* bounded as the perf map's are */
+	struct stk_file *jit_files; /* one per distinct CFI the unwinder is given (proc.jit points into them) */
+	size_t n_jit_files;
 	int64_t read_ns;     /* when the mappings were last read (CLOCK_MONOTONIC) */
 	bool exited;         /* compacted: its mappings are final */
 };
@@ -161,8 +173,12 @@ struct sym_proc *sym_find_proc(const struct stk_symbolizer *s, pid_t pid);
 const struct stk_mapping *sym_find_map(const struct sym_proc *p, uint64_t addr);
 /* The mapping holding addr, the mappings read again (a bounded number of times) when none does. */
 const struct stk_mapping *sym_proc_map_at(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr);
-/* The perf map's name for addr (the map read again once when it has none). 0, or -1. */
-int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr, const char **name, uint64_t *off);
+/*
+ * The JIT's name for addr, from its jitdump or its perf map (both read again
+ * once when neither has it); *module says which ("[jitdump]", "[perf-map]"). 0, or -1.
+ */
+int sym_proc_perf_name(struct stk_symbolizer *s, struct sym_proc *p, uint64_t addr, const char **name, uint64_t *off,
+		       const char **module);
 void sym_proc_table_free(struct sym_proc_table *t);
 
 /* sym_resolve.c */

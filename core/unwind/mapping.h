@@ -62,6 +62,16 @@ struct stk_mapping {
 	bool gone; /* no longer mapped (a library unloaded, a program before its exec): kept for names only */
 };
 
+/*
+ * A range of JIT code with CFI its JIT wrote (a jitdump's unwinding record):
+ * file is an ELF in memory holding that CFI for code at address 0
+ * (jit_cfi.h), shared by the ranges with the same CFI; the process table's.
+ */
+struct stk_jit_code {
+	uint64_t start, end;
+	struct stk_file *file;
+};
+
 struct stk_unwinder_proc; /* the copy unwinder's state of one process: unwind_dwarf.c's */
 struct stk_proc_tables;   /* a process's part of the kernel tables: unwind_tables.c's */
 struct stk_runtime_proc;  /* a process's interpreter (its frames' names too): core/runtime's */
@@ -75,7 +85,10 @@ struct stk_process {
 	pid_t pid;
 	struct stk_mapping *maps; /* sorted by start */
 	size_t n_maps;
-	uint64_t generation;      /* a new one each time the mappings are read and differ */
+	uint64_t generation;      /* a new one each time the mappings (or the JIT code with CFI) are read and differ */
+	/* JIT code with CFI, sorted by start (NULL: none); replaced only with a new generation */
+	struct stk_jit_code *jit;
+	size_t n_jit;
 	struct stk_unwinder_proc *unwinder; /* freed by the table (stk_unwinder_slot_free) at exit */
 	struct stk_proc_tables *tables;     /* set while loaded in the kernel's tables */
 	/* its interpreter, looked for in the mappings of runtime_generation (core/runtime/runtime.h);

@@ -271,7 +271,11 @@ static void free_refs(struct stk_unwinder_proc *p)
 	p->n_refs = p->cap_refs = 0;
 }
 
-/* Each of proc's file mappings with a kept ELF, gone ones aside, reported as a module. */
+/*
+ * Each of proc's file mappings with a kept ELF, gone ones aside, reported as
+ * a module; then each JIT range with CFI, as a module whose ELF holds that
+ * CFI for code at 0 (reported as a mapping of it from offset 0: biased to the range).
+ */
 static void report_modules(struct report_ctx *rc, const struct stk_process *proc)
 {
 	for (size_t i = 0; i < proc->n_maps; i++) {
@@ -279,6 +283,13 @@ static void report_modules(struct report_ctx *rc, const struct stk_process *proc
 
 		if (m->kind == STK_MAPPING_FILE && !m->gone && m->file && m->file->elf)
 			report_module(rc, m, m->file->elf, stk_file_cfi_guard(m->file));
+	}
+	for (size_t i = 0; i < proc->n_jit && rc->first; i++) {
+		const struct stk_jit_code *j = &proc->jit[i];
+		struct stk_mapping m = { .start = j->start, .end = j->end, .path = "[jit]", .kind = STK_MAPPING_ANON };
+
+		if (j->file->elf)
+			report_module(rc, &m, j->file->elf, stk_file_cfi_guard(j->file));
 	}
 }
 
