@@ -149,6 +149,18 @@ void stk_symbolizer_name_interpreted(struct stk_symbolizer *s, pid_t pid, const 
 		stk_runtime_name_chain(&p->proc, chain, n);
 }
 
+/* -v: what a process's jitdump gave. The kernel walk has no tables for JIT code: only user space walks through it. */
+static void jitdump_report(const struct sym_proc *sp, const char *applet, FILE *out)
+{
+	const struct stk_jitdump *d = sp->jitdump;
+
+	if (!d)
+		return;
+	fprintf(out, "%s: pid %d: jitdump %s: %zu code loads named, %zu ranges with CFI for the user-space walk "
+		"(--unwind dwarf; the kernel's walk, the cfi rung, stops at JIT code)%s%s\n", applet, (int)sp->proc.pid,
+		sp->jit_path, d->loads, sp->proc.n_jit, d->stop ? "; stopped at " : "", d->stop ? d->stop : "");
+}
+
 void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *applet, FILE *out)
 {
 	for (size_t i = 0; i < s->procs.n; i++) {
@@ -156,6 +168,7 @@ void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *a
 		const char *note = stk_runtime_note(p);
 		struct stk_runtime_stats st;
 
+		jitdump_report(s->procs.all[i], applet, out);
 		if (!note)
 			continue;
 		stk_runtime_get_stats(p, &st);

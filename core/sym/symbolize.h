@@ -159,7 +159,8 @@ void stk_symbolizer_get_stats(const struct stk_symbolizer *s, struct stk_symboli
 /*
  * -v: each process seen running an interpreter, one line to out: which
  * (or why its frames are not read), the frames user space read of it and
- * why a walk stopped, the code objects named.
+ * why a walk stopped, the code objects named; and each process's jitdump:
+ * the code it named, the ranges with CFI.
  */
 void stk_symbolizer_runtime_report(const struct stk_symbolizer *s, const char *applet, FILE *out);
 
