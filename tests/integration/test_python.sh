@@ -7,7 +7,8 @@
 # libpython3.11.so in a program embedding it), 3.13 (a Debian 13 root) and 3.14
 # (a sid root; Debian has no 3.12 to test, and stk skips it), the roots made
 # with mmdebstrap and cached under $STK_TEST_CACHE (/var/cache/stk-test), the
-# 3.13 one run in a PID namespace of its own too. Known chains asserted name
+# 3.13 one run in a PID namespace of its own too, and under -X perf_jit
+# (its jitdump's names and CFI: the user-space walk reaches Py_RunMain). Known chains asserted name
 # by name (recursion 40 deep, Python -> C -> Python through sorted(key=),
 # a thread blocked on a lock, one sleeping in a method), pmp against what the
 # process says of itself (sys._current_frames(), 203 threads), 95% of a CPU loop's
@@ -324,6 +325,28 @@ if python_root trixie trixie python3; then
         [ "$total" -ge 50 ] && [ $((named * 100)) -ge $((total * 90)) ] && pass py313_xperf_chain ||
             fail py313_xperf_chain "$named of $total samples hold <module>;...;outer;...;middle;...;leaf: $(printf '%s' "$OUT" | head -3)"
         expect_contains py313_xperf_trampoline_named "$OUT" "py::leaf:/stk-test/py_cpu.py;leaf"
+        kill "$PYPID" 2>/dev/null
+    }
+    # -X perf_jit: /tmp/jit-PID.dump names each trampoline and gives its CFI; the user-space walk goes through them
+    # to the native frames below (without the jitdump's CFI none of 596 samples reached Py_RunMain, with it all)
+    start_py py313-xperfjit chroot "$ROOT" python3 -X perf_jit /stk-test/py_jit.py && {
+        share() { # NAME REGEX: at least 90% of $OUT's samples (of 50 or more) match REGEX
+            local total n
+            total=$(printf '%s\n' "$OUT" | awk '{ n += $NF } END { print n + 0 }')
+            n=$(printf '%s\n' "$OUT" | grep -E -- "$2" | awk '{ n += $NF } END { print n + 0 }')
+            [ "$total" -ge 50 ] && [ $((n * 100)) -ge $((total * 90)) ] && pass "$1" ||
+                fail "$1" "$n of $total samples match $2: $(printf '%s' "$OUT" | sort -t' ' -k2 -rn | head -2)"
+        }
+        tramp='py::<module>:/stk-test/py_jit.py;<module>;([^;]*;)*py::outer:/stk-test/py_jit.py;outer;([^;]*;)*py::middle:/stk-test/py_jit.py;middle;([^;]*;)*py::leaf:/stk-test/py_jit.py;leaf'
+        run_capture "$STK" profile -p "$PYPID" --unwind dwarf -F 199 -f -v 2
+        share py313_xperfjit_dwarf_named "$tramp"
+        share py313_xperfjit_dwarf_reaches_main "^python3;_start;([^;]*;)*Py_RunMain;([^;]*;)*$tramp"
+        expect_match py313_xperfjit_said "$ERR" "jitdump [^ ]*/tmp/jit-$PYPID\.dump: [0-9]+ code loads named, [1-9][0-9]* ranges with CFI"
+        # the kernel's walk has no tables for JIT code: names still, the chain above them stops there
+        run_capture "$STK" profile -p "$PYPID" -F 199 -f 2
+        share py313_xperfjit_cfi_rung_named "$tramp"
+        run_capture "$STK" pmp -p "$PYPID"
+        expect_match py313_xperfjit_pmp "$OUT" "py::leaf:/stk-test/py_jit.py;PyObject_Vectorcall;middle;([^;]*;)*Py_RunMain;([^;]*;)*_start"
         kill "$PYPID" 2>/dev/null
     }
     # another PID namespace: the interpreter's thread ids are not the host's
