@@ -329,7 +329,7 @@ if python_root trixie trixie python3; then
     }
     # -X perf_jit: /tmp/jit-PID.dump names each trampoline and gives its CFI; the user-space walk goes through them
     # to the native frames below (without the jitdump's CFI none of 596 samples reached Py_RunMain, with it all)
-    start_py py313-xperfjit chroot "$ROOT" python3 -X perf_jit /stk-test/py_jit.py && {
+    start_py py313-xperfjit chroot "$ROOT" python3 -X perf_jit /stk-test/py_cpu.py flush && {
         share() { # NAME REGEX: at least 90% of $OUT's samples (of 50 or more) match REGEX
             local total n
             total=$(printf '%s\n' "$OUT" | awk '{ n += $NF } END { print n + 0 }')
@@ -337,16 +337,16 @@ if python_root trixie trixie python3; then
             [ "$total" -ge 50 ] && [ $((n * 100)) -ge $((total * 90)) ] && pass "$1" ||
                 fail "$1" "$n of $total samples match $2: $(printf '%s' "$OUT" | sort -t' ' -k2 -rn | head -2)"
         }
-        tramp='py::<module>:/stk-test/py_jit.py;<module>;([^;]*;)*py::outer:/stk-test/py_jit.py;outer;([^;]*;)*py::middle:/stk-test/py_jit.py;middle;([^;]*;)*py::leaf:/stk-test/py_jit.py;leaf'
+        tramp='py::<module>:/stk-test/py_cpu.py;<module>;([^;]*;)*py::outer:/stk-test/py_cpu.py;outer;([^;]*;)*py::middle:/stk-test/py_cpu.py;middle;([^;]*;)*py::leaf:/stk-test/py_cpu.py;leaf'
         run_capture "$STK" profile -p "$PYPID" --unwind dwarf -F 199 -f -v 2
         share py313_xperfjit_dwarf_named "$tramp"
         share py313_xperfjit_dwarf_reaches_main "^python3;_start;([^;]*;)*Py_RunMain;([^;]*;)*$tramp"
-        expect_match py313_xperfjit_said "$ERR" "jitdump [^ ]*/tmp/jit-$PYPID\.dump: [0-9]+ code loads named, [1-9][0-9]* ranges with CFI"
-        # the kernel's walk has no tables for JIT code: names still, the chain above them stops there
+        expect_match py313_xperfjit_said "$ERR" "jitdump [^ ]*/tmp/jit-$PYPID\.dump: [0-9]+ code loads named; [1-9][0-9]* ranges with CFI"
+        # the kernel's walk has no tables for JIT code: it stops at the first, named; the runs above it follow
         run_capture "$STK" profile -p "$PYPID" -F 199 -f 2
-        share py313_xperfjit_cfi_rung_named "$tramp"
+        share py313_xperfjit_cfi_rung_named '<module>;outer;middle;py::leaf:/stk-test/py_cpu.py;leaf'
         run_capture "$STK" pmp -p "$PYPID"
-        expect_match py313_xperfjit_pmp "$OUT" "py::leaf:/stk-test/py_jit.py;PyObject_Vectorcall;middle;([^;]*;)*Py_RunMain;([^;]*;)*_start"
+        expect_match py313_xperfjit_pmp "$OUT" "py::leaf:/stk-test/py_cpu.py;PyObject_Vectorcall;middle;([^;]*;)*Py_RunMain;([^;]*;)*_start"
         kill "$PYPID" 2>/dev/null
     }
     # another PID namespace: the interpreter's thread ids are not the host's
