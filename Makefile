@@ -133,9 +133,15 @@ $(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDT
 	@$(CC_MUSL) $(STK_CFLAGS) -MMD -MP -c $< -o $@
 -include $(patsubst %.o,%.d,$(STK_OBJS))
 
-$(BUILD)/stk: $(STK_OBJS) $(DEPS_STAMP)
+# The allocator stk links in place of musl's (ci/build-mimalloc.sh says why).
+ALLOC_OBJ := $(DEPS)/lib/mimalloc.o
+$(ALLOC_OBJ): ci/build-mimalloc.sh $(DEPS_STAMP)
+	@echo "  CC       $@ (mimalloc, Debian's source)"
+	@BUILD=$(abspath $(BUILD)) CC_MUSL=$(CC_MUSL) bash ci/build-mimalloc.sh $@
+
+$(BUILD)/stk: $(STK_OBJS) $(ALLOC_OBJ) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) $(ALLOC_OBJ) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
 	@$(STRIP) -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
@@ -173,13 +179,13 @@ $(OBJ)/btf_archive.o: $(BTF_OUT) btf/embed.sh $(DEPS_STAMP)
 # stk linked with the archive of another tree, for tests:
 # $(call stk_with_btf,TREE,WORKDIR,OUT) packs TREE into WORKDIR and links OUT.
 STK_OBJS_NO_BTF := $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS))
-STK_WITH_BTF_DEPS := $(STK_OBJS_NO_BTF) $(BTF_PACK) $(BUILD)/bpf/stk.bpf.o btf/build-archive.sh btf/embed.sh $(DEPS_STAMP)
+STK_WITH_BTF_DEPS := $(STK_OBJS_NO_BTF) $(ALLOC_OBJ) $(BTF_PACK) $(BUILD)/bpf/stk.bpf.o btf/build-archive.sh btf/embed.sh $(DEPS_STAMP)
 define stk_with_btf
 	BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh $(1) $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $(2)/archive.stkbtf \
 	    > $(2)/sizes.txt && \
 	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
 	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
-	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o $(ALLOC_OBJ) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm && \
 	$(STRIP) -R .comment $(3)
 endef
 
@@ -227,10 +233,10 @@ $(UNIT_SUITES_H): $(UNIT_SRCS) FORCE
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 $(BUILD)/tests/unit: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h tests/fuzz/*.h) $(CORE_HDRS) btf/btf_archive_pack.h $(DEPS_STAMP) \
-		     | $(SDTINC)/sys/sdt.h
+		     $(ALLOC_OBJ) | $(SDTINC)/sys/sdt.h
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
-	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_LIBS_MUSL)
+	@$(CC_MUSL) -static $(STK_CFLAGS) -I$(DEPS)/include/libiberty -o $@ $(UNIT_SRCS) $(UNIT_CORE) $(ALLOC_OBJ) $(UNIT_LIBS_MUSL)
 
 $(BUILD)/tests/unit-asan: $(UNIT_SRCS) $(UNIT_CORE) $(UNIT_SUITES_H) $(SYSCALL_NAMES_H) $(wildcard tests/unit/*.h tests/fuzz/*.h) $(CORE_HDRS) btf/btf_archive_pack.h
 	@mkdir -p $(@D)
@@ -525,16 +531,14 @@ $(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) $(EVLOG_SRCS) -L$(DEPS)/lib -lz -lm
-# bench/allocator.sh: the same stk linked with mimalloc (built from Debian's source) in place of musl's allocator.
-$(BUILD)/bench/mimalloc.o: bench/build-mimalloc.sh $(DEPS_STAMP)
-	@echo "  CC       $@ (mimalloc, Debian's source)"
-	@BUILD=$(abspath $(BUILD)) CC_MUSL=$(CC_MUSL) bash bench/build-mimalloc.sh $@
-$(BUILD)/bench/stk-mimalloc: $(STK_OBJS) $(BUILD)/bench/mimalloc.o
+# bench/allocator.sh: the same stk linked with musl's own allocator, for comparison.
+$(BUILD)/bench/stk-musl-malloc: $(STK_OBJS) $(DEPS_STAMP)
+	@mkdir -p $(@D)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@ $(STK_OBJS) $(BUILD)/bench/mimalloc.o -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
+	@$(CC_MUSL) -static -o $@ $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
 	@$(STRIP) $@
 .PHONY: bench-allocator
-bench-allocator: all workloads $(BUILD)/bench/stk-mimalloc
+bench-allocator: all workloads $(BUILD)/bench/stk-musl-malloc
 	@BUILD=$(abspath $(BUILD)) bash bench/allocator.sh
 bench: bench-allocator
 check: $(BUILD)/tests/pq_sample

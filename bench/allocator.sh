@@ -1,8 +1,7 @@
 #!/bin/bash
-# bench/allocator: musl's allocator with stk's own keeping of freed memory
-# (core/base/byte_arena.c, the copy buffers kept in core/session/dwarf_samples.c)
-# against mimalloc, an allocator that keeps freed memory itself, built from
-# Debian's source for the same static musl link (make $BUILD/bench/stk-mimalloc).
+# bench/allocator: stk as built, with mimalloc from Debian's source
+# (ci/build-mimalloc.sh), against the same stk linked with musl's own allocator
+# (make $BUILD/bench/stk-musl-malloc), which hands freed groups back to the kernel.
 # Both binaries record the same context-switch-heavy job (the offcpu_pingpong
 # workload: every pass blocks one thread and wakes another) with
 # `offcputime -o run.parquet` and a whole-host `profile -F 999 -o run.parquet`,
@@ -13,17 +12,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/bench/lib.sh"
 REPEAT=${REPEAT:-5}
 SECS=${SECS:-6}
-make -C "$root" --no-print-directory BUILD="$BUILD" all workloads "$BUILD/bench/stk-mimalloc" >/dev/null || exit 1
+make -C "$root" --no-print-directory BUILD="$BUILD" all workloads "$BUILD/bench/stk-musl-malloc" >/dev/null || exit 1
 bench_install bench/allocator time
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
 
 declare -A BIN CMD
-BIN[musl + stk's arena]=$STK
-BIN[mimalloc]=$BUILD/bench/stk-mimalloc
+BIN[musl's malloc]=$BUILD/bench/stk-musl-malloc
+BIN[mimalloc (stk)]=$STK
 CMD[offcputime -o]="offcputime -o $tmp/run.parquet $SECS"
 CMD[profile -F 999 -o]="profile -F 999 -o $tmp/run.parquet $SECS"
-bins=("musl + stk's arena" "mimalloc")
+bins=("musl's malloc" "mimalloc (stk)")
 cmds=("offcputime -o" "profile -F 999 -o")
 
 declare -A U S F R

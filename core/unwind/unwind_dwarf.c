@@ -54,23 +54,9 @@ struct stk_unwinder_proc {
 	size_t n_refs, cap_refs;
 };
 
-/*
- * libdw allocates and frees a few small blocks for every frame it unwinds
- * (the CFI row, the expression stack, the next frame's state). musl's
- * allocator unmaps a size class's memory when its last block is freed, so
- * where nothing else lives in those classes every frame mapped and unmapped
- * pages: on arm64 under emulation most of a walk's time, past the sample's
- * budget. The unwinder keeps one block of each small class alive, its
- * group's other slots then serve libdw's blocks. Sizes step by at most a
- * tenth, finer than the allocator's classes.
- */
-#define BALLAST_MAX_BYTES 4096
-#define BALLAST_SLOTS 56
-
 struct stk_unwinder {
 	struct stk_unwind_source src;
 	struct current cur;
-	void *ballast[BALLAST_SLOTS];
 	char *reasons[MAX_REASONS]; /* interned stop reasons from libdwfl */
 	size_t n_reasons;
 	uint64_t *sps; /* each frame's stack pointer, for the source's interpreted frames */
@@ -354,23 +340,6 @@ static struct stk_unwinder_proc *get_proc(struct stk_unwinder *u, pid_t pid)
 	return p;
 }
 
-/* One block of each small size class held, with free slots left beside it (allocated together, then freed). */
-static void hold_ballast(struct stk_unwinder *u)
-{
-	size_t size = 16;
-
-	for (size_t i = 0; i < BALLAST_SLOTS && size <= BALLAST_MAX_BYTES; i++) {
-		void *beside[3];
-
-		u->ballast[i] = malloc(size);
-		for (size_t j = 0; j < 3; j++)
-			beside[j] = malloc(size);
-		for (size_t j = 0; j < 3; j++)
-			free(beside[j]);
-		size += size / 10 > 16 ? size / 10 : 16;
-	}
-}
-
 struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src)
 {
 	struct stk_unwinder *u = calloc(1, sizeof(*u));
@@ -379,7 +348,6 @@ struct stk_unwinder *stk_unwinder_new(const struct stk_unwind_source *src)
 		return NULL;
 	elf_version(EV_CURRENT);
 	u->src = *src;
-	hold_ballast(u);
 	return u;
 }
 
@@ -394,8 +362,6 @@ void stk_unwinder_free(struct stk_unwinder *u)
 		return;
 	for (size_t i = 0; i < u->n_reasons; i++)
 		free(u->reasons[i]);
-	for (size_t i = 0; i < BALLAST_SLOTS; i++)
-		free(u->ballast[i]);
 	free(u->sps);
 	free(u);
 }

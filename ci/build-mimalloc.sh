@@ -1,8 +1,15 @@
 #!/bin/bash
-# bench/build-mimalloc.sh OUT.o: mimalloc from Debian's source (bookworm), one
-# object for a static musl link that takes malloc and its kin from it in
-# place of musl's (bench/allocator.sh compares the two). Fetched like
-# ci/build-deps.sh's sources, through a private apt list dir.
+# ci/build-mimalloc.sh OUT.o: mimalloc from Debian's source (bookworm), one
+# object the static musl link of stk takes malloc and its kin from in place of
+# musl's (musl's own internal allocations keep musl's). musl's allocator hands
+# a group of slots back to the kernel as soon as its last block is freed, so
+# libdw's few small blocks per unwound frame mapped and unmapped pages: under
+# emulation most of a walk's time (pmp's /proc walk on arm64 guests ran out of
+# its budget at the third frame), fixed only by guesses at musl's heap layout
+# that the next unrelated change undid. mimalloc keeps freed memory for reuse.
+# bench/allocator.sh compares the two. Fetched like ci/build-deps.sh's sources,
+# through a private apt list dir; a separate object so a change here does not
+# rebuild the other libraries.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
