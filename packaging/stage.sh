@@ -8,8 +8,8 @@
 # Only stk-APPLET links, never bare applet names: "profile" and "info" would
 # clash with other packages. The applets come from `stk --list`, so a new
 # applet gets its links without touching this file.
-#   /usr/lib/systemd/system/stk-threadstate.service (shipped disabled: no
-#   preset, no maintainer script enables it)
+#   /usr/lib/systemd/system/stk-record.service, stk-threadstate.service
+#   (shipped disabled: no preset, no maintainer script enables them)
 # usage: stage.sh STK_BINARY MAN_PAGE DESTDIR
 set -euo pipefail
 umask 022
@@ -25,8 +25,9 @@ install -d -m 0755 "$sbin" "$man8" "$comp" "$doc"
 install -m 0755 "$stk" "$sbin/stk"
 gzip -9n <"$man" >"$man8/stk.8.gz"
 install -m 0644 "$root/packaging/completion/stk.bash" "$comp/stk"
-install -D -m 0644 "$root/packaging/systemd/stk-threadstate.service" \
-    "$dest/usr/lib/systemd/system/stk-threadstate.service"
+for unit in stk-record.service stk-threadstate.service; do
+    install -D -m 0644 "$root/packaging/systemd/$unit" "$dest/usr/lib/systemd/system/$unit"
+done
 # The applets come from the binary itself; one built for another
 # architecture (make ARCH=arm64 on x86_64) runs under qemu-user.
 run=()

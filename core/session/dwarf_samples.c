@@ -329,7 +329,12 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 	 */
 	if (!stk_buf_reserve(&d->pending, PENDING_ROOM_BYTES))
 		d->pending.oom = false;
-	d->buf = perf_buffer__new(bpf_map__fd(map), sample_pages(), on_sample, on_lost, d, NULL);
+	/* Without CAP_IPC_LOCK the pages count against RLIMIT_MEMLOCK (EPERM past it): fewer then. */
+	for (size_t pages = sample_pages();; pages /= 2) {
+		d->buf = perf_buffer__new(bpf_map__fd(map), pages, on_sample, on_lost, d, NULL);
+		if (d->buf || errno != EPERM || pages <= SAMPLE_PAGES_MIN)
+			break;
+	}
 	if (!d->buf) {
 		stk_error(applet, "creating the sample buffer failed: %s", strerror(errno));
 		stk_dwarf_samples_free(d);

@@ -40,6 +40,7 @@ applets=$("$STK" --list)
     echo /usr/share/doc/stk/copyright
     echo /usr/share/lintian/overrides/stk
     echo /usr/share/man/man8/stk.8.gz
+    echo /usr/lib/systemd/system/stk-record.service
     echo /usr/lib/systemd/system/stk-threadstate.service
     for a in $applets; do
         echo "/usr/sbin/stk-$a -> stk"
@@ -91,6 +92,45 @@ expect_eq unit_command_samples_header "$(printf '%s\n' "$samples" | head -1 | cu
 spin_rows=$(printf '%s\n' "$samples" | awk -F, -v t="$spin" '$2 == t' | wc -l)
 if [ -n "$spin" ] && [ "$spin_rows" -eq 2 ]; then pass unit_command_records_spinner
 else fail unit_command_records_spinner "spinner tid '$spin' in $spin_rows of 2 samples: $ERR"; fi
+# The recorder's unit: systemd reads every key of it, and its command line,
+# run with only its capability bounding set and its umask into a directory
+# in place of /var/lib/stk for 3 s, leaves one complete file of CPU samples
+# and thread states there, 0600 in a 0700 directory, that stk report reads.
+rec_unit=$tmp/x/usr/lib/systemd/system/stk-record.service
+if need_command systemd-analyze systemd; then
+    bad_keys=$(systemd-analyze verify --man=no "$rec_unit" 2>&1 | grep -iE 'unknown|invalid|failed to parse|ignoring')
+    expect_eq record_unit_keys_known "$bad_keys" ""
+else
+    fail record_unit_keys_known "apt could not install systemd (for systemd-analyze)"
+fi
+expect_eq record_unit_state_dir "$(sed -n 's/^StateDirectory=//p; s/^StateDirectoryMode=//p' "$rec_unit" | paste -sd' ')" "stk 0700"
+rec_caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$rec_unit" | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
+read -r -a rec_exec <<<"$(sed -n 's/^ExecStart=//p' "$rec_unit")"
+expect_eq record_unit_execstart_binary "${rec_exec[0]}" /usr/sbin/stk
+rec_args=("${rec_exec[@]:1}")
+rec_args=("${rec_args[@]//\/var\/lib\/stk\//$tmp/unitseries/}")
+"$W/threads" known >"$tmp/tids2" 2>&1 &
+wpid=$!
+for _ in $(seq 100); do grep -q '^ready$' "$tmp/tids2" && break; sleep 0.05; done
+run_capture bash -c 'umask "$1"; shift; exec setpriv --bounding-set "-all,$1" "${@:2}"' _ \
+    "$(sed -n 's/^UMask=//p' "$rec_unit")" "$rec_caps" "$STK" "${rec_args[@]}" 3
+kill -9 "$wpid" 2>/dev/null
+wait "$wpid" 2>/dev/null
+wpid=""
+expect_eq record_unit_command_rc "$RC" 0
+expect_eq record_unit_no_warning "$(printf '%s\n' "$ERR" | grep -ciE 'warning|refused|failed')" 0
+expect_eq record_unit_dir_mode "$(stat -c %a "$tmp/unitseries" 2>&1)" 700
+rec_files=$(ls "$tmp"/unitseries/stk-*.parquet 2>/dev/null)
+expect_eq record_unit_one_file "$(printf '%s\n' "$rec_files" | grep -c parquet)" 1
+expect_eq record_unit_file_mode "$(stat -c %a $rec_files 2>&1)" 600
+run_capture "$STK" report "$tmp/unitseries/" --format folded
+expect_eq record_unit_report_rc "$RC" 0
+# (folded: the kind's value type, the thread, then its stack root first; states have none)
+for want in "cpu:^samples;spin;__clone3;start_thread;spin;spin_forever [0-9]" "state:^state;spin [0-9]"; do
+    if printf '%s\n' "$OUT" | grep -Eq "${want#*:}"; then pass "record_unit_${want%%:*}_of_spinner"
+    else fail "record_unit_${want%%:*}_of_spinner" "no ${want#*:} in: $(printf '%s' "$OUT$ERR" | grep spin | head -c 500)"; fi
+done
+
 expect_eq unit_disabled_no_maintscripts "$(dpkg-deb -I "$deb" | grep -cE 'postinst|prerm|postrm')" 0
 
 # --- install into a scratch root, run the links, remove, purge ---
