@@ -28,6 +28,7 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/base/safe_output.h"
+#include "core/eventlog/event_host.h"
 #include "core/eventlog/event_reader.h"
 #include "core/eventlog/event_render.h"
 #include "core/eventlog/series_names.h"
@@ -52,6 +53,7 @@ static void print_help(void)
 	       "      --span LABEL            only events in spans labelled LABEL (FUNC: every FUNC=VALUE)\n"
 	       "      --event NAME[,NAME...]  only these events (a kind: cpu, offcpu, rss, state, ...; span; a probe)\n"
 	       "                              instead of every kind the capture recorded\n"
+	       "      --host NAME[,NAME...]   only the events these hosts recorded (the host column: stk record --host)\n"
 	       "      --base FILE|DIR|GLOB    a difference: this recording is the base (repeatable), the one\n"
 	       "                              given is compared with it (folded, svg or pprof; folded by default)\n"
 	       "      --base-from T           a difference of two windows: the base from T (of --base, or else\n"
@@ -72,6 +74,7 @@ enum report_long_opt {
 	OPT_BASE,
 	OPT_BASE_FROM,
 	OPT_BASE_TO,
+	OPT_HOST,
 };
 
 /* Files one recording opens at most (after directories and globs are expanded, and a window chose). */
@@ -92,7 +95,7 @@ struct recording {
 
 struct report_config {
 	struct recording now, base;
-	const char *from, *to, *span, *event, *base_from, *base_to;
+	const char *from, *to, *span, *event, *host, *base_from, *base_to;
 	uint32_t *pids, *tids;
 	size_t n_pids, n_tids;
 	const char *outputs[STK_MAX_OUTPUTS];
@@ -111,6 +114,28 @@ static int parse_ids(const char *arg, char opt, uint32_t **ids, size_t *n)
 	return usage_error("-%c %s: expected a list of positive numbers", opt, arg);
 }
 
+/* --host's names, each one a host's (core/eventlog/event_host.h). 0, or -1 after the usage error. */
+static int check_hosts(const char *list)
+{
+	char name[STK_EV_HOST_MAX + 2];
+
+	for (const char *p = list;;) {
+		size_t len = strcspn(p, ",");
+		const char *why = len < sizeof(name) ? NULL : "longer than 253 bytes";
+
+		if (!why) {
+			memcpy(name, p, len);
+			name[len] = '\0';
+			why = stk_ev_host_invalid(name);
+		}
+		if (why)
+			return usage_error("--host %s: %s", list, why);
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
 static int parse_args(struct report_config *cfg, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -121,7 +146,8 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT }, { "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },                { "base", required_argument, NULL, OPT_BASE },
 		{ "base-from", required_argument, NULL, OPT_BASE_FROM },
-		{ "base-to", required_argument, NULL, OPT_BASE_TO }, { 0 },
+		{ "base-to", required_argument, NULL, OPT_BASE_TO }, { "host", required_argument, NULL, OPT_HOST },
+		{ 0 },
 	};
 	char msg[512];
 	int c;
@@ -134,6 +160,11 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 		case OPT_TO: cfg->to = optarg; break;
 		case OPT_SPAN: cfg->span = optarg; break;
 		case OPT_EVENT: cfg->event = optarg; break;
+		case OPT_HOST:
+			if (check_hosts(optarg))
+				return -1;
+			cfg->host = optarg;
+			break;
 		case OPT_BASE_FROM: cfg->base_from = optarg; break;
 		case OPT_BASE_TO: cfg->base_to = optarg; break;
 		case OPT_BASE:
@@ -467,6 +498,7 @@ static int make_filter(const struct report_config *cfg, struct recording *r, con
 	flt->n_tids = cfg->n_tids;
 	flt->span = cfg->span;
 	flt->event = cfg->event;
+	flt->host = cfg->host;
 	if ((from && stk_time_arg_parse(from, first, &flt->from, err, sizeof(err))) ||
 	    (to && stk_time_arg_parse(to, first, &flt->to, err, sizeof(err)))) {
 		stk_error(APPLET, "--%s %s", from && flt->from == INT64_MIN ? from_opt : to_opt, err);

@@ -255,7 +255,7 @@ static int64_t clip(int64_t start, int64_t len, int64_t from, int64_t to)
 	return end > start ? end - start : 0;
 }
 
-/* Whether event is want, or one of want's names joined by ','. */
+/* Whether event (or a host) is want, or one of want's names joined by ','. */
 static bool event_listed(const char *want, const char *event)
 {
 	size_t n = strlen(event);
@@ -321,6 +321,7 @@ static void take_added(struct stk_pq_reader *r, struct stk_ev_event *ev)
 	ev->device = stk_pq_reader_string(r, STK_EV_DEVICE, &len);
 	ev->op = stk_pq_reader_string(r, STK_EV_OP, &len);
 	ev->bytes = stk_pq_reader_is_null(r, STK_EV_BYTES) ? -1 : stk_pq_reader_int64(r, STK_EV_BYTES);
+	ev->host = stk_pq_reader_string(r, STK_EV_HOST, &len);
 }
 
 /* The current row as ev, or 0 when the filter leaves it out; -1 on a bad row. */
@@ -354,7 +355,8 @@ static int take_row(struct stk_ev_file *f, const struct stk_ev_filter *flt, stru
 		return -1;
 	}
 	ev->interval = strcmp(ev->unit, "nanoseconds") == 0;
-	if (!event_passes(flt, ev) || !listed(flt->pids, flt->n_pids, ev->pid) ||
+	if (!event_passes(flt, ev) || (flt->host && !(ev->host && event_listed(flt->host, ev->host))) ||
+	    !listed(flt->pids, flt->n_pids, ev->pid) ||
 	    !listed(flt->tids, flt->n_tids, ev->tid) || (flt->span && !stk_ev_span_matches(ev->span, flt->span)))
 		return 0;
 	if (ev->interval) {

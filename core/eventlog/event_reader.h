@@ -55,6 +55,7 @@ struct stk_ev_filter {
 	const char *event;            /* NULL: the capture's own events, every kind (and, with spans, span rows);
 				       * else one event, or several joined by ',' */
 	bool with_spans;              /* event NULL: span rows too (timelines draw them) */
+	const char *host;             /* NULL: all; else one host, or several joined by ',' (rows without one: none) */
 };
 /* Everything in the file. */
 void stk_ev_filter_all(struct stk_ev_filter *f);
@@ -75,6 +76,7 @@ struct stk_ev_event {
 	const char *syscall, *wchan, *file, *device, *op;
 	int32_t syscall_nr;
 	int64_t bytes;          /* -1: none */
+	const char *host;       /* NULL: none (files before the column) */
 };
 
 struct stk_ev_file;

@@ -22,4 +22,5 @@ const struct stk_pq_column stk_ev_columns[STK_EV_COLS] = {
 	[STK_EV_DEVICE] = { "device", STK_PQ_STRING, true, true },
 	[STK_EV_BYTES] = { "bytes", STK_PQ_INT64, true, true },
 	[STK_EV_OP] = { "op", STK_PQ_STRING, true, true },
+	[STK_EV_HOST] = { "host", STK_PQ_STRING, true, true },
 };

@@ -31,6 +31,8 @@ enum stk_ev_col {
 	STK_EV_DEVICE,     /* STRING, iorq: the block device ("nvme0n1"; "259:0" where /sys has no name) */
 	STK_EV_BYTES,      /* INT64, iorq: the request's bytes */
 	STK_EV_OP,         /* STRING, block, block-time, iorq: "read" or "write" */
+	/* Added for fleets (files before lack it: NULL) */
+	STK_EV_HOST,       /* STRING: the host the recording was made on (--host; its name by default) */
 	STK_EV_COLS,
 };
 

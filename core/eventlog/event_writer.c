@@ -203,6 +203,8 @@ int stk_ev_writer_add(struct stk_ev_writer *w, const struct stk_ev_row *r)
 		set_constant(w, STK_EV_OP, r->op);
 	if (r->has_bytes)
 		stk_pq_set_int64(pq, STK_EV_BYTES, r->bytes);
+	if (r->host)
+		set_constant(w, STK_EV_HOST, r->host);
 	if (!w->any || r->time < w->first_time)
 		w->first_time = r->time;
 	w->any = true;

@@ -43,6 +43,7 @@ struct stk_ev_row {
 	const char *wchan, *file, *device, *op;
 	bool has_bytes;
 	int64_t bytes;
+	const char *host; /* NULL: none; else a string that stays at its address for the writer's life */
 };
 
 struct stk_ev_writer;

@@ -8,6 +8,7 @@
 #include "core/base/dispatch.h"
 #include "core/base/options.h"
 #include "core/base/sysfs_read.h"
+#include "core/eventlog/event_host.h"
 
 void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t max_depth_limit)
 {
@@ -24,12 +25,22 @@ void stk_stack_opts_init(struct stk_stack_opts *o, char tid_opt, uint64_t max_de
 	o->event_buffer_mb = STK_EVENT_BUFFER_DEFAULT;
 }
 
-/* --span and --event-buffer. 1 taken, -1 with msg. */
+/* --span, --event-buffer and --host. 1 taken, -1 with msg. */
 static int event_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, size_t len)
 {
 	struct stk_span_spec spec;
 	uint64_t v;
 
+	if (c == STK_OPT_HOST) {
+		const char *why = stk_ev_host_invalid(arg);
+
+		if (why) {
+			snprintf(msg, len, "--host %s: %s", arg, why);
+			return -1;
+		}
+		o->host = arg;
+		return 1;
+	}
 	if (c == STK_OPT_EVENT_BUFFER) {
 		if (stk_parse_u64(arg, 1, STK_EVENT_BUFFER_MAX, &v) == 0 && (v & (v - 1)) == 0) {
 			o->event_buffer_mb = (uint32_t)v;
@@ -134,7 +145,8 @@ int stk_stack_opt(struct stk_stack_opts *o, int c, const char *arg, char *msg, s
 	case STK_OPT_LINES: o->lines = true; return 1;
 	case STK_OPT_NO_INLINE: o->no_inline = true; return 1;
 	case STK_OPT_SPAN:
-	case STK_OPT_EVENT_BUFFER: return event_opt(o, c, arg, msg, len);
+	case STK_OPT_EVENT_BUFFER:
+	case STK_OPT_HOST: return event_opt(o, c, arg, msg, len);
 	case STK_OPT_CFI_ROWS:
 	case STK_OPT_CFI_CHAINS: {
 		uint64_t v;

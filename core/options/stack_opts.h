@@ -40,6 +40,7 @@ enum stk_stack_long_opt {
 	STK_OPT_CFI_CHAINS,
 	STK_OPT_SPAN,
 	STK_OPT_EVENT_BUFFER,
+	STK_OPT_HOST,
 	STK_OPT_APPLET = 1100,
 };
 
@@ -84,11 +85,13 @@ enum stk_stack_long_opt {
 /* The event log's options (-o FILE.parquet, timelines, spans): the options and their help lines. */
 #define STK_EVENT_LONGOPTS                                                             \
 	{ "span", required_argument, NULL, STK_OPT_SPAN },                             \
-	{ "event-buffer", required_argument, NULL, STK_OPT_EVENT_BUFFER }
+	{ "event-buffer", required_argument, NULL, STK_OPT_EVENT_BUFFER },           \
+	{ "host", required_argument, NULL, STK_OPT_HOST }
 #define STK_EVENT_HELP                                                                                      \
 	"      --span LIB:FUNC[:argN]  label events between FUNC's entry and return FUNC (or FUNC=argN);\n"   \
 	"                              u:LIB:PROVIDER:START,END for a USDT pair; repeatable (event outputs)\n" \
-	"      --event-buffer MB       the ring buffer events pass through (default 8)\n"
+	"      --event-buffer MB       the ring buffer events pass through (default 8)\n"                      \
+	"      --host NAME             the event log's host column (default: this host's name)\n"
 
 /* The shared getopt_long entries but -p, the thread option and -d (stackcount has no thread option, and -d is its own). */
 #define STK_STACK_COMMON_LONGOPTS                                                      \
@@ -154,6 +157,7 @@ struct stk_stack_opts {
 	const char *spans[STK_SPAN_MAX]; /* --span, as given (checked by stk_span_spec_parse) */
 	size_t n_spans;
 	uint32_t event_buffer_mb; /* --event-buffer */
+	const char *host;         /* --host (checked), or NULL: this host's name */
 	const char *cgroup_path;  /* --cgroup, where the applet offers it (profile, record): a cgroup v2 directory */
 };
 

@@ -164,6 +164,8 @@ struct stk_event_outputs *stk_event_outputs_open(const struct stk_stack_opts *o,
 		stk_event_outputs_free(eo);
 		return NULL;
 	}
+	if (o->host)
+		stk_event_sink_set_host(eo->sink, o->host);
 	return eo;
 }
 

@@ -22,6 +22,7 @@
 #include "core/base/waitlist.h"
 #include "core/base/run_loop.h"
 #include "core/bpf/percpu_maps.h"
+#include "core/eventlog/event_host.h"
 #include "core/eventlog/event_schema.h"
 #include "core/eventlog/event_series.h"
 #include "core/eventlog/event_writer.h"
@@ -110,6 +111,7 @@ struct stk_event_sink {
 	unsigned turn_records;
 	bool turn_cut; /* the current read ended with records left */
 	uint64_t rows; /* written, as the first stream's footer says (once closed) */
+	char host[STK_EV_HOST_MAX + 1]; /* every row's host */
 	char err[256]; /* the first failure */
 };
 
@@ -130,6 +132,7 @@ struct stk_event_sink *stk_event_sink_new(FILE *const *streams, size_t n, const 
 		return NULL;
 	}
 	k->timer_fd = -1;
+	stk_ev_host_default(k->host, sizeof(k->host));
 	stk_byte_arena_init(&k->kept, KEPT_BLOCK_BYTES);
 	stk_waitlist_init(&k->pending, sizeof(struct stk_event));
 	if (!(k->folded = stk_folded_scratch_new()))
@@ -311,9 +314,13 @@ static void kind_columns(struct stk_event_sink *k, const struct stk_event_desc *
 	}
 }
 
-/* A row to every writer. */
-static void add_row(struct stk_event_sink *k, uint16_t type, const struct stk_ev_row *row)
+/* A row to every writer, with the sink's host. */
+static void add_row(struct stk_event_sink *k, uint16_t type, const struct stk_ev_row *in)
 {
+	struct stk_ev_row hosted = *in;
+	const struct stk_ev_row *row = &hosted;
+
+	hosted.host = k->host;
 	for (size_t i = 0; i < k->n_writers; i++)
 		if (stk_ev_writer_add(k->writers[i], row))
 			fail(k, "writing an event failed");
@@ -345,6 +352,11 @@ static void write_row(struct stk_event_sink *k, const struct stk_event *e)
 	if (!span)
 		kind_columns(k, kind, e, &row, dev, sizeof(dev));
 	add_row(k, span ? STK_EVENT_TYPES : e->ref.type, &row);
+}
+
+void stk_event_sink_set_host(struct stk_event_sink *k, const char *host)
+{
+	snprintf(k->host, sizeof(k->host), "%s", host);
 }
 
 void stk_event_sink_add_row(struct stk_event_sink *k, uint16_t type, struct stk_ev_row *row)

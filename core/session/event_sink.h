@@ -79,6 +79,8 @@ int stk_event_sink_watch(struct stk_event_sink *k, struct stk_run_loop *loop, ch
 void stk_event_sink_drain(struct stk_event_sink *k, bool final);
 /* An event user space made (offcputime: a block still going at the end). */
 void stk_event_sink_add(struct stk_event_sink *k, const struct stk_event *e);
+/* The host column of every row from now on (checked: event_host.h); this machine's name until set. */
+void stk_event_sink_set_host(struct stk_event_sink *k, const char *host);
 /*
  * A row user space made without a stack (a thread's state sampled by stk
  * record), of the kind of ref.type type: its event and unit are the kind's.

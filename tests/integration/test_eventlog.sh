@@ -99,7 +99,7 @@ expect_contains profile_none_lost "$(cat "$tmp/prof.err")" "events recorded, non
 [ "${n:-0}" -gt 150 ] && pass profile_events_many || fail profile_events_many "only ${n:-0} events"
 expect_eq profile_metadata_count "$(q "select decode(value) from parquet_kv_metadata('$tmp/prof.parquet') where decode(key) = 'stk.events'")" "$n"
 expect_eq profile_columns "$(q "select string_agg(column_name || ' ' || column_type, ', ') from (describe select * from $F)")" \
-    "time TIMESTAMP WITH TIME ZONE, pid INTEGER, tid INTEGER, comm VARCHAR, cpu INTEGER, event VARCHAR, weight BIGINT, unit VARCHAR, stack VARCHAR, span VARCHAR, stack_id BIGINT, state VARCHAR, frames VARCHAR, syscall VARCHAR, syscall_nr INTEGER, wchan VARCHAR, file VARCHAR, device VARCHAR, bytes BIGINT, op VARCHAR"
+    "time TIMESTAMP WITH TIME ZONE, pid INTEGER, tid INTEGER, comm VARCHAR, cpu INTEGER, event VARCHAR, weight BIGINT, unit VARCHAR, stack VARCHAR, span VARCHAR, stack_id BIGINT, state VARCHAR, frames VARCHAR, syscall VARCHAR, syscall_nr INTEGER, wchan VARCHAR, file VARCHAR, device VARCHAR, bytes BIGINT, op VARCHAR, host VARCHAR"
 expect_eq profile_events_cpu "$(q "select string_agg(distinct event || '/' || unit || '/' || weight, ',') from $F where event <> 'span'")" "cpu/count/1"
 # each window's samples are that window's function (margins keep edges out)
 for ph in burn_a:phase_a_burn burn_c:phase_c_burn; do

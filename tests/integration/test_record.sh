@@ -76,6 +76,9 @@ expect_eq probe_hits "$(q "select count(*) from $F where event = '$PROBE' and pi
 expect_contains probe_mechanism "$(cat "$tmp/rec.err")" "record: $PROBE: 1 tracepoints, mechanism tracepoint (passed over: raw_tp: syscalls:sys_enter_pwrite64 is made from raw_syscalls"
 expect_eq duckdb_units "$(q "select string_agg(distinct event || '/' || unit, ',' order by event || '/' || unit) from $F where event in ('rss', 'offcpu', 'syscall', 'iorq', 'state', 'cpu')")" \
     "cpu/count,iorq/nanoseconds,offcpu/nanoseconds,rss/bytes,state/count,syscall/nanoseconds"
+# every row says the host it was recorded on: this one's name by default (localhost for a name no host takes)
+me=$(uname -n | LC_ALL=C grep -E '^[A-Za-z0-9_:-][A-Za-z0-9._:-]{0,252}$' || echo localhost)
+expect_eq duckdb_host_default "$(q "select string_agg(distinct coalesce(host, 'NULL'), ',') from $F")" "$me"
 
 # each kind's total as the workload made it, and as stk resources beside it counted the same events
 report_kind() { "$STK" report --event "$1" -f "$tmp/rec.parquet"; }
@@ -155,6 +158,23 @@ expect_contains diff_svg_growth_red "$(cat "$tmp/win.svg")" "rgb(255,"
 expect_bad_input diff_text_refused "a difference is drawn as folded, svg or pprof" "$STK" report --base "$tmp/rec.parquet" \
     --format text "$tmp/rec.parquet"
 stop_workloads
+
+# ===== a fleet: each host's directory says its name in the host column; one report or query over all =====
+start_workload "$W/burn_pie" 30
+bp=$WPID
+for h in web-1 db-2.example.net; do
+    "$STK" record -p "$bp" -e cpu:49 --host "$h" -o "$tmp/fleet/$h/" 2 >/dev/null 2>"$tmp/fleet-$h.err" ||
+        fail "fleet_record_$h" "$(cat "$tmp/fleet-$h.err")"
+done
+stop_workloads
+both=$("$STK" report -f "$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
+web=$("$STK" report -f --host web-1 "$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
+db=$("$STK" report -f --host db-2.example.net "$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
+fleet_q() { q "select string_agg(host || '=' || n, ',' order by host) from (select host, count(*) as n from read_parquet('$tmp/fleet/*/*.parquet') where stack like '%known_leaf%' group by host)"; }
+expect_eq fleet_duckdb_by_host "$(fleet_q)" "db-2.example.net=$db,web-1=$web"
+[ "$web" -gt 50 ] && [ "$db" -gt 50 ] && pass fleet_each_host_sampled || fail fleet_each_host_sampled "web-1 $web, db-2 $db samples"
+expect_eq fleet_hosts_add_up "$both" $((web + db))
+expect_eq fleet_other_host_none "$("$STK" report -f --host web-3 "$tmp/fleet/web-1/" | wc -l)" 0
 
 # ===== offcpu beside offcputime, over one sleeping workload =====
 start_workload "$W/phases" "$tmp/go" 0.5 4
@@ -243,6 +263,10 @@ bad probe_bad_pattern "pattern 't:sched': expected t:CATEGORY:EVENT" -e cpu,t:sc
 bad probe_no_function "no function matches 'no_such_fn' in $W/readloop" -e "cpu,$W/readloop:no_such_fn" 1
 bad probe_unknown "unknown tracepoint 'nosuch:event'" -e t:nosuch:event 1
 bad no_kind "missing -e KIND" 1
+bad host_empty "--host : empty" --host "" -e cpu 1
+bad host_slash "--host a/b: only letters, digits and" --host a/b -e cpu 1
+bad host_long "--host $(printf 'h%.0s' $(seq 254)): longer than 253 bytes" --host "$(printf 'h%.0s' $(seq 254))" -e cpu 1
+expect_bad_input report_host_bad "--host web-1,: empty" "$STK" report --host web-1, "$tmp/rec.parquet"
 bad block_apart "same N" -e block:2,iorq:3 1
 bad format_disagrees "-o $tmp/x.parquet: its extension says parquet, -f/--format says folded; drop one" \
     -e cpu -f -o "$tmp/x.parquet" 1
