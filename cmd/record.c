@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,6 +41,7 @@
 #include "core/base/options.h"
 #include "core/base/tracefs.h"
 #include "core/bpf/bpf_object.h"
+#include "core/eventlog/event_host.h"
 #include "core/eventlog/event_series.h"
 #include "core/eventlog/thread_rows.h"
 #include "core/ladder/climb.h"
@@ -64,6 +66,7 @@ struct rec_config {
 	const char *series_dir;       /* -o DIR/: a series of files there (core/eventlog/event_series.h) */
 	struct stk_ev_series_opts series; /* --rotate, --flush, --max-files, --max-size */
 	const char *series_opt;       /* the first of those given, for the message when there is no DIR/ */
+	char series_path[PATH_MAX];   /* --layout hive: DIR/host=HOST, the series' own directory */
 };
 
 static void print_kinds(void)
@@ -97,7 +100,9 @@ static void print_help(void)
 	       "      --rotate TIME           DIR/: a new file every TIME (10m, 1h; default: one file), and on SIGHUP\n"
 	       "      --max-files N           DIR/: keep at most N files, the oldest removed first\n"
 	       "      --max-size SIZE         DIR/: keep at most SIZE bytes of files (512M, 2G), oldest removed first\n"
-	       "      --flush TIME            DIR/: rows on disk every TIME (default 1m): what a crash can lose\n");
+	       "      --flush TIME            DIR/: rows on disk every TIME (default 1m): what a crash can lose\n"
+	       "      --layout hive           DIR/: files in DIR/host=HOST/date=YYYY-MM-DD/ (UTC; HOST: --host or this\n"
+	       "                              host's name), as DuckDB, Spark and Trino read partitions (default: flat)\n");
 	printf("      --no-args               C++ names without parameter lists\n"
 	       STK_SYMBOL_HELP
 	       STK_EVENT_HELP
@@ -120,6 +125,7 @@ enum rec_long_opt {
 	OPT_MAX_FILES,
 	OPT_MAX_SIZE,
 	OPT_FLUSH,
+	OPT_LAYOUT,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -238,15 +244,20 @@ static int parse_probe(struct rec_run *run)
 	return 0;
 }
 
-/* --rotate, --max-files, --max-size, --flush. 0, or -1 after the error. */
+/* --rotate, --max-files, --max-size, --flush, --layout. 0, or -1 after the error. */
 static int series_opt(struct rec_config *cfg, int c, const char *arg)
 {
 	struct stk_ev_series_opts *s = &cfg->series;
 
 	if (!cfg->series_opt)
 		cfg->series_opt = c == OPT_ROTATE ? "--rotate" : c == OPT_MAX_FILES ? "--max-files"
-				: c == OPT_MAX_SIZE ? "--max-size" : "--flush";
+				: c == OPT_MAX_SIZE ? "--max-size" : c == OPT_LAYOUT ? "--layout" : "--flush";
 	switch (c) {
+	case OPT_LAYOUT:
+		if (strcmp(arg, "hive") != 0 && strcmp(arg, "flat") != 0)
+			return usage_error("--layout %s: expected flat or hive", arg);
+		s->hive = strcmp(arg, "hive") == 0;
+		return 0;
 	case OPT_ROTATE:
 		if (stk_parse_duration(arg, &s->rotate_ns) || s->rotate_ns < 1000000000LL)
 			return usage_error("--rotate %s: expected a time of at least 1s (30s, 10m, 1h)", arg);
@@ -297,6 +308,22 @@ static int take_series_dir(struct rec_config *cfg)
 				   "with stk report %s)", cfg->series_dir, cfg->series_dir);
 	if (!cfg->series_dir && cfg->series_opt)
 		return usage_error("%s is for a series of files: add -o DIR/", cfg->series_opt);
+	if (cfg->series.hive) {
+		/* DIR/host=HOST/date=YYYY-MM-DD/: the host's series, its dates made by the series */
+		char host[STK_EV_HOST_MAX + 1];
+		size_t n = strlen(cfg->series_dir);
+
+		if (o->host)
+			snprintf(host, sizeof(host), "%s", o->host);
+		else
+			stk_ev_host_default(host, sizeof(host));
+		while (n > 1 && cfg->series_dir[n - 1] == '/')
+			n--;
+		if ((size_t)snprintf(cfg->series_path, sizeof(cfg->series_path), "%.*s/host=%s", (int)n,
+				     cfg->series_dir, host) >= sizeof(cfg->series_path))
+			return usage_error("-o %s: too long a path", cfg->series_dir);
+		cfg->series_dir = cfg->series_path;
+	}
 	cfg->series.applet = APPLET;
 	cfg->series.verbose = o->verbose;
 	return 0;
@@ -316,6 +343,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "flush", required_argument, NULL, OPT_FLUSH },
+		{ "layout", required_argument, NULL, OPT_LAYOUT },
 		{ 0 },
 	};
 	char msg[512];
@@ -348,6 +376,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		case OPT_MAX_FILES:
 		case OPT_MAX_SIZE:
 		case OPT_FLUSH:
+		case OPT_LAYOUT:
 			if (series_opt(cfg, c, optarg))
 				return -1;
 			break;

@@ -43,8 +43,9 @@ static void print_help(void)
 	printf("usage: stk report [options] FILE.parquet|DIR|GLOB...\n\n"
 	       "Prints a recording (-o FILE.parquet of any stack applet, threadstate or record) in any format,\n"
 	       "over all of it (what the capture printed) or narrowed. Several files, a directory's *.parquet\n"
-	       "or a glob are one recording, read in the time order of their first events; of stk record's\n"
-	       "series (stk-FIRST-END.parquet) only the files --from/--to can reach are opened.\n\n"
+	       "(its host=*/date=*/ partitions' too) or a glob are one recording, read in the time order of\n"
+	       "their first events; of stk record's series (stk-FIRST-END.parquet) only the files --from/--to\n"
+	       "can reach are opened.\n\n"
 	       "      --from T                from T: seconds from the first event (2.5), HH:MM[:SS] on its day,\n"
 	       "                              or YYYY-MM-DD HH:MM[:SS[.frac]][Z|+HH:MM]\n"
 	       "      --to T                  until T (the same forms)\n"
@@ -249,12 +250,27 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A directory's complete recordings (*.parquet: a file still being written has another name), by name. */
-static int add_dir(struct recording *r, const char *dir)
+/* Partitions a directory may hold (stk record --layout hive: DIR/host=H/date=D/): entered at most this deep. */
+#define PARTITION_DEPTH 2
+
+/* Whether name is a hive partition's directory (host=..., date=...), by its name and its type (never a link). */
+static bool partition_dir(const char *dir, const struct dirent *e)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (strncmp(e->d_name, "host=", 5) != 0 && strncmp(e->d_name, "date=", 5) != 0)
+		return false;
+	return (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path) &&
+	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* dir's *.parquet (a file still being written has another name), and those of its partitions below. */
+static int add_dir_files(struct recording *r, const char *dir, int depth)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	size_t first = r->n, len;
+	size_t len;
 	char path[PATH_MAX];
 	int ret = 0;
 
@@ -264,14 +280,27 @@ static int add_dir(struct recording *r, const char *dir)
 	}
 	while (ret == 0 && (e = readdir(d))) {
 		len = strlen(e->d_name);
-		if (e->d_name[0] == '.' || len < 9 || strcmp(e->d_name + len - 8, ".parquet") != 0)
+		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		ret = add_path(r, path);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
+			continue;
+		if (len >= 9 && strcmp(e->d_name + len - 8, ".parquet") == 0)
+			ret = add_path(r, path);
+		else if (depth < PARTITION_DEPTH && partition_dir(dir, e))
+			ret = add_dir_files(r, path, depth + 1);
 	}
 	closedir(d);
+	return ret;
+}
+
+/* A directory's complete recordings, its partitions' too, by name. */
+static int add_dir(struct recording *r, const char *dir)
+{
+	size_t first = r->n;
+	int ret = add_dir_files(r, dir, 0);
+
 	if (ret == 0 && r->n == first) {
-		stk_error(APPLET, "%s: no *.parquet in this directory", dir);
+		stk_error(APPLET, "%s: no *.parquet in this directory (nor in host=*/date=*/ below it)", dir);
 		return -1;
 	}
 	qsort(r->paths + first, r->n - first, sizeof(*r->paths), cmp_names);

@@ -18,6 +18,7 @@
 #include "core/eventlog/series_names.h"
 
 /* A paused series looks for free space this often. */
+#define DAY_NS (86400LL * 1000000000)
 #define SPACE_CHECK_NS 1000000000LL
 
 struct stk_ev_series {
@@ -272,7 +273,7 @@ struct stk_ev_series *stk_ev_series_open(const char *dir, const struct stk_ev_se
 	s->o.flush_ns = s->o.flush_ns > 0 ? s->o.flush_ns : STK_EV_SERIES_FLUSH_NS;
 	s->o.resume_bytes = s->o.resume_bytes ? s->o.resume_bytes : STK_EV_SERIES_RESUME_BYTES;
 	s->h = *hooks;
-	if (stk_series_dir_open(&s->dir, dir, s->o.applet, s->o.verbose, err, err_len)) {
+	if (stk_series_dir_open(&s->dir, dir, s->o.applet, s->o.verbose, s->o.hive, err, err_len)) {
 		free(s);
 		return NULL;
 	}
@@ -358,7 +359,8 @@ void stk_ev_series_tick(struct stk_ev_series *s, int64_t now)
 	if (!s->w)
 		return;
 	s->file.now = now;
-	if (s->o.rotate_ns > 0 && now - s->file.start >= s->o.rotate_ns) {
+	if ((s->o.rotate_ns > 0 && now - s->file.start >= s->o.rotate_ns) ||
+	    (s->o.hive && now / DAY_NS != s->file.start / DAY_NS)) { /* a file's rows lie in its date's directory */
 		stk_ev_series_rotate(s, now);
 	} else if (now - s->last_flush >= s->o.flush_ns) {
 		checkpoint(s, now);

@@ -54,6 +54,7 @@ struct stk_ev_series_opts {
 	uint64_t max_bytes;    /* bytes of the series' files, the one being written too (0: no limit) */
 	uint64_t resume_bytes; /* free bytes a paused series waits for (0: STK_EV_SERIES_RESUME_BYTES) */
 	bool verbose;          /* say each file closed and removed */
+	bool hive;             /* files in DIR/date=YYYY-MM-DD/ by their start (UTC), a new one at each midnight */
 	const char *applet;    /* messages start with it */
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/base/grow.h"
@@ -26,6 +27,9 @@
 #define DONE_SUFFIX ".parquet"
 /* Names tried when one is taken (two files in one millisecond; a clock set back). */
 #define NAME_TRIES 100
+/* A hive layout's date directory: "date=YYYY-MM-DD". */
+#define DATE_PREFIX "date="
+#define DATE_DIR_LEN 15
 
 void stk_series_dir_say(const struct stk_series_dir *d, const char *fmt, ...)
 {
@@ -46,54 +50,62 @@ static bool own_file(const struct stk_series_dir *d, const char *name, struct st
 	       st->st_uid == geteuid() && st->st_nlink == 1;
 }
 
+/* The length of name's directory part, its '/' included (0: none). */
+static size_t dir_part(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+
+	return slash ? (size_t)(slash - name) + 1 : 0;
+}
+
+/* The last component of name. */
+static const char *base_part(const char *name)
+{
+	return name + dir_part(name);
+}
+
+/* The directory fd's entry name is in (d->fd, or a date directory opened: closed by the caller), or -1. */
+static int dir_of(const struct stk_series_dir *d, const char *name)
+{
+	char sub[NAME_MAX + 1];
+	size_t n = dir_part(name);
+
+	if (!n)
+		return dup(d->fd);
+	if (n > sizeof(sub))
+		return -1;
+	memcpy(sub, name, n - 1);
+	sub[n - 1] = '\0';
+	return openat(d->fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
 int stk_series_dir_place(struct stk_series_dir *d, const char *from, const char *base, char *placed, size_t len)
 {
 	struct stat st;
+	int dir = dir_of(d, from), sub = (int)dir_part(from);
 
+	if (dir < 0)
+		return -1;
 	/* the directory is ours alone and locked: a name free now stays free until the rename */
 	for (int i = 0; i < NAME_TRIES; i++) {
 		if (i)
-			snprintf(placed, len, "%s-%d%s", base, i, DONE_SUFFIX);
+			snprintf(placed, len, "%.*s%s-%d%s", sub, from, base, i, DONE_SUFFIX);
 		else
-			snprintf(placed, len, "%s%s", base, DONE_SUFFIX);
+			snprintf(placed, len, "%.*s%s%s", sub, from, base, DONE_SUFFIX);
 		if (fstatat(d->fd, placed, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		if (errno != ENOENT || renameat(d->fd, from, d->fd, placed))
+		if (errno != ENOENT || renameat(d->fd, from, d->fd, placed)) {
+			close(dir);
 			return -1;
+		}
 		/* the name on disk too, with the file */
-		fsync(d->fd);
+		fsync(dir);
+		close(dir);
 		return 0;
 	}
+	close(dir);
 	errno = EEXIST;
 	return -1;
-}
-
-/* The names in the directory that pass keep(name), sorted; *n of them (owned: free each and the array). */
-static char **list_dir(struct stk_series_dir *d, bool (*keep)(const char *name), size_t *n)
-{
-	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	char **names = NULL;
-	size_t cap = 0;
-	struct dirent *e;
-
-	*n = 0;
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	while ((e = readdir(dir))) {
-		char *copy;
-
-		if (!keep(e->d_name))
-			continue;
-		if (stk_grow((void **)&names, &cap, *n + 1, sizeof(*names)) || !(copy = strdup(e->d_name)))
-			break;
-		names[(*n)++] = copy;
-	}
-	closedir(dir);
-	return names;
 }
 
 static void free_names(char **names, size_t n)
@@ -101,6 +113,81 @@ static void free_names(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+/* Whether name is a hive layout's date directory's: date=YYYY-MM-DD. */
+static bool is_date_dir(const char *name)
+{
+	static const char shape[] = "date=####-##-##";
+
+	if (strlen(name) != DATE_DIR_LEN)
+		return false;
+	for (size_t i = 0; i < DATE_DIR_LEN; i++)
+		if (shape[i] == '#' ? name[i] < '0' || name[i] > '9' : name[i] != shape[i])
+			return false;
+	return true;
+}
+
+/* Whether sub is a directory of ours in d (never followed). */
+static bool own_dir(const struct stk_series_dir *d, const char *sub)
+{
+	struct stat st;
+
+	return fstatat(d->fd, sub, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+}
+
+/* Appends to names the entries of the directory sub ("" for d's own) that pass keep, as "sub/name". -1: no memory. */
+static int list_one(struct stk_series_dir *d, const char *sub, bool (*keep)(const char *name), char ***names,
+		    size_t *n, size_t *cap)
+{
+	int fd = openat(d->fd, sub[0] ? sub : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	int ret = 0;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while ((e = readdir(dir))) {
+		char *copy;
+		size_t len = strlen(sub) + strlen(e->d_name) + 2;
+
+		if (!keep(e->d_name))
+			continue;
+		if (stk_grow((void **)names, cap, *n + 1, sizeof(**names)) || !(copy = malloc(len))) {
+			ret = -1;
+			break;
+		}
+		snprintf(copy, len, "%s%s%s", sub, sub[0] ? "/" : "", e->d_name);
+		(*names)[(*n)++] = copy;
+	}
+	closedir(dir);
+	return ret;
+}
+
+/*
+ * The names in the directory (hive: in its date directories, as
+ * "date=.../NAME") whose last component passes keep(name); *n of them
+ * (owned: free each and the array).
+ */
+static char **list_dir(struct stk_series_dir *d, bool (*keep)(const char *name), size_t *n)
+{
+	char **names = NULL, **dates = NULL;
+	size_t cap = 0, n_dates = 0, cap_dates = 0;
+
+	*n = 0;
+	if (!d->hive) {
+		list_one(d, "", keep, &names, n, &cap);
+		return names;
+	}
+	list_one(d, "", is_date_dir, &dates, &n_dates, &cap_dates);
+	for (size_t i = 0; i < n_dates; i++)
+		if (own_dir(d, dates[i]) && list_one(d, dates[i], keep, &names, n, &cap))
+			break;
+	free_names(dates, n_dates);
+	return names;
 }
 
 static int by_name(const void *a, const void *b)
@@ -114,8 +201,8 @@ static int by_end(const void *a, const void *b)
 	const char *x = *(char *const *)a, *y = *(char *const *)b;
 	int64_t x0, x1, y0, y1;
 
-	stk_ev_series_name_range(x, &x0, &x1);
-	stk_ev_series_name_range(y, &y0, &y1);
+	stk_ev_series_name_range(base_part(x), &x0, &x1);
+	stk_ev_series_name_range(base_part(y), &y0, &y1);
 	return x1 != y1 ? (x1 > y1) - (x1 < y1) : strcmp(x, y);
 }
 
@@ -192,6 +279,19 @@ void stk_series_dir_recover(struct stk_series_dir *d, const char *except)
 	free_names(names, n);
 }
 
+/* Hive: name's date directory removed once its last file went (it fails while anything is left there). */
+static void remove_if_empty(struct stk_series_dir *d, const char *name)
+{
+	char sub[NAME_MAX + 1];
+	size_t n = dir_part(name);
+
+	if (!n || n > sizeof(sub))
+		return;
+	memcpy(sub, name, n - 1);
+	sub[n - 1] = '\0';
+	unlinkat(d->fd, sub, AT_REMOVEDIR);
+}
+
 void stk_series_dir_retain(struct stk_series_dir *d, uint64_t max_files, uint64_t max_bytes, uint64_t current)
 {
 	struct stat st;
@@ -220,6 +320,7 @@ void stk_series_dir_retain(struct stk_series_dir *d, uint64_t max_files, uint64_
 		if (d->verbose)
 			stk_series_dir_say(d, "%s/%s: removed (--max-files %" PRIu64 ", --max-size %" PRIu64 ")",
 					   d->path, names[first], max_files, max_bytes);
+		remove_if_empty(d, names[first]);
 	}
 	free_names(names, n);
 }
@@ -283,10 +384,10 @@ static int take_lock(const struct stk_series_dir *d, char *err, size_t err_len)
 	return fd;
 }
 
-int stk_series_dir_open(struct stk_series_dir *d, const char *path, const char *applet, bool verbose, char *err,
-			size_t err_len)
+int stk_series_dir_open(struct stk_series_dir *d, const char *path, const char *applet, bool verbose, bool hive,
+			char *err, size_t err_len)
 {
-	*d = (struct stk_series_dir){ .fd = -1, .lock_fd = -1, .applet = applet, .verbose = verbose };
+	*d = (struct stk_series_dir){ .fd = -1, .lock_fd = -1, .applet = applet, .verbose = verbose, .hive = hive };
 	if (!(d->path = strdup(path))) {
 		snprintf(err, err_len, "out of memory");
 		return -1;
@@ -311,17 +412,40 @@ void stk_series_dir_close(struct stk_series_dir *d)
 	*d = (struct stk_series_dir){ .fd = -1, .lock_fd = -1 };
 }
 
+/* Hive: now's date directory, made (0700) when missing, into sub ("date=YYYY-MM-DD/"). 0, or -1 (errno). */
+static int date_dir(struct stk_series_dir *d, int64_t now, char *sub, size_t len)
+{
+	time_t secs = (time_t)(now / 1000000000);
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm))
+		return -1;
+	snprintf(sub, len, DATE_PREFIX "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+	if (mkdirat(d->fd, sub, 0700) && errno != EEXIST)
+		return -1;
+	if (!own_dir(d, sub)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	strncat(sub, "/", len - strlen(sub) - 1);
+	return 0;
+}
+
 int stk_series_dir_create(struct stk_series_dir *d, int64_t now, char *name, size_t len)
 {
-	char st[STK_EV_STAMP_LEN + 1];
+	char st[STK_EV_STAMP_LEN + 1], sub[48] = "";
 	int fd = -1;
 
 	stk_ev_series_stamp(now, st);
+	if (d->hive && date_dir(d, now, sub, sizeof(sub))) {
+		name[0] = '\0';
+		return -1;
+	}
 	for (int i = 0; i < NAME_TRIES && fd < 0; i++) {
 		if (i)
-			snprintf(name, len, "%s%s-%d%s", PARTIAL_PREFIX, st, i, PARTIAL_SUFFIX);
+			snprintf(name, len, "%s%s%s-%d%s", sub, PARTIAL_PREFIX, st, i, PARTIAL_SUFFIX);
 		else
-			snprintf(name, len, "%s%s%s", PARTIAL_PREFIX, st, PARTIAL_SUFFIX);
+			snprintf(name, len, "%s%s%s%s", sub, PARTIAL_PREFIX, st, PARTIAL_SUFFIX);
 		fd = openat(d->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;

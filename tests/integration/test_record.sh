@@ -160,21 +160,49 @@ expect_bad_input diff_text_refused "a difference is drawn as folded, svg or ppro
 stop_workloads
 
 # ===== a fleet: each host's directory says its name in the host column; one report or query over all =====
+# Two hosts' series side by side: one flat in its own directory, one in the hive layout; then both
+# hive, in one directory (DIR/host=H/date=D/), as DuckDB, Spark and Trino read partitions.
 start_workload "$W/burn_pie" 30
 bp=$WPID
-for h in web-1 db-2.example.net; do
-    "$STK" record -p "$bp" -e cpu:49 --host "$h" -o "$tmp/fleet/$h/" 2 >/dev/null 2>"$tmp/fleet-$h.err" ||
-        fail "fleet_record_$h" "$(cat "$tmp/fleet-$h.err")"
-done
+rec_host() { # HOST DIR [OPTION...]
+    "$STK" record -p "$bp" -e cpu:49 --host "$1" -o "$2" "${@:3}" 2 >/dev/null 2>"$tmp/fleet.err" ||
+        fail "fleet_record_$1" "$(cat "$tmp/fleet.err")"
+}
+rec_host web-1 "$tmp/fleet/web-1/"
+rec_host db-2.example.net "$tmp/fleet/db-2.example.net/"
+rec_host web-1 "$tmp/hive/" --layout hive
+rec_host db-2.example.net "$tmp/hive/" --layout hive
 stop_workloads
-both=$("$STK" report -f "$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
-web=$("$STK" report -f --host web-1 "$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
-db=$("$STK" report -f --host db-2.example.net "$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
+two_dirs=("$tmp/fleet/web-1/" "$tmp/fleet/db-2.example.net/")
+both=$("$STK" report -f "${two_dirs[@]}" | sum_matching /dev/stdin 'known_leaf')
+web=$("$STK" report -f --host web-1 "${two_dirs[@]}" | sum_matching /dev/stdin 'known_leaf')
+db=$("$STK" report -f --host db-2.example.net "${two_dirs[@]}" | sum_matching /dev/stdin 'known_leaf')
 fleet_q() { q "select string_agg(host || '=' || n, ',' order by host) from (select host, count(*) as n from read_parquet('$tmp/fleet/*/*.parquet') where stack like '%known_leaf%' group by host)"; }
 expect_eq fleet_duckdb_by_host "$(fleet_q)" "db-2.example.net=$db,web-1=$web"
 [ "$web" -gt 50 ] && [ "$db" -gt 50 ] && pass fleet_each_host_sampled || fail fleet_each_host_sampled "web-1 $web, db-2 $db samples"
 expect_eq fleet_hosts_add_up "$both" $((web + db))
 expect_eq fleet_other_host_none "$("$STK" report -f --host web-3 "$tmp/fleet/web-1/" | wc -l)" 0
+# the hive layout: a directory per host and per UTC date (0700; two dates if the run crossed
+# midnight: a file a date), files 0600, the lock per host
+for h in web-1 db-2.example.net; do
+    files=$(ls -d "$tmp/hive/host=$h"/date=*/stk-*.parquet 2>/dev/null)
+    n=$(printf '%s\n' "$files" | grep -c parquet)
+    dates=$(ls -d "$tmp/hive/host=$h"/date=* 2>/dev/null | grep -cE '/date=[0-9]{4}-[0-9]{2}-[0-9]{2}$')
+    [ "$n" -ge 1 ] && [ "$n" -eq "$dates" ] && pass "hive_${h}_a_file_a_date" ||
+        fail "hive_${h}_a_file_a_date" "$n files in $dates date directories: $(ls -R "$tmp/hive/host=$h" | head -c 300)"
+    modes=$(stat -c %a "$tmp/hive/host=$h" "$tmp/hive/host=$h"/date=* $files 2>&1 | sort -u | paste -sd' ')
+    expect_eq "hive_${h}_modes" "$modes" "600 700"
+done
+hive_both=$("$STK" report -f "$tmp/hive/" | sum_matching /dev/stdin 'known_leaf')
+hive_web=$("$STK" report -f --host web-1 "$tmp/hive/" | sum_matching /dev/stdin 'known_leaf')
+hive_one=$("$STK" report -f "$tmp/hive/host=db-2.example.net/" | sum_matching /dev/stdin 'known_leaf')
+[ "$hive_web" -gt 50 ] && [ "$hive_one" -gt 50 ] && pass hive_each_host_sampled ||
+    fail hive_each_host_sampled "web-1 $hive_web, db-2 $hive_one samples"
+expect_eq hive_report_partitions_add_up "$hive_both" $((hive_web + hive_one))
+hive_q() { q "select string_agg(host || '=' || n, ',' order by host) from (select host, count(*) as n from read_parquet('$tmp/hive/*/*/*.parquet', hive_partitioning = true) where stack like '%known_leaf%' and cast(date as varchar) = strftime(timezone('UTC', time), '%Y-%m-%d') group by all)"; }
+expect_eq hive_duckdb_partitions "$(hive_q)" "db-2.example.net=$hive_one,web-1=$hive_web"
+expect_bad_input hive_layout_unknown "--layout tree: expected flat or hive" "$STK" record -e cpu --layout tree -o "$tmp/hive/" 1
+expect_bad_input hive_layout_needs_dir "--layout is for a series of files: add -o DIR/" "$STK" record -e cpu --layout hive 1
 
 # ===== offcpu beside offcputime, over one sleeping workload =====
 start_workload "$W/phases" "$tmp/go" 0.5 4

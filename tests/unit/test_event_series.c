@@ -403,6 +403,63 @@ static void series_retention(struct test_ctx *t)
 	remove_tree(scratch);
 }
 
+/* Hive: 4 s of rows from two seconds before a UTC midnight, one file in each date's directory. */
+static void hive_series(struct test_ctx *t, const char *dir, uint64_t max_files)
+{
+	const int64_t t0 = 1700006398LL * SEC; /* 2023-11-14T23:59:58Z */
+	const struct stk_ev_series_opts o = { .hive = true, .max_files = max_files, .applet = "test" };
+	char err[512];
+	struct stk_ev_series *s = stk_ev_series_open(dir, &o, &hooks, err, sizeof(err));
+
+	CHECK(t, s != NULL);
+	if (!s) {
+		printf("  %s\n", err);
+		return;
+	}
+	CHECK(t, stk_ev_series_start(s, t0, err, sizeof(err)) == 0);
+	for (int i = 0; i < 40; i++) {
+		struct stk_ev_row row = row_at(t0 + i * 100 * MS);
+
+		stk_ev_series_tick(s, row.time);
+		CHECK(t, stk_ev_series_add(s, 0, &row) == 0);
+	}
+	CHECK(t, stk_ev_series_close(s, t0 + 4 * SEC, err, sizeof(err)) == 0);
+	CHECK(t, stk_ev_series_rows(s) == 40 && stk_ev_series_files(s) == 2);
+	stk_ev_series_free(s);
+}
+
+static void series_hive_layout(struct test_ctx *t)
+{
+	char scratch[256], dir[300], day[400], names[4][96];
+	struct stat st;
+
+	CHECK(t, make_scratch_dir(scratch, sizeof(scratch)) == 0);
+	snprintf(dir, sizeof(dir), "%s/fleet/host=h1", scratch);
+	hive_series(t, dir, 0);
+	/* a file a day, rotated at midnight, each in its date's directory (0700) */
+	snprintf(day, sizeof(day), "%s/date=2023-11-14", dir);
+	CHECK(t, names_in(day, "stk-", names, 4) == 1);
+	CHECK_STR(t, names[0], "stk-20231114T235958.000Z-20231115T000000.000Z.parquet");
+	CHECK(t, stat(day, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	snprintf(day, sizeof(day), "%s/date=2023-11-15", dir);
+	CHECK(t, names_in(day, "stk-", names, 4) == 1);
+	CHECK_STR(t, names[0], "stk-20231115T000000.000Z-20231115T000002.000Z.parquet");
+	CHECK(t, names_in(dir, "stk-", names, 4) == 0);
+	/* retention over every date: only the newest file stays, the emptied date's directory goes */
+	hive_series(t, dir, 1);
+	CHECK(t, names_in(dir, "date=", names, 4) == 1);
+	CHECK_STR(t, names[0], "date=2023-11-15");
+	/* a leftover unfinished file below a date is made whole by the next series there */
+	snprintf(day, sizeof(day), "%s/date=2023-11-15/.stk-20231115T000003.000Z.parquet.partial", dir);
+	int fd = open(day, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	CHECK(t, fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	hive_series(t, dir, 0);
+	CHECK(t, stat(day, &st) != 0);
+	remove_tree(scratch);
+}
+
 static void series_refusals(struct test_ctx *t)
 {
 	const struct stk_ev_series_opts o = { .applet = "test" };
@@ -688,6 +745,7 @@ const struct test_case event_series_tests[] = {
 	{ "recover_event_log", recover_event_log },
 	{ "series_rotation", series_rotation },
 	{ "series_retention", series_retention },
+	{ "series_hive_layout", series_hive_layout },
 	{ "series_refusals", series_refusals },
 	{ "series_recovers_leftovers", series_recovers_leftovers },
 	{ "series_full_disk", series_full_disk },
