@@ -66,21 +66,34 @@ cmp -s "$tmp/x/usr/sbin/stk" "$BUILD/stk" && pass deb_binary_is_build_stk ||
     fail deb_binary_is_build_stk "differs from $BUILD/stk"
 expect_eq deb_binary_mode "$(stat -c %a "$tmp/x/usr/sbin/stk")" 755
 
+# unit_command NAME UNIT FROM TO: the unit's ExecStart arguments (FROM, its
+# directory, replaced by TO) into UNIT_ARGS and its capability bounding set
+# in setpriv's form into UNIT_CAPS; checks it runs /usr/sbin/stk.
+unit_command() {
+    local exec_args
+    UNIT_CAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$2" | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
+    read -r -a exec_args <<<"$(sed -n 's/^ExecStart=//p' "$2")"
+    expect_eq "${1}_execstart_binary" "${exec_args[0]}" /usr/sbin/stk
+    UNIT_ARGS=("${exec_args[@]:1}")
+    UNIT_ARGS=("${UNIT_ARGS[@]//"$3"/$4}")
+}
+# start_spinner: tests/workloads/threads, whose thread "spin" is always on CPU, so
+# samples have an active thread whatever else the host is doing (an idle host has
+# none); its pid in wpid, the spinner's tid in spin.
+start_spinner() {
+    "$W/threads" known >"$tmp/tids" 2>&1 &
+    wpid=$!
+    for _ in $(seq 100); do grep -q '^ready$' "$tmp/tids" && break; sleep 0.05; done
+    spin=$(awk '$1 == "spin" { print $2 }' "$tmp/tids")
+}
+
 # The shipped systemd unit's command line, run with only the unit's
 # capability bounding set (as systemd would): it records through BPF (not
 # the /proc fallback) into the directory it names.
 unit=$tmp/x/usr/lib/systemd/system/stk-threadstate.service
-caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
-read -r -a exec_args <<<"$(sed -n 's/^ExecStart=//p' "$unit")"
-expect_eq unit_execstart_binary "${exec_args[0]}" /usr/sbin/stk
-unit_args=("${exec_args[@]:1}")
-unit_args=("${unit_args[@]//\/var\/log\/stk/$tmp/unitrec}")
-# A thread that is always on CPU, so both samples have an active thread to
-# record whatever else the host is doing (an idle host has none).
-"$W/threads" known >"$tmp/tids" 2>&1 &
-wpid=$!
-for _ in $(seq 100); do grep -q '^ready$' "$tmp/tids" && break; sleep 0.05; done
-spin=$(awk '$1 == "spin" { print $2 }' "$tmp/tids")
+unit_command unit "$unit" /var/log/stk "$tmp/unitrec"
+caps=$UNIT_CAPS unit_args=("${UNIT_ARGS[@]}")
+start_spinner
 run_capture setpriv --bounding-set "-all,$caps" "$STK" "${unit_args[@]}" -v -n 2
 kill -9 "$wpid" 2>/dev/null
 wait "$wpid" 2>/dev/null
@@ -104,14 +117,9 @@ else
     fail record_unit_keys_known "apt could not install systemd (for systemd-analyze)"
 fi
 expect_eq record_unit_state_dir "$(sed -n 's/^StateDirectory=//p; s/^StateDirectoryMode=//p' "$rec_unit" | paste -sd' ')" "stk 0700"
-rec_caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$rec_unit" | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
-read -r -a rec_exec <<<"$(sed -n 's/^ExecStart=//p' "$rec_unit")"
-expect_eq record_unit_execstart_binary "${rec_exec[0]}" /usr/sbin/stk
-rec_args=("${rec_exec[@]:1}")
-rec_args=("${rec_args[@]//\/var\/lib\/stk\//$tmp/unitseries/}")
-"$W/threads" known >"$tmp/tids2" 2>&1 &
-wpid=$!
-for _ in $(seq 100); do grep -q '^ready$' "$tmp/tids2" && break; sleep 0.05; done
+unit_command record_unit "$rec_unit" /var/lib/stk/ "$tmp/unitseries/"
+rec_caps=$UNIT_CAPS rec_args=("${UNIT_ARGS[@]}")
+start_spinner
 run_capture bash -c 'umask "$1"; shift; exec setpriv --bounding-set "-all,$1" "${@:2}"' _ \
     "$(sed -n 's/^UMask=//p' "$rec_unit")" "$rec_caps" "$STK" "${rec_args[@]}" 3
 kill -9 "$wpid" 2>/dev/null

@@ -315,8 +315,8 @@ static size_t names_in(const char *dir, const char *prefix, char names[][96], si
 	return n;
 }
 
-/* A series over 7 s of rows, one every 100 ms, on the test's clock; closed at the end. */
-static void run_series(struct test_ctx *t, const char *dir, const struct stk_ev_series_opts *o)
+/* A series over n rows from t0, one every 100 ms, on the test's clock; closed 100 ms after the last. */
+static void series_rows(struct test_ctx *t, const char *dir, const struct stk_ev_series_opts *o, int64_t t0, int n)
 {
 	char err[512];
 	struct stk_ev_series *s = stk_ev_series_open(dir, o, &hooks, err, sizeof(err));
@@ -326,16 +326,22 @@ static void run_series(struct test_ctx *t, const char *dir, const struct stk_ev_
 		printf("  %s\n", err);
 		return;
 	}
-	CHECK(t, stk_ev_series_start(s, T0, err, sizeof(err)) == 0);
-	for (int i = 0; i < 70; i++) {
-		struct stk_ev_row row = row_at(T0 + i * 100 * MS);
+	CHECK(t, stk_ev_series_start(s, t0, err, sizeof(err)) == 0);
+	for (int i = 0; i < n; i++) {
+		struct stk_ev_row row = row_at(t0 + i * 100 * MS);
 
 		stk_ev_series_tick(s, row.time);
 		CHECK(t, stk_ev_series_add(s, 0, &row) == 0);
 	}
-	CHECK(t, stk_ev_series_close(s, T0 + 7 * SEC, err, sizeof(err)) == 0);
-	CHECK(t, stk_ev_series_rows(s) == 70 && stk_ev_series_lost(s) == 0);
+	CHECK(t, stk_ev_series_close(s, t0 + n * 100 * MS, err, sizeof(err)) == 0);
+	CHECK(t, stk_ev_series_rows(s) == (uint64_t)n && stk_ev_series_lost(s) == 0);
 	stk_ev_series_free(s);
+}
+
+/* 7 s of rows from T0. */
+static void run_series(struct test_ctx *t, const char *dir, const struct stk_ev_series_opts *o)
+{
+	series_rows(t, dir, o, T0, 70);
 }
 
 static void series_rotation(struct test_ctx *t)
@@ -406,26 +412,9 @@ static void series_retention(struct test_ctx *t)
 /* Hive: 4 s of rows from two seconds before a UTC midnight, one file in each date's directory. */
 static void hive_series(struct test_ctx *t, const char *dir, uint64_t max_files)
 {
-	const int64_t t0 = 1700006398LL * SEC; /* 2023-11-14T23:59:58Z */
 	const struct stk_ev_series_opts o = { .hive = true, .max_files = max_files, .applet = "test" };
-	char err[512];
-	struct stk_ev_series *s = stk_ev_series_open(dir, &o, &hooks, err, sizeof(err));
 
-	CHECK(t, s != NULL);
-	if (!s) {
-		printf("  %s\n", err);
-		return;
-	}
-	CHECK(t, stk_ev_series_start(s, t0, err, sizeof(err)) == 0);
-	for (int i = 0; i < 40; i++) {
-		struct stk_ev_row row = row_at(t0 + i * 100 * MS);
-
-		stk_ev_series_tick(s, row.time);
-		CHECK(t, stk_ev_series_add(s, 0, &row) == 0);
-	}
-	CHECK(t, stk_ev_series_close(s, t0 + 4 * SEC, err, sizeof(err)) == 0);
-	CHECK(t, stk_ev_series_rows(s) == 40 && stk_ev_series_files(s) == 2);
-	stk_ev_series_free(s);
+	series_rows(t, dir, &o, 1700006398LL * SEC /* 2023-11-14T23:59:58Z */, 40);
 }
 
 static void series_hive_layout(struct test_ctx *t)
