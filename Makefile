@@ -253,7 +253,7 @@ ifeq ($(ARCH),arm64)
 WL_CFLAGS += -mno-omit-leaf-frame-pointer
 endif
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
-	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_pingpong $(W)/offcpu_static \
+	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_alternate $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
@@ -306,6 +306,10 @@ $(W)/burn_shlib: tests/workloads/burn_shlib.c $(W)/libstkburn.so
 $(W)/offcpu: tests/workloads/offcpu.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
+# One thread blocking at one place from two callers in turn (the kernel walk's kept walks).
+$(W)/offcpu_alternate: tests/workloads/offcpu_alternate.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -o $@ $<
 # Static (musl) build for the kernel-matrix initramfs, which has no libc.
 $(W)/offcpu_static: tests/workloads/offcpu.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -128,9 +128,52 @@ static __always_inline struct stk_cfi_row *find_row(struct stk_walk *w, u64 pc)
 	return bpf_map_lookup_elem(&unwind_rows, &idx);
 }
 
-static __always_inline int read_word(u64 *dst, u64 addr)
+static __always_inline u64 mix(u64 h, u64 v)
 {
-	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) ? -1 : 0;
+	h = (h ^ v) * HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * A read the walk made (16 bytes when wide: v0 then v1) into the record a
+ * kept walk re-reads; one the record cannot hold (too many, below the
+ * starting sp) means this walk is not kept.
+ */
+static __always_inline void memo_note(struct stk_walk *w, u64 addr, u64 v0, u64 v1, bool wide)
+{
+	u32 n = w->memo.n_reads;
+	u64 off = addr - w->memo_key.sp;
+
+	if (!w->memo_keep)
+		return;
+	if (n >= STK_WALK_MEMO_READS || addr < w->memo_key.sp || off >= STK_WALK_MEMO_REACH || (off & 7)) {
+		w->memo_keep = 0;
+		return;
+	}
+	w->memo.reads[n & (STK_WALK_MEMO_READS - 1)] = (u16)(off / 8) | (wide ? STK_WALK_MEMO_WIDE : 0);
+	w->memo.n_reads = n + 1;
+	if (off + (wide ? 16 : 8) > w->memo.span)
+		w->memo.span = off + (wide ? 16 : 8);
+	w->memo.hash = mix(w->memo.hash, v0);
+	if (wide)
+		w->memo.hash = mix(w->memo.hash, v1);
+}
+
+static __always_inline int read_word(struct stk_walk *w, u64 *dst, u64 addr)
+{
+	if (bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr))
+		return -1;
+	memo_note(w, addr, *dst, 0, false);
+	return 0;
+}
+
+/* Two words at addr (a frame record, or a saved frame pointer and return address) into pair. */
+static __always_inline int read_pair(struct stk_walk *w, u64 pair[2], u64 addr)
+{
+	if (bpf_probe_read_user(pair, 2 * sizeof(u64), (const void *)addr))
+		return -1;
+	memo_note(w, addr, pair[0], pair[1], true);
+	return 0;
 }
 
 /* Moves to the caller: sp, fp and pc; 1 when the chain ends here. */
@@ -158,7 +201,7 @@ static __always_inline int fp_step(struct stk_walk *w)
 
 	if (!w->fp || w->fp_unknown || w->fp < w->sp || (w->fp & 7))
 		return stop(w, STK_STOP_FP_END);
-	if (bpf_probe_read_user(rec, sizeof(rec), (const void *)w->fp))
+	if (read_pair(w, rec, w->fp))
 		return stop(w, STK_STOP_READ);
 	w->via_fp = 1;
 	if (to_caller(w, w->fp + 16, rec[1]))
@@ -188,7 +231,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	case STK_CFA_DEREF_FP:
 		if (w->fp_unknown)
 			return stop(w, STK_STOP_FP_UNKNOWN);
-		if (read_word(&cfa, w->fp + r->cfa_off))
+		if (read_word(w, &cfa, w->fp + r->cfa_off))
 			return stop(w, STK_STOP_READ);
 		break;
 	case STK_CFA_PLT:
@@ -201,7 +244,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	if (r->ra_how == STK_REG_AT_CFA && r->fp_how == STK_REG_AT_CFA && r->fp_off == r->ra_off - 8) {
 		u64 pair[2];
 
-		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(cfa + r->fp_off)))
+		if (read_pair(w, pair, cfa + r->fp_off))
 			return stop(w, STK_STOP_READ);
 		if (to_caller(w, cfa, pair[1]))
 			return 1;
@@ -212,7 +255,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	}
 	switch (r->ra_how) {
 	case STK_REG_AT_CFA:
-		if (read_word(&ra, cfa + r->ra_off))
+		if (read_word(w, &ra, cfa + r->ra_off))
 			return stop(w, STK_STOP_READ);
 		break;
 	case STK_REG_SAME: /* arm64: still in x30, which only the leaf's registers hold */
@@ -224,7 +267,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 		return stop(w, STK_STOP_ROOT);
 	}
 	if (r->fp_how == STK_REG_AT_CFA) {
-		if (read_word(&fp, cfa + r->fp_off))
+		if (read_word(w, &fp, cfa + r->fp_off))
 			return stop(w, STK_STOP_READ);
 		w->fp_unknown = 0;
 	} else if (r->fp_how == STK_REG_UNDEF) {
@@ -244,6 +287,12 @@ static __always_inline void undo_uretprobe(struct stk_walk *w)
 }
 
 /* ---- interpreted frames (bpf/runtime_types.h) ---- */
+
+/* A word of the interpreter's memory (a walk with interpreted frames is never kept: not noted). */
+static __always_inline int rt_read(u64 *dst, u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) ? -1 : 0;
+}
 
 /* The interpreted frames end early: what is staged still takes its place where its run's mark is known. */
 static __always_inline void rt_end(struct stk_walk *w, u32 why)
@@ -292,7 +341,7 @@ static long rt_find_step(u32 i, void *ctx)
 		return 1;
 	}
 	/* words read land in the scratch: the walk's frames share 512 bytes of stack */
-	if (read_word(&w->rt_frame, at + w->rt.ts_tid) || read_word(&w->rt_search, at + w->rt.ts_next)) {
+	if (rt_read(&w->rt_frame, at + w->rt.ts_tid) || rt_read(&w->rt_search, at + w->rt.ts_next)) {
 		w->rt_search = 0;
 		return 1;
 	}
@@ -312,8 +361,8 @@ static __always_inline u32 rt_find_thread(struct stk_walk *w)
 	w->rt_found = 0;
 	w->rt_search = 0;
 	w->rt_search_stop = STK_RT_STOP_NO_THREAD;
-	if (!w->rt.interps || read_word(&w->rt_search, w->rt.interps) || !w->rt_search ||
-	    read_word(&w->rt_search, w->rt_search + w->rt.is_threads) || !(w->rt_ns_tid = rt_task_ns_tid()))
+	if (!w->rt.interps || rt_read(&w->rt_search, w->rt.interps) || !w->rt_search ||
+	    rt_read(&w->rt_search, w->rt_search + w->rt.is_threads) || !(w->rt_ns_tid = rt_task_ns_tid()))
 		return STK_RT_STOP_NO_THREAD;
 	w->rt_saved = 0;
 	w->rt_power = 0;
@@ -344,7 +393,7 @@ static __always_inline void rt_begin(struct stk_walk *w, struct stk_rt_proc *rp)
 	if (t && t->tgid == w->tgid) {
 		if (!t->state)
 			return; /* a thread that never ran the interpreter */
-		if (!read_word(&w->rt_frame, t->state + w->rt.ts_tid) && (u32)w->rt_frame == t->ns_tid)
+		if (!rt_read(&w->rt_frame, t->state + w->rt.ts_tid) && (u32)w->rt_frame == t->ns_tid)
 			state = t->state;
 	}
 	if (!state) {
@@ -363,14 +412,14 @@ static __always_inline void rt_begin(struct stk_walk *w, struct stk_rt_proc *rp)
 		bpf_map_update_elem(&unwind_rt_threads, &w->tid, &found, BPF_ANY);
 		ustat(STK_USTAT_RT_THREADS_FOUND);
 	}
-	if (read_word(&w->rt_frame, state + w->rt.ts_frame)) {
+	if (rt_read(&w->rt_frame, state + w->rt.ts_frame)) {
 		rt_end(w, STK_RT_STOP_THREAD);
 		return;
 	}
 	if (w->rt.cf_frame != STK_RT_NONE) {
 		/* 3.11: the run's _PyCFrame is its mark, known from its start */
 		w->rt_cframe = w->rt_marker = w->rt_frame;
-		if (w->rt_frame && read_word(&w->rt_frame, w->rt_frame + w->rt.cf_frame)) {
+		if (w->rt_frame && rt_read(&w->rt_frame, w->rt_frame + w->rt.cf_frame)) {
 			rt_end(w, STK_RT_STOP_THREAD);
 			return;
 		}
@@ -432,7 +481,7 @@ static __always_inline int rt_scan(struct stk_walk *w)
 		w->rt_stage[at & (STK_RT_STAGE - 1)] = stk_rt_frame_word(w->rt.kind, code);
 		/* the check: read straight into its word, the instruction put beside it */
 		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] = 0;
-		read_word(&w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)], code + w->rt.co_check);
+		rt_read(&w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)], code + w->rt.co_check);
 		w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)] =
 			stk_rt_aux_word(first, (u32)w->rt_stage[(at + 1) & (STK_RT_STAGE - 1)]);
 		w->rt_staged = at + 2;
@@ -440,7 +489,7 @@ static __always_inline int rt_scan(struct stk_walk *w)
 	if (entry) {
 		/* 3.11: the run ends; its mark was its _PyCFrame, the one before it is the next run's */
 		w->rt_mode = STK_RT_MODE_NATIVE;
-		if (!w->rt_cframe || read_word(&w->rt_cframe, w->rt_cframe + w->rt.cf_previous))
+		if (!w->rt_cframe || rt_read(&w->rt_cframe, w->rt_cframe + w->rt.cf_previous))
 			w->rt_cframe = 0;
 	}
 	return 0;
@@ -572,10 +621,136 @@ static long walk_frame(u32 i, void *ctx)
 	return ret;
 }
 
+/* ---- a thread's walks, kept (struct stk_walk_memo) ---- */
+
+#define MEMO_SEED 0x452821e638d01377ULL
+
+struct memo_check {
+	u64 hash;
+	u32 changed; /* a word could not be read */
+};
+
+/*
+ * The window holding [off, off + len) of the stack above sp: the one read
+ * last, or the next up to the highest word the walk read (one read for many
+ * words: a read costs far more than its bytes), or only those bytes where
+ * the longer read fails. false: unreadable.
+ */
+static __always_inline bool memo_window(struct stk_walk *w, u32 off, u32 len)
+{
+	u32 want;
+
+	if (w->window_len && off >= w->window_at && off + len <= w->window_at + w->window_len)
+		return true;
+	want = w->memo.span > off ? w->memo.span - off : 0;
+	if (want > STK_WALK_MEMO_WINDOW)
+		want = STK_WALK_MEMO_WINDOW;
+	if (want < len)
+		want = len;
+	w->window_at = off;
+	w->window_len = 0;
+	if (bpf_probe_read_user(w->memo_window, want & (2 * STK_WALK_MEMO_WINDOW - 1) & ~7u,
+				(const void *)(w->memo_key.sp + off))) {
+		want = len;
+		if (bpf_probe_read_user(w->memo_window, len == 16 ? 16 : 8, (const void *)(w->memo_key.sp + off)))
+			return false;
+	}
+	w->window_len = want & ~7u;
+	return true;
+}
+
+/* bpf_loop callback: read i of the kept walk made again (from the window), into the hash. */
+static long memo_reread(u32 i, void *ctx)
+{
+	struct memo_check *c = ctx;
+	struct stk_walk *w = scratch();
+	u32 r, off, len, at;
+
+	if (!w)
+		return 1;
+	/* the verifier bounds the index by this mask: keep the compiler from folding it into a compare */
+	asm volatile("" : "+r"(i));
+	r = w->memo.reads[i & (STK_WALK_MEMO_READS - 1)];
+	off = 8 * (r & ~STK_WALK_MEMO_WIDE);
+	len = (r & STK_WALK_MEMO_WIDE) ? 16 : 8;
+	if (!memo_window(w, off, len)) {
+		c->changed = 1;
+		return 1;
+	}
+	at = (off - w->window_at) / 8;
+	c->hash = mix(c->hash, w->memo_window[at & (STK_WALK_MEMO_WINDOW / 8 - 1)]);
+	if (len == 16)
+		c->hash = mix(c->hash, w->memo_window[(at + 1) & (STK_WALK_MEMO_WINDOW / 8 - 1)]);
+	return 0;
+}
+
+/*
+ * The thread's kept walk stands in for this one (w->reused: its chain) when
+ * it started from the same registers in the same tables and every word it
+ * read holds the same value now: the same inputs walk to the same chain.
+ */
+static __always_inline bool memo_reuse(struct stk_walk *w, const struct stk_unwind_proc *p)
+{
+	struct stk_walk_memo *m;
+	struct memo_check c;
+
+	w->memo_key.tid = w->tid;
+	w->memo_key.pad = 0;
+	w->memo_key.pc = w->pc;
+	w->memo_key.sp = w->sp;
+	m = bpf_map_lookup_elem(&unwind_memo, &w->memo_key);
+	if (!m || m->fp != w->fp || m->lr != w->lr || m->tgid != w->tgid || m->gen != p->gen || m->max != w->max)
+		return false;
+	w->memo = *m;
+	c.hash = MEMO_SEED;
+	c.changed = 0;
+	w->window_len = 0;
+	bpf_loop(w->memo.n_reads, memo_reread, &c, 0);
+	if (c.changed || c.hash != w->memo.hash) {
+		ustat(STK_USTAT_MEMO_CHANGED);
+		return false;
+	}
+	w->reused = w->memo.chain;
+	ustat(STK_USTAT_MEMO_HITS);
+	return true;
+}
+
+/* The record of this walk begun (memo_reuse set its key): its inputs; memo_note adds each read. */
+static __always_inline void memo_begin(struct stk_walk *w, const struct stk_unwind_proc *p)
+{
+	w->memo.fp = w->fp;
+	w->memo.lr = w->lr;
+	w->memo.tgid = w->tgid;
+	w->memo.gen = p->gen;
+	w->memo.max = w->max;
+	w->memo.n_reads = 0;
+	w->memo.span = 0;
+	w->memo.pad = 0;
+	w->memo.hash = MEMO_SEED;
+}
+
+/*
+ * Keeps the walk just made for its thread and registers, under its chain's id, when
+ * it can be checked again (every read recorded, a whole chain): the next
+ * switch-out at the same place re-reads its words instead of walking.
+ */
+__noinline int stk_unwind_memo_keep(u64 chain)
+{
+	struct stk_walk *w = scratch();
+
+	if (!w || !w->memo_keep || !chain || w->user.stop == STK_STOP_READ)
+		return 0;
+	w->memo.chain = chain;
+	bpf_map_update_elem(&unwind_memo, &w->memo_key, &w->memo, BPF_ANY);
+	return 0;
+}
+
 /*
  * Walks the current task's user stack from the registers the caller put in
  * scratch (pc, sp, fp, lr) into scratch's user chain: at most max frames.
- * Returns an enum stk_walk_result.
+ * Returns an enum stk_walk_result; STK_WALK_DONE with w->reused set when
+ * the thread's kept walk stood in (memo_want: the registers are the task's
+ * saved ones).
  */
 __noinline int stk_unwind_walk(u32 tgid, u32 max)
 {
@@ -624,6 +799,14 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	w->n_maps = p->n_maps;
 	rt = bpf_map_lookup_elem(&unwind_runtimes, &tgid);
 	w->has_rt = rt != NULL;
+	w->reused = 0;
+	/* interpreted frames and pending uretprobes read more than the stack: such walks are not kept */
+	w->memo_keep = w->memo_want && !rt && !w->returns;
+	if (w->memo_keep) {
+		if (memo_reuse(w, p))
+			return STK_WALK_DONE;
+		memo_begin(w, p);
+	}
 	if (rt) {
 		w->rt = *rt;
 		rt_begin(w, rt);

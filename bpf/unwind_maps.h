@@ -82,6 +82,14 @@ STK_UNWIND_MAP struct {
 	__type(value, struct stk_rt_thread);
 } unwind_rt_threads SEC(".maps");
 
+/* Threads' walks (struct stk_walk_memo), by host tid and where they started: the least used go first. */
+STK_UNWIND_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct stk_walk_memo_key);
+	__type(value, struct stk_walk_memo);
+} unwind_memo SEC(".maps");
+
 /* Processes whose mappings changed under the walk (struct stk_unwind_request). */
 STK_UNWIND_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

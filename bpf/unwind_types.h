@@ -81,6 +81,8 @@ struct stk_unwind_proc {
 	__u32 first_map, n_maps;
 	__u32 flags;
 	__u32 refresh_asked; /* the walk met a pc in no mapping and asked user space to look again */
+	__u32 gen;           /* a new value at every write: a kept walk holds only while it is the same */
+	__u32 pad;
 };
 
 /* Why a chain ended (user chains; kernel chains say STK_STOP_KERNEL). */
@@ -112,6 +114,37 @@ enum stk_walk_result {
 	STK_WALK_PARTIAL,     /* a mapping without room in the tables: copy path */
 	STK_WALK_NO_USER,     /* no user stack at all (a kernel thread) */
 	STK_WALK_NO_ROOM,     /* the chain store was full: copy path */
+};
+
+/*
+ * A thread's walks, kept (unwind_memo, by tid, pc and sp) when they started
+ * from the registers the thread saved on entering the kernel: a thread that
+ * blocks again where it blocked before has the same registers, and its
+ * chain is the same while every stack word the walk read still holds what
+ * it held. So the next walk from there re-reads only those words (one read
+ * each, no table lookups) and, when their hash is the same, counts under
+ * the kept chain.
+ */
+#define STK_WALK_MEMO_READS 128      /* words a kept walk re-reads at most (a longer walk is not kept) */
+#define STK_WALK_MEMO_WIDE 0x8000u   /* a read's flag: 16 bytes (a saved frame pointer and return address) */
+#define STK_WALK_MEMO_REACH 0x40000u /* reads reach this far above sp (offsets kept in words) */
+#define STK_WALK_MEMO_WINDOW 4096    /* the check reads the stack in windows of this many bytes */
+struct stk_walk_memo_key {
+	__u32 tid;
+	__u32 pad;
+	__u64 pc, sp;
+};
+struct stk_walk_memo {
+	__u64 fp, lr;   /* the other registers the walk started from */
+	__u64 chain;    /* the chain's id */
+	__u64 hash;     /* of every word read, in order */
+	__u32 tgid;
+	__u32 gen;      /* the process's table generation (stk_unwind_proc.gen) */
+	__u32 max;      /* frames kept at most */
+	__u32 n_reads;
+	__u32 span;     /* bytes from sp to the end of the highest word read */
+	__u32 pad;
+	__u16 reads[STK_WALK_MEMO_READS]; /* each read's offset from sp in words, STK_WALK_MEMO_WIDE for 16 bytes */
 };
 
 /* Chain flags (part of the identity). */
@@ -203,6 +236,13 @@ struct stk_walk {
 	__u32 native_n;    /* native frames walked so far (0: the next is the leaf) */
 	__u32 leaf;        /* the native frame being stepped past is the leaf */
 	__u32 stored;      /* stk_chain_intern stored the chain: it is new */
+	__u32 memo_want;   /* the caller's registers are the task's saved ones: a kept walk may stand in */
+	__u32 memo_keep;   /* this walk can be kept: every word it read is in memo.reads */
+	__u64 reused;      /* the chain of a kept walk whose words all held (0: walked) */
+	struct stk_walk_memo_key memo_key; /* the thread and the registers the walk starts from */
+	struct stk_walk_memo memo; /* the walk being recorded, or the kept one being checked */
+	__u64 memo_window[STK_WALK_MEMO_WINDOW / 8]; /* the stack from sp + window_at, as the check read it */
+	__u32 window_at, window_len;
 	__u32 rt_staged;   /* words of the current run staged */
 	__u32 rt_emitted;  /* of those, put in the chain */
 	__u32 rt_scanned;  /* frames read this walk */
@@ -235,6 +275,8 @@ enum stk_unwind_stat {
 	STK_USTAT_CHAINS_FULL,  /* chains not kept: the chain map was full */
 	STK_USTAT_CHAIN_PROBES, /* chain ids taken past their first choice (hash collisions) */
 	STK_USTAT_REQUESTS_LOST,
+	STK_USTAT_MEMO_HITS,    /* walks that reused the thread's last one (its words unchanged) */
+	STK_USTAT_MEMO_CHANGED, /* kept walks whose words changed (walked again) */
 	STK_USTAT_STOP_FIRST,   /* + enum stk_walk_stop: how chains ended */
 	STK_USTAT_RT_WALKS = STK_USTAT_STOP_FIRST + STK_STOP_COUNT, /* walks that kept interpreted frames */
 	STK_USTAT_RT_FRAMES,    /* interpreted frames they kept */

@@ -15,6 +15,7 @@
 
 int stk_unwind_walk(u32 tgid, u32 max);
 u64 stk_chain_intern(u32 kernel);
+int stk_unwind_memo_keep(u64 chain);
 
 static __always_inline struct stk_walk *stk_unwind_scratch(void)
 {
@@ -77,6 +78,7 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 	*chain = 0;
 	if (!w)
 		return STK_WALK_DONE;
+	w->memo_want = 0;
 	if (ctx_regs && stk_regs_user_mode(*ctx_regs)) {
 		w->pc = stk_uregs_pc(*ctx_regs);
 		w->sp = stk_uregs_sp(*ctx_regs);
@@ -84,6 +86,8 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 		w->lr = stk_uregs_lr(*ctx_regs);
 		STK_CTX_READS_END();
 	} else {
+		/* in the kernel (a block, a syscall): the same saved registers come back, so a kept walk may too */
+		w->memo_want = 1;
 		r = (stk_uregs_t *)w->task_regs;
 		if (stk_task_user_regs(r))
 			return STK_WALK_NO_USER; /* a kernel thread */
@@ -97,8 +101,13 @@ static __always_inline int stk_unwind_user_chain(void *ctx, stk_uregs_t *ctx_reg
 		req.kind = STK_UNWIND_REQ_THREADS;
 		stk_unwind_request(ctx, &req);
 	}
+	if (res == STK_WALK_DONE && w->reused) {
+		*chain = w->reused;
+		return res;
+	}
 	if (res == STK_WALK_DONE) {
 		*chain = stk_chain_intern(0);
+		stk_unwind_memo_keep(*chain);
 		/* a new chain with interpreted frames: user space names them while the process lives */
 		if (*chain && w->stored && w->rt_frames) {
 			req.kind = STK_UNWIND_REQ_NAMES;

@@ -14,6 +14,11 @@ expect_eq() {
     if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
 }
 
+# at_least NAME GOT MIN WHAT: GOT is a number no smaller than MIN
+at_least() {
+    if [ -n "$2" ] && [ "$2" -ge "$3" ] 2>/dev/null; then pass "$1"; else fail "$1" "$4: got ${2:-nothing}, want >= $3"; fi
+}
+
 # expect_contains NAME TEXT NEEDLE (an empty NEEDLE is in every text: it fails, as a check that cannot fail would be)
 expect_contains() {
     [ -n "$3" ] || { fail "$1" "empty needle: nothing to look for"; return; }

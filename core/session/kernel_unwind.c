@@ -392,10 +392,12 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 			(unsigned long long)st.rows_used, (unsigned long long)st.rows_cap);
 	if (!u->verbose)
 		return;
-	fprintf(stderr, "%s: user stacks: %llu walked in the kernel (%llu frames), %llu by the copy path "
+	fprintf(stderr, "%s: user stacks: %llu walked in the kernel (%llu frames), %llu reused a kept walk "
+		"(the stack words it read unchanged; %llu kept walks had changed), %llu by the copy path "
 		"(process not loaded yet %llu, mappings changed %llu, a table not placed yet or without room %llu, chain store full %llu)\n",
 		applet, (unsigned long long)walks, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_FRAMES),
-		(unsigned long long)copy_samples, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_NO_PROCESS),
+		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_MEMO_HITS),
+		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_MEMO_CHANGED), (unsigned long long)copy_samples, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_NO_PROCESS),
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_STALE),
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_PARTIAL), (unsigned long long)full);
 	fprintf(stderr, "%s: kernel walks ended:", applet);

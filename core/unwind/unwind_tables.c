@@ -215,6 +215,7 @@ enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, 
 	entry.first_map = (uint32_t)first;
 	entry.n_maps = (uint32_t)n;
 	entry.flags = partial ? STK_PROC_PARTIAL : 0;
+	entry.gen = ++t->gen; /* the walks kept for the old entry no longer hold */
 	if (!pt && !(pt = new_proc(t, p, now_ns)))
 		goto fail;
 	if (t->ops->write_proc(t->ctx, (uint32_t)p->pid, &entry)) {

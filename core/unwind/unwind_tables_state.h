@@ -55,6 +55,7 @@ struct stk_unwind_tables {
 	struct stk_proc_tables **procs; /* every process loaded */
 	size_t n_procs, cap_procs;
 	uint64_t clock;
+	uint32_t gen; /* the last process entry's generation (stk_unwind_proc.gen) */
 	struct stk_unwind_tables_stats stats;
 };
 

@@ -20,10 +20,6 @@ share() {
         { total += $NF; if (index($0, needle)) hit += $NF }
         END { printf "%.0f\n", total ? int(hit * 100 / total) : -1 }'
 }
-# at_least NAME GOT MIN WHAT
-at_least() {
-    if [ "$2" -ge "$3" ]; then pass "$1"; else fail "$1" "$4: got $2, want >= $3"; fi
-}
 # stat_of TEXT LABEL: the number before LABEL in a -v line ("... 12 walked in the kernel ...")
 stat_of() { printf '%s\n' "$1" | sed -n "s/.* \([0-9][0-9]*\) $2.*/\1/p" | head -1; }
 

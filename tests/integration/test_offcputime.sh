@@ -138,15 +138,39 @@ for f in stateD mech.nobtf_state; do
     expect_eq "state_D_drops_sleeps_$f" "$(grep -cE '^(sleeper|piperead|pipewrite|stuck);' "$tmp/$f")" 0
 done
 
-# --- signals print results and exit 0 ---
-for sig in INT TERM; do
-    "$STK" offcputime -p "$WPID" -f >"$tmp/sig.$sig" 2>&1 & sp=$!
+# --- signals print results and exit 0; also when started with SIGINT ignored, as a shell
+# without job control starts background commands (`stk ... & kill -INT $!` in a script) ---
+for sig in INT TERM ignored; do
+    if [ "$sig" = ignored ]; then
+        (trap '' INT; exec "$STK" offcputime -p "$WPID" -f) >"$tmp/sig.$sig" 2>&1 & sp=$!
+    else
+        "$STK" offcputime -p "$WPID" -f >"$tmp/sig.$sig" 2>&1 & sp=$!
+    fi
     sleep 1.5
-    kill -$sig $sp
+    kill -${sig/ignored/INT} $sp
+    for _ in $(seq 100); do kill -0 $sp 2>/dev/null || break; sleep 0.1; done
+    kill -0 $sp 2>/dev/null && { fail "sig${sig}_exits" "still running 10 s after SIGINT"; kill -9 $sp; }
     wait $sp
     expect_eq "sig${sig}_rc" "$?" 0
     expect_contains "sig${sig}_prints" "$(cat "$tmp/sig.$sig")" "sleeper;"
 done
+
+# --- the kernel walk's kept walks (cfi): a thread blocking where it blocked before reuses its
+# walk only while the stack words it read are unchanged. offcpu_alternate naps from two callers
+# in turn (left, left, right) at the same pc, sp and frame pointer; only a return address
+# differs. Each caller must keep its own naps: 2:1, none counted under the other's stack. ---
+start_workload "$W/offcpu_alternate" 30
+"$STK" offcputime --unwind cfi -v -f -p "$WPID" 3 >"$tmp/alt.folded" 2>"$tmp/alt.err"
+alt_left=$(folded_sum "$tmp/alt.folded" offcpu_alternat ';alt_left;alt_nap;.*do_nanosleep')
+alt_right=$(folded_sum "$tmp/alt.folded" offcpu_alternat ';alt_right;alt_nap;.*do_nanosleep')
+# the thread sleeps nearly all of the 3 s, two naps from the left for each from the right
+if awk -v l="$alt_left" -v r="$alt_right" 'BEGIN { exit !(l + r >= 2000000 && r > 0 && l / r >= 1.7 && l / r <= 2.3) }'
+then pass memo_callers_apart
+else fail memo_callers_apart "left ${alt_left} us, right ${alt_right} us in 3 s: want 2:1, nearly all of it"; fi
+expect_eq memo_no_mixed_stack "$(grep -c 'alt_left;alt_right\|alt_right;alt_left' "$tmp/alt.folded")" 0
+alt_stats=$(grep 'user stacks:' "$tmp/alt.err")
+at_least memo_reused "$(sed -n 's/.* \([0-9]*\) reused a kept walk.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
+at_least memo_changed_rewalked "$(sed -n 's/.*; \([0-9]*\) kept walks had changed.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 
 # --- kill -9 leaves nothing attached: the programs this stk held (from its fdinfo) go away.
 # (By id, not by name: another stk may be tracing at the same time.)

@@ -33,10 +33,6 @@ frames_in_order() {
         i <= n && index($0, want[i]) { i++ }
         END { exit (i > n) ? 0 : 1 }'
 }
-# at_least NAME GOT MIN WHAT
-at_least() {
-    if [ "$2" -ge "$3" ]; then pass "$1"; else fail "$1" "$4: got $2, want >= $3"; fi
-}
 
 chain="main;chain;stage_one;stage_two;stage_three;hot_leaf"
 
