@@ -141,19 +141,30 @@ static __always_inline u64 mix(u64 h, u64 v)
  */
 static __always_inline void memo_note(struct stk_walk *w, u64 addr, u64 v0, u64 v1, bool wide)
 {
-	u32 n = w->memo.n_reads;
+	u32 n = w->memo.n_reads, f = w->memo.n_far, len = wide ? 16 : 8;
 	u64 off = addr - w->memo_key.sp;
+	u16 r;
 
 	if (!w->memo_keep)
 		return;
-	if (n >= STK_WALK_MEMO_READS || addr < w->memo_key.sp || off >= STK_WALK_MEMO_REACH || (off & 7)) {
+	if (n >= STK_WALK_MEMO_READS) {
 		w->memo_keep = 0;
 		return;
 	}
-	w->memo.reads[n & (STK_WALK_MEMO_READS - 1)] = (u16)(off / 8) | (wide ? STK_WALK_MEMO_WIDE : 0);
+	if (addr >= w->memo_key.sp && !(off & 7) && off / 8 < STK_WALK_MEMO_NEAR) {
+		r = (u16)(off / 8);
+		if (off + len > w->memo.span)
+			w->memo.span = off + len;
+	} else if (f < STK_WALK_MEMO_FARS) {
+		w->memo.far[f & (STK_WALK_MEMO_FARS - 1)] = addr;
+		w->memo.n_far = f + 1;
+		r = (u16)(STK_WALK_MEMO_FAR | f);
+	} else {
+		w->memo_keep = 0;
+		return;
+	}
+	w->memo.reads[n & (STK_WALK_MEMO_READS - 1)] = r | (wide ? STK_WALK_MEMO_WIDE : 0);
 	w->memo.n_reads = n + 1;
-	if (off + (wide ? 16 : 8) > w->memo.span)
-		w->memo.span = off + (wide ? 16 : 8);
 	w->memo.hash = mix(w->memo.hash, v0);
 	if (wide)
 		w->memo.hash = mix(w->memo.hash, v1);
@@ -665,22 +676,35 @@ static long memo_reread(u32 i, void *ctx)
 	struct memo_check *c = ctx;
 	struct stk_walk *w = scratch();
 	u32 r, off, len, at;
+	u64 v0, v1;
 
 	if (!w)
 		return 1;
 	/* the verifier bounds the index by this mask: keep the compiler from folding it into a compare */
 	asm volatile("" : "+r"(i));
 	r = w->memo.reads[i & (STK_WALK_MEMO_READS - 1)];
-	off = 8 * (r & ~STK_WALK_MEMO_WIDE);
 	len = (r & STK_WALK_MEMO_WIDE) ? 16 : 8;
-	if (!memo_window(w, off, len)) {
-		c->changed = 1;
-		return 1;
+	if (r & STK_WALK_MEMO_FAR) {
+		if (bpf_probe_read_user(w->memo_far, len == 16 ? 16 : 8,
+					(const void *)w->memo.far[r & (STK_WALK_MEMO_FARS - 1)])) {
+			c->changed = 1;
+			return 1;
+		}
+		v0 = w->memo_far[0];
+		v1 = w->memo_far[1];
+	} else {
+		off = 8 * (r & (STK_WALK_MEMO_NEAR - 1));
+		if (!memo_window(w, off, len)) {
+			c->changed = 1;
+			return 1;
+		}
+		at = (off - w->window_at) / 8;
+		v0 = w->memo_window[at & (STK_WALK_MEMO_WINDOW / 8 - 1)];
+		v1 = w->memo_window[(at + 1) & (STK_WALK_MEMO_WINDOW / 8 - 1)];
 	}
-	at = (off - w->window_at) / 8;
-	c->hash = mix(c->hash, w->memo_window[at & (STK_WALK_MEMO_WINDOW / 8 - 1)]);
+	c->hash = mix(c->hash, v0);
 	if (len == 16)
-		c->hash = mix(c->hash, w->memo_window[(at + 1) & (STK_WALK_MEMO_WINDOW / 8 - 1)]);
+		c->hash = mix(c->hash, v1);
 	return 0;
 }
 
@@ -725,7 +749,7 @@ static __always_inline void memo_begin(struct stk_walk *w, const struct stk_unwi
 	w->memo.max = w->max;
 	w->memo.n_reads = 0;
 	w->memo.span = 0;
-	w->memo.pad = 0;
+	w->memo.n_far = 0;
 	w->memo.hash = MEMO_SEED;
 }
 

@@ -125,10 +125,12 @@ enum stk_walk_result {
  * each, no table lookups) and, when their hash is the same, counts under
  * the kept chain.
  */
-#define STK_WALK_MEMO_READS 128      /* words a kept walk re-reads at most (a longer walk is not kept) */
-#define STK_WALK_MEMO_WIDE 0x8000u   /* a read's flag: 16 bytes (a saved frame pointer and return address) */
-#define STK_WALK_MEMO_REACH 0x40000u /* reads reach this far above sp (offsets kept in words) */
-#define STK_WALK_MEMO_WINDOW 4096    /* the check reads the stack in windows of this many bytes */
+#define STK_WALK_MEMO_READS 128    /* words a kept walk re-reads at most (a longer walk is not kept) */
+#define STK_WALK_MEMO_WIDE 0x8000u /* a read's flag: 16 bytes (a saved frame pointer and return address) */
+#define STK_WALK_MEMO_FAR 0x4000u  /* a read's flag: its address is in far[] (the rest of the read: its index) */
+#define STK_WALK_MEMO_NEAR 0x4000u /* words above sp a read's offset reaches; farther reads go in far[] */
+#define STK_WALK_MEMO_FARS 8       /* far reads a kept walk holds (a frame-pointer guess into another stack) */
+#define STK_WALK_MEMO_WINDOW 4096  /* the check reads the stack in windows of this many bytes */
 struct stk_walk_memo_key {
 	__u32 tid;
 	__u32 pad;
@@ -142,9 +144,11 @@ struct stk_walk_memo {
 	__u32 gen;      /* the process's table generation (stk_unwind_proc.gen) */
 	__u32 max;      /* frames kept at most */
 	__u32 n_reads;
-	__u32 span;     /* bytes from sp to the end of the highest word read */
-	__u32 pad;
-	__u16 reads[STK_WALK_MEMO_READS]; /* each read's offset from sp in words, STK_WALK_MEMO_WIDE for 16 bytes */
+	__u32 span;     /* bytes from sp to the end of the highest near word read */
+	__u32 n_far;
+	__u64 far[STK_WALK_MEMO_FARS]; /* addresses of reads below sp or out of a near offset's reach */
+	__u16 reads[STK_WALK_MEMO_READS]; /* each read: its offset from sp in words (or FAR and an index),
+					   * WIDE for 16 bytes */
 };
 
 /* Chain flags (part of the identity). */
@@ -242,6 +246,7 @@ struct stk_walk {
 	struct stk_walk_memo_key memo_key; /* the thread and the registers the walk starts from */
 	struct stk_walk_memo memo; /* the walk being recorded, or the kept one being checked */
 	__u64 memo_window[STK_WALK_MEMO_WINDOW / 8]; /* the stack from sp + window_at, as the check read it */
+	__u64 memo_far[2]; /* a far read, as the check read it */
 	__u32 window_at, window_len;
 	__u32 rt_staged;   /* words of the current run staged */
 	__u32 rt_emitted;  /* of those, put in the chain */

@@ -23,7 +23,7 @@ struct stk_unwind_sizes {
 	struct stk_unwind_capacity tables;
 	uint32_t chains; /* chunks of STK_CHAIN_CHUNK frames the chain store holds */
 	uint32_t rt_threads; /* threads whose interpreter state the walk can find (unwind_rt_threads) */
-	uint32_t memo;       /* threads whose last walk is kept (unwind_memo, about 300 bytes each) */
+	uint32_t memo;       /* walks kept by thread, pc and sp (unwind_memo, about 380 bytes each) */
 };
 /* Defaults: about 40 MB of kernel memory, enough for a large server process and its libraries. */
 void stk_unwind_sizes_default(struct stk_unwind_sizes *sz);
