@@ -21,7 +21,7 @@ BENCH_NAME=bench/offcpu_cost MARIADB_PKGS="bpftrace"
 bt() { exec unshare -m sh -c "mount -t tracefs none /sys/kernel/tracing 2>/dev/null; exec bpftrace -e '$1'"; }
 bt_sum='tracepoint:sched:sched_switch { $t = @ts[args->next_pid]; if ($t) { @[@ks[args->next_pid], @us[args->next_pid], args->next_comm] = sum(nsecs - $t); delete(@ts[args->next_pid]); } }'
 BT_U="tracepoint:sched:sched_switch /args->prev_pid != 0 && pid == $mpid/ { @ts[args->prev_pid] = nsecs; @us[args->prev_pid] = ustack; }
-$bt_sum"
+tracepoint:sched:sched_switch { \$t = @ts[args->next_pid]; if (\$t) { @[@us[args->next_pid], args->next_comm] = sum(nsecs - \$t); delete(@ts[args->next_pid]); } }"
 BT_KU_P="tracepoint:sched:sched_switch /args->prev_pid != 0 && pid == $mpid/ { @ts[args->prev_pid] = nsecs; @ks[args->prev_pid] = kstack; @us[args->prev_pid] = ustack; }
 $bt_sum"
 BT_KU_ALL="tracepoint:sched:sched_switch /args->prev_pid != 0/ { @ts[args->prev_pid] = nsecs; @ks[args->prev_pid] = kstack; @us[args->prev_pid] = ustack; }
@@ -31,11 +31,12 @@ labels=("stk offcputime -U -p MARIADBD" "bpftrace ustack, pid MARIADBD"
         "stk offcputime -p MARIADBD" "bpftrace kstack + ustack, pid MARIADBD"
         "stk offcputime (every process)" "bpftrace kstack + ustack (every process)")
 declare -A CMD RE
-CMD[${labels[0]}]="$STK offcputime -U -p $mpid"; RE[${labels[0]}]=stk_offcpu
+# exec: the background job is the tool itself (its BPF programs found through its pid)
+CMD[${labels[0]}]="exec $STK offcputime -U -p $mpid"; RE[${labels[0]}]=stk_offcpu
 CMD[${labels[1]}]='bt "$BT_U"'; RE[${labels[1]}]=sched_switch
-CMD[${labels[2]}]="$STK offcputime -p $mpid"; RE[${labels[2]}]=stk_offcpu
+CMD[${labels[2]}]="exec $STK offcputime -p $mpid"; RE[${labels[2]}]=stk_offcpu
 CMD[${labels[3]}]='bt "$BT_KU_P"'; RE[${labels[3]}]=sched_switch
-CMD[${labels[4]}]="$STK offcputime"; RE[${labels[4]}]=stk_offcpu
+CMD[${labels[4]}]="exec $STK offcputime"; RE[${labels[4]}]=stk_offcpu
 CMD[${labels[5]}]='bt "$BT_KU_ALL"'; RE[${labels[5]}]=sched_switch
 
 sysctl -qw kernel.bpf_stats_enabled=1
