@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A thread's walks, kept (struct stk_walk_memo in bpf/unwind_types.h): the
+ * reads a walk makes, recorded as it goes; the check that a kept walk still
+ * holds (its words read again, a window at a time); keeping a walk once its
+ * chain has an id. Part of bpf/unwind.bpf.c (its scratch, stats and hash).
+ */
+#ifndef STK_UNWIND_MEMO_H
+#define STK_UNWIND_MEMO_H
+
+static __always_inline u64 mix(u64 h, u64 v)
+{
+	h = (h ^ v) * HASH_MUL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * A read the walk made (16 bytes when wide: v0 then v1) into the record a
+ * kept walk re-reads; one the record cannot hold (too many, below the
+ * starting sp) means this walk is not kept.
+ */
+static __always_inline void memo_note(struct stk_walk *w, u64 addr, u64 v0, u64 v1, bool wide)
+{
+	u32 n = w->memo.n_reads, f = w->memo.n_far, len = wide ? 16 : 8;
+	u64 off = addr - w->memo_key.sp;
+	u16 r;
+
+	if (!w->memo_keep)
+		return;
+	if (n >= STK_WALK_MEMO_READS) {
+		w->memo_keep = 0;
+		return;
+	}
+	if (addr >= w->memo_key.sp && !(off & 7) && off / 8 < STK_WALK_MEMO_NEAR) {
+		r = (u16)(off / 8);
+		if (off + len > w->memo.span)
+			w->memo.span = off + len;
+	} else if (f < STK_WALK_MEMO_FARS) {
+		w->memo.far[f & (STK_WALK_MEMO_FARS - 1)] = addr;
+		w->memo.n_far = f + 1;
+		r = (u16)(STK_WALK_MEMO_FAR | f);
+	} else {
+		w->memo_keep = 0;
+		return;
+	}
+	w->memo.reads[n & (STK_WALK_MEMO_READS - 1)] = r | (wide ? STK_WALK_MEMO_WIDE : 0);
+	w->memo.n_reads = n + 1;
+	w->memo.hash = mix(w->memo.hash, v0);
+	if (wide)
+		w->memo.hash = mix(w->memo.hash, v1);
+}
+
+#define MEMO_SEED 0x452821e638d01377ULL
+
+struct memo_check {
+	u64 hash;
+	u32 changed; /* a word could not be read */
+};
+
+/*
+ * The window holding [off, off + len) of the stack above sp: the one read
+ * last, or the next up to the highest word the walk read (one read for many
+ * words: a read costs far more than its bytes), or only those bytes where
+ * the longer read fails. false: unreadable.
+ */
+static __always_inline bool memo_window(struct stk_walk *w, u32 off, u32 len)
+{
+	u32 want;
+
+	if (w->window_len && off >= w->window_at && off + len <= w->window_at + w->window_len)
+		return true;
+	want = w->memo.span > off ? w->memo.span - off : 0;
+	if (want > STK_WALK_MEMO_WINDOW)
+		want = STK_WALK_MEMO_WINDOW;
+	if (want < len)
+		want = len;
+	w->window_at = off;
+	w->window_len = 0;
+	if (bpf_probe_read_user(w->memo_window, want & (2 * STK_WALK_MEMO_WINDOW - 1) & ~7u,
+				(const void *)(w->memo_key.sp + off))) {
+		want = len;
+		if (bpf_probe_read_user(w->memo_window, len == 16 ? 16 : 8, (const void *)(w->memo_key.sp + off)))
+			return false;
+	}
+	w->window_len = want & ~7u;
+	return true;
+}
+
+/* bpf_loop callback: read i of the kept walk made again (from the window), into the hash. */
+static long memo_reread(u32 i, void *ctx)
+{
+	struct memo_check *c = ctx;
+	struct stk_walk *w = scratch();
+	u32 r, off, len, at;
+	u64 v0, v1;
+
+	if (!w)
+		return 1;
+	/* the verifier bounds the index by this mask: keep the compiler from folding it into a compare */
+	asm volatile("" : "+r"(i));
+	r = w->memo.reads[i & (STK_WALK_MEMO_READS - 1)];
+	len = (r & STK_WALK_MEMO_WIDE) ? 16 : 8;
+	if (r & STK_WALK_MEMO_FAR) {
+		if (bpf_probe_read_user(w->memo_far, len == 16 ? 16 : 8,
+					(const void *)w->memo.far[r & (STK_WALK_MEMO_FARS - 1)])) {
+			c->changed = 1;
+			return 1;
+		}
+		v0 = w->memo_far[0];
+		v1 = w->memo_far[1];
+	} else {
+		off = 8 * (r & (STK_WALK_MEMO_NEAR - 1));
+		if (!memo_window(w, off, len)) {
+			c->changed = 1;
+			return 1;
+		}
+		at = (off - w->window_at) / 8;
+		v0 = w->memo_window[at & (STK_WALK_MEMO_WINDOW / 8 - 1)];
+		v1 = w->memo_window[(at + 1) & (STK_WALK_MEMO_WINDOW / 8 - 1)];
+	}
+	c->hash = mix(c->hash, v0);
+	if (len == 16)
+		c->hash = mix(c->hash, v1);
+	return 0;
+}
+
+/*
+ * The thread's kept walk stands in for this one (w->reused: its chain) when
+ * it started from the same registers in the same tables and every word it
+ * read holds the same value now: the same inputs walk to the same chain.
+ */
+static __always_inline bool memo_reuse(struct stk_walk *w, const struct stk_unwind_proc *p)
+{
+	struct stk_walk_memo *m;
+	struct memo_check c;
+
+	w->memo_key.tid = w->tid;
+	w->memo_key.pad = 0;
+	w->memo_key.pc = w->pc;
+	w->memo_key.sp = w->sp;
+	m = bpf_map_lookup_elem(&unwind_memo, &w->memo_key);
+	if (!m || m->fp != w->fp || m->lr != w->lr || m->tgid != w->tgid || m->gen != p->gen || m->max != w->max)
+		return false;
+	w->memo = *m;
+	c.hash = MEMO_SEED;
+	c.changed = 0;
+	w->window_len = 0;
+	bpf_loop(w->memo.n_reads, memo_reread, &c, 0);
+	if (c.changed || c.hash != w->memo.hash) {
+		ustat(STK_USTAT_MEMO_CHANGED);
+		return false;
+	}
+	w->reused = w->memo.chain;
+	ustat(STK_USTAT_MEMO_HITS);
+	return true;
+}
+
+/* The record of this walk begun (memo_reuse set its key): its inputs; memo_note adds each read. */
+static __always_inline void memo_begin(struct stk_walk *w, const struct stk_unwind_proc *p)
+{
+	w->memo.fp = w->fp;
+	w->memo.lr = w->lr;
+	w->memo.tgid = w->tgid;
+	w->memo.gen = p->gen;
+	w->memo.max = w->max;
+	w->memo.n_reads = 0;
+	w->memo.span = 0;
+	w->memo.n_far = 0;
+	w->memo.hash = MEMO_SEED;
+}
+
+/*
+ * Keeps the walk just made for its thread and registers, under its chain's id, when
+ * it can be checked again (every read recorded, a whole chain): the next
+ * switch-out at the same place re-reads its words instead of walking.
+ */
+__noinline int stk_unwind_memo_keep(u64 chain)
+{
+	struct stk_walk *w = scratch();
+
+	if (!w || !w->memo_keep || !chain || w->user.stop == STK_STOP_READ)
+		return 0;
+	w->memo.chain = chain;
+	bpf_map_update_elem(&unwind_memo, &w->memo_key, &w->memo, BPF_ANY);
+	return 0;
+}
+
+#endif
