@@ -72,12 +72,13 @@ struct stk_run_loop *stk_run_loop_new(long duration_ms, long interval_ms, char *
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
-	/* A shell starts background jobs with SIGINT ignored, and an ignored signal never reaches the
-	   signalfd: `stk ... & kill -INT $!` must still end the run and print it. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	if (sigprocmask(SIG_BLOCK, &mask, &loop->old_mask))
 		goto fail;
+	/* A shell starts background jobs with SIGINT ignored, and an ignored signal never reaches the
+	   signalfd: `stk ... & kill -INT $!` must still end the run and print it. Blocked first, so
+	   the default action never runs in between. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	loop->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (loop->epoll_fd < 0 || loop->signal_fd < 0 || watch(loop, loop->signal_fd, &loop->signal_fd, EPOLLIN))
