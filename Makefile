@@ -253,7 +253,7 @@ ifeq ($(ARCH),arm64)
 WL_CFLAGS += -mno-omit-leaf-frame-pointer
 endif
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
-	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_alternate $(W)/offcpu_pingpong $(W)/offcpu_static \
+	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_alternate $(W)/napper $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
@@ -308,6 +308,10 @@ $(W)/offcpu: tests/workloads/offcpu.c
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 # One thread blocking at one place from two callers in turn (the kernel walk's kept walks).
 $(W)/offcpu_alternate: tests/workloads/offcpu_alternate.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -o $@ $<
+# One thread napping many short times, timing its naps (sampled off-CPU time against the truth).
+$(W)/napper: tests/workloads/napper.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -o $@ $<
 # Static (musl) build for the kernel-matrix initramfs, which has no libc.

@@ -145,6 +145,8 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 		return;
 	if (!state_passes(cfg, o->state))
 		return;
+	if (cfg->every > 1 && bpf_get_prandom_u32() % cfg->every)
+		return; /* not taken: nothing stored, so its switch-in finds nothing either */
 	st.ref.kernel_stack_id = -1;
 	st.ref.user_stack_id = -1;
 	if (mode != STK_TAKE_FP && o->kthread < 0) {
@@ -193,7 +195,7 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 {
 	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
 	struct stk_stack_ref ref;
-	u64 start, delta;
+	u64 start, delta, weight;
 	u32 tid, cpu, state;
 
 	if (!sp)
@@ -207,6 +209,7 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 	bpf_map_delete_elem(&offcpu_start, &key);
 	if (delta < cfg->min_ns || delta > cfg->max_ns)
 		return;
+	weight = cfg->every > 1 ? delta * cfg->every : delta;
 	ref.tid = cfg->stack.per_thread ? tid : 0;
 	if (in_next) {
 		struct task_struct *cur = (void *)bpf_get_current_task();
@@ -219,12 +222,12 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 
 		stk_event_begin(&e, &ref, tid, STK_EVENT_OFFCPU);
 		e.time = start;
-		e.weight = delta;
+		e.weight = weight;
 		e.cpu = cpu;
 		e.state = (u8)state;
 		stk_event_send(&e, cfg->stack.events);
 	}
-	stk_count(ctx, &ref, delta);
+	stk_count(ctx, &ref, weight);
 }
 
 static __always_inline const struct stk_offcpu_config *config(void)

@@ -33,6 +33,14 @@ struct stk_offcpu_config {
 	__u32 state_idle;          /* (state & TASK_IDLE) == TASK_IDLE */
 	__u64 min_ns;              /* -m: shorter blocks are not counted */
 	__u64 max_ns;              /* -M: longer blocks are not counted */
+	/*
+	 * > 1: one switch-out in this many, chosen at random, is taken and its
+	 * block's time counted this many times over (an unbiased total for a
+	 * fraction of the cost). At random, not every Nth: two threads taking
+	 * turns on a CPU would otherwise leave one of them never taken.
+	 */
+	__u32 every;
+	__u32 pad;
 };
 
 /* offcpu_start value: a thread that switched out and has not come back yet. */

@@ -80,13 +80,14 @@ static void print_kinds(void)
 
 static void print_help(void)
 {
-	printf("usage: stk record -e KIND[:N][,KIND[:N]...] [options] [duration]\n\n"
+	printf("usage: stk record [-e KIND[:N][,KIND[:N]...]] [options] [duration]\n\n"
 	       "Records every kind of event asked for in one capture: each event a row of one event log\n"
 	       "(-o FILE.parquet; docs/eventlog.md), which `stk report` prints in any format, a kind at a time\n"
 	       "or all together. Without -o the totals of every kind are printed from the recording.\n"
 	       "duration: seconds to record (default: until Ctrl-C or SIGTERM).\n\n"
-	       "  -e, --event KIND[:N],...    what to record (may be repeated); cpu:HZ and state:HZ sample N\n"
-	       "                              times a second, the others take every Nth event (weight x N)\n");
+	       "  -e, --event KIND[:N],...    what to record (may be repeated; default " STK_REC_DEFAULT_KINDS ",\n"
+	       "                              the flight recorder's set); cpu:HZ and state:HZ sample N times a\n"
+	       "                              second, the others take one event in N (weight x N)\n");
 	print_kinds();
 	printf("  -p, --pid PID[,PID...]      only these processes (host PIDs)\n"
 	       "  -t, --tid TID[,TID...]      only these threads; stacks are kept per thread (not with state)\n"
@@ -212,6 +213,11 @@ static int check_args(struct rec_config *cfg)
 {
 	char msg[512];
 
+	if (stk_rec_request_empty(&cfg->want)) { /* the flight recorder's set */
+		if (stk_rec_request_parse(&cfg->want, STK_REC_DEFAULT_KINDS, msg, sizeof(msg)))
+			return usage_error("%s", msg);
+		note_kinds(cfg, STK_REC_DEFAULT_KINDS);
+	}
 	if (stk_rec_request_check(&cfg->want, msg, sizeof(msg)))
 		return usage_error("%s", msg);
 	if (cfg->common.n_pids && cfg->common.n_tids)
@@ -420,6 +426,7 @@ static void describe_kinds(struct rec_run *run)
 			.res_marks = i.source == STK_REC_RESOURCES, .res_kind = (uint16_t)i.res_kind,
 		};
 		run->events[k] = i.event;
+		stk_rec_event_sampling(&run->events[k], (enum stk_rec_kind)k, run->cfg.want.rate[k]);
 		if (i.source == STK_REC_CPU)
 			run->events[k].sample_ns = sample_ns(run);
 		if (i.source == STK_REC_PROBE) /* its event and value type are the pattern as given */
@@ -680,7 +687,8 @@ static int write_configs(struct rec_run *run)
 	}
 	if (run->offcpu) {
 		const struct stk_offcpu_config oc = { .stack = stack_config(run, STK_REC_KIND_OFFCPU),
-						      .min_ns = OFFCPU_MIN_NS, .max_ns = UINT64_MAX };
+						      .min_ns = OFFCPU_MIN_NS, .max_ns = UINT64_MAX,
+						      .every = (uint32_t)cfg->want.rate[STK_REC_KIND_OFFCPU] };
 
 		if (bpf_map__update_elem(s->maps.offcpu_config, &zero, sizeof(zero), &oc, sizeof(oc), 0))
 			return -1;

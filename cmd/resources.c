@@ -270,6 +270,7 @@ static void choose_types(struct res_run *run, const struct stk_res_attachment *a
 		run->kinds[k].report_type = (int)run->n_types;
 		run->types[run->n_types++] = (struct stk_value_type){ i->type, i->unit };
 		run->events[k] = stk_res_event_desc((enum stk_res_kind)k);
+		stk_rec_event_sampling(&run->events[k], stk_rec_kind_of_res((enum stk_res_kind)k), run->cfg.want.every[k]);
 	}
 	size_t used = (size_t)snprintf(run->title, sizeof(run->title), "stk resources:");
 	for (size_t t = 0; t < run->n_types && used < sizeof(run->title); t++)

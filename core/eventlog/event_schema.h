@@ -63,6 +63,12 @@ extern const struct stk_pq_column stk_ev_columns[STK_EV_COLS];
  * order; stk.event, stk.value_divisor and stk.sample_ns then say the first's.
  */
 #define STK_EV_META_KINDS "stk.kinds"
+/*
+ * The kinds a capture sampled (absent: it took every event): one line per
+ * kind, tab-separated: event, N (one event in N taken, its weight N times
+ * its own), how the one was chosen. Weights sum to unbiased totals.
+ */
+#define STK_EV_META_SAMPLED "stk.sampled"
 /* The capture's report (struct stk_report) and output options (struct stk_output_opts). */
 #define STK_EV_META_TITLE "stk.report.title"
 #define STK_EV_META_VALUE_TYPE "stk.report.value_type"

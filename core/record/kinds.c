@@ -17,8 +17,10 @@ static const struct stk_rec_kind_info fixed[] = {
 		.event = { .event = "cpu", .unit = "count", .value = { "samples", "count" }, .divisor = 1 },
 	},
 	[STK_REC_KIND_OFFCPU] = {
-		.name = "offcpu", .source = STK_REC_OFFCPU, .ladder = STK_ATTACH_SCHED_SWITCH, .rate = STK_REC_RATE_NONE,
-		.what = "off-CPU time, each block from switch-out to switch-in",
+		.name = "offcpu", .source = STK_REC_OFFCPU, .ladder = STK_ATTACH_SCHED_SWITCH, .rate = STK_REC_RATE_EVERY,
+		.rate_default = 1, .rate_max = STK_REC_OFFCPU_EVERY_MAX, .taken = "at random",
+		.what = "off-CPU time, each block from switch-out to switch-in; :N takes one switch-out in N\n"
+			"                     at random, its time N times over",
 		.event = { .event = "offcpu", .unit = "nanoseconds", .value = { "offcpu", "microseconds" },
 			   .divisor = 1000 },
 	},
@@ -57,6 +59,7 @@ static struct stk_rec_kind_info resources_row(enum stk_res_kind k)
 	return (struct stk_rec_kind_info){
 		.name = i->name, .source = STK_REC_RESOURCES, .res_kind = k, .ladder = stk_res_source_class(i->source),
 		.rate = STK_REC_RATE_EVERY, .rate_default = 1, .rate_max = STK_RES_EVERY_MAX, .what = i->what,
+		.taken = STK_RES_EVERY_TAKEN,
 		.event = stk_res_event_desc(k),
 	};
 }
@@ -163,7 +166,7 @@ static int parse_kind(void *ctx, const char *item, size_t n, char *msg, size_t l
 		if (bad_n || v > i->rate_max) {
 			snprintf(msg, len, "-e %s: expected %s:N with N from 1 to %llu (%s)", i->name, i->name,
 				 (unsigned long long)i->rate_max,
-				 i->rate == STK_REC_RATE_HZ ? "times a second" : "every Nth event");
+				 i->rate == STK_REC_RATE_HZ ? "times a second" : "one event in N, its weight N times");
 			return -1;
 		}
 	}
@@ -181,6 +184,24 @@ static int parse_kind(void *ctx, const char *item, size_t n, char *msg, size_t l
 int stk_rec_request_parse(struct stk_rec_request *r, const char *spec, char *msg, size_t len)
 {
 	return stk_each_kind(spec, parse_kind, r, msg, len);
+}
+
+bool stk_rec_request_empty(const struct stk_rec_request *r)
+{
+	for (int k = 0; k < STK_REC_KIND_COUNT; k++)
+		if (r->on[k])
+			return false;
+	return true;
+}
+
+void stk_rec_event_sampling(struct stk_event_desc *d, enum stk_rec_kind k, uint64_t rate)
+{
+	const struct stk_rec_kind_info i = stk_rec_kind(k);
+
+	if (i.rate == STK_REC_RATE_EVERY && rate > 1) {
+		d->every = rate;
+		d->taken = i.taken;
+	}
 }
 
 void stk_rec_request_resources(const struct stk_rec_request *r, struct stk_res_request *want)

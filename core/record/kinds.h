@@ -31,8 +31,18 @@ enum stk_rec_source {
 enum stk_rec_rate {
 	STK_REC_RATE_NONE,  /* no :N */
 	STK_REC_RATE_HZ,    /* N times a second (cpu, state) */
-	STK_REC_RATE_EVERY, /* every Nth event, its weight times N (resources kinds) */
+	STK_REC_RATE_EVERY, /* one event in N, its weight times N (offcpu at random, resources kinds every Nth) */
 };
+
+/* offcpu:N's bound: one switch-out in N taken. */
+#define STK_REC_OFFCPU_EVERY_MAX 1000
+/*
+ * What stk record takes with no -e: the flight recorder's set, sized to run
+ * always at about 1% of a host (docs/record.md has the measurements): CPU
+ * samples, one switch-out in 8 with its off-CPU time weighted 8 times, and
+ * every thread's state once a second.
+ */
+#define STK_REC_DEFAULT_KINDS "cpu:19,offcpu:8,state:1"
 
 struct stk_rec_kind_info {
 	const char *name;            /* -e NAME */
@@ -41,6 +51,7 @@ struct stk_rec_kind_info {
 	enum stk_attach_class ladder; /* the attach point's ladder (core/ladder/ladder.c) */
 	enum stk_rec_rate rate;
 	uint64_t rate_default, rate_max; /* :N when not given (HZ kinds), and its bound */
+	const char *taken;           /* RATE_EVERY: how the one event in N is chosen (the file's stk.sampled) */
 	const char *what;            /* for --help and the man page */
 	struct stk_event_desc event; /* its events (sample_ns is the run's: from the rate) */
 };
@@ -79,6 +90,10 @@ void stk_rec_request_init(struct stk_rec_request *r);
  * none, a kind twice with different rates (twice alike is once).
  */
 int stk_rec_request_parse(struct stk_rec_request *r, const char *spec, char *msg, size_t len);
+/* No kind asked for yet (stk record then takes STK_REC_DEFAULT_KINDS). */
+bool stk_rec_request_empty(const struct stk_rec_request *r);
+/* Kind k's events at rate (its :N): when it takes one in N, d says so (the file's stk.sampled). */
+void stk_rec_event_sampling(struct stk_event_desc *d, enum stk_rec_kind k, uint64_t rate);
 /* At least one kind, and the rules resources' kinds share (block, block-time and iorq alike). 0, or -1 with msg. */
 int stk_rec_request_check(const struct stk_rec_request *r, char *msg, size_t len);
 /* The resources part of r (its kinds and every Nth) into want, which keeps its --mechanism and --min-latency. */

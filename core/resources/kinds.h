@@ -56,6 +56,8 @@ void stk_res_kind_names(char *buf, size_t len);
 
 /* Every Nth event of a kind at most this: a weight of N must not overflow a sum. */
 #define STK_RES_EVERY_MAX 1000000000u
+/* How KIND:N chooses its one event in N (a per-CPU count: the file's stk.sampled says it). */
+#define STK_RES_EVERY_TAKEN "every Nth on each CPU"
 
 /* What -e, --mechanism and --min-latency asked for. */
 struct stk_res_request {

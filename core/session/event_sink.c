@@ -697,6 +697,25 @@ static int put_kinds(const struct stk_event_sink *k, struct stk_ev_writer *w, co
 	return ret;
 }
 
+/* stk.sampled: a line per kind that took one event in N (event_schema.h); nothing when none did. */
+static int put_sampled(const struct stk_event_sink *k, struct stk_ev_writer *w, const uint16_t *types, size_t n)
+{
+	struct stk_buf b = { 0 };
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct stk_event_desc *kind = &k->kinds[types[i]];
+
+		if (kind->every > 1)
+			stk_buf_printf(&b, "%s%s\t%" PRIu64 "\t%s", b.len ? "\n" : "", kind->event, kind->every,
+				       kind->taken ? kind->taken : "");
+	}
+	if (b.len)
+		ret = b.oom ? -1 : stk_ev_writer_meta(w, STK_EV_META_SAMPLED, stk_buf_str(&b));
+	stk_buf_free(&b);
+	return ret;
+}
+
 /* The kernel's losses so far: all, and by kind. */
 static void kernel_losses(const struct stk_event_sink *k, struct file_losses *l)
 {
@@ -718,6 +737,8 @@ static void describe_file(struct stk_event_sink *k, struct stk_ev_writer *w, int
 	put_meta(w, STK_EV_META_APPLET, d->applet ? d->applet : "stk");
 	put_meta(w, STK_EV_META_EVENT, first->event ? first->event : "event");
 	if (n > 1 && put_kinds(k, w, types, n, lost))
+		fail(k, "out of memory describing the recording");
+	if (put_sampled(k, w, types, n))
 		fail(k, "out of memory describing the recording");
 	put_meta_i64(w, STK_EV_META_LOST, (int64_t)lost->total);
 	put_meta_i64(w, STK_EV_META_START, start);

@@ -42,6 +42,8 @@ struct stk_event_desc {
 	uint64_t divisor;   /* its totals print weight sums divided by this (offcputime: 1000) */
 	int64_t sample_ns;  /* cpu: the time one sample stands for */
 	unsigned columns;   /* STK_EV_FILLS_*: what its rows add to the common columns */
+	uint64_t every;     /* > 1: one event in this many was taken, its weight this many times over */
+	const char *taken;  /* then how the one was chosen ("at random", "every Nth on each CPU") */
 };
 #define STK_EV_FILLS_SYSCALL 1u /* syscall, syscall_nr from ref.detail (the call's number + 1) */
 #define STK_EV_FILLS_BLOCK 2u   /* op from ref.detail (the direction); device and bytes from the event (iorq) */

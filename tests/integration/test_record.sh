@@ -220,6 +220,30 @@ expect_within offcpu_as_offcputime 2 "$got" "$own"
 expect_within offcpu_sleep_phase 20 "$got" 500000
 stop_workloads
 
+# ===== no -e: the flight recorder's set, its off-CPU time sampled (one switch-out in 8, weighted 8) =====
+# napper naps 12,000 x 250 us and times each nap: the truth the weighted sample must come within 10% of
+# (the sampled count's own spread is about 3% here, so 10% is more than 3 of it).
+NAPS=12000
+start_workload "$W/napper" $NAPS 250 "$tmp/nap_go"
+nap_pid=$WPID nap_out=$WOUT
+"$STK" record -v -p "$nap_pid" -o "$tmp/default.parquet" >"$tmp/default.out" 2>"$tmp/default.err" & rp=$!
+wait_line "$tmp/default.err" 'tracing .* after start' $rp
+touch "$tmp/nap_go"
+for _ in $(seq 600); do grep -qs '^done' "$nap_out" && break; sleep 0.05; done
+kill -INT $rp; wait $rp; drc=$?
+expect_eq default_set_rc "$drc" 0
+expect_contains default_set_kinds "$(cat "$tmp/default.out")" "Recording cpu:19,offcpu:8,state:1 of"
+napped_us=$(sed -n 's/^napped \([0-9]*\)$/\1/p' "$nap_out" | awk '{ printf "%.0f\n", $1 / 1000 }')
+sampled_us=$("$STK" report --event offcpu -f "$tmp/default.parquet" | sum_matching /dev/stdin 'napper_nap')
+expect_within default_offcpu_sampled_total 10 "$sampled_us" "$napped_us"
+nap_rows=$(q "select count(*) from read_parquet('$tmp/default.parquet') where event = 'offcpu' and stack like '%napper_nap%'")
+expect_within default_offcpu_one_in_8 25 "$nap_rows" $((NAPS / 8))
+expect_eq default_file_says_sampled \
+    "$(q "select decode(value) from parquet_kv_metadata('$tmp/default.parquet') where decode(key) = 'stk.sampled'")" \
+    "$(printf 'offcpu\t8\tat random')"
+expect_eq default_state_rows "$(q "select count(*) > 0 from read_parquet('$tmp/default.parquet') where event = 'state'")" true
+stop_workloads
+
 # ===== stackcount's other probes, each with cpu in one capture: a user function, a USDT probe =====
 # readloop calls rl_read_once and fires USDT stk_readloop:tick N times each; stackcount counts the same run
 N=10000
@@ -248,13 +272,14 @@ UF="read_parquet('$tmp/ufunc.parquet')" UD="read_parquet('$tmp/usdt.parquet')"
 expect_eq ufunc_kinds "$(q "select string_agg(distinct event, ',' order by event) from $UF")" "cpu,$UFUNC"
 expect_eq usdt_kinds "$(q "select string_agg(distinct event, ',' order by event) from $UD")" "cpu,$USDT"
 expect_eq ufunc_weighs_one "$(q "select count(*) from $UF where event = '$UFUNC' and (weight <> 1 or unit <> 'count')")" 0
-# every call, under its known callers (one stack in thousands has been seen cut short to _start,
-# as other kinds' stacks sometimes are: the unwinder's, not the probe's)
+# every call, under its known callers. Up to 17 in 10,000 have been seen with no user stack, all in the
+# first 30 ms and only with cpu:999 beside the probe: a hit whose registers show the pc one byte past
+# the breakpoint, which no CFI row unwinds (a defect noted in docs/unwinding.md, not this probe's).
 expect_eq ufunc_hits "$(q "select count(*) from $UF where event = '$UFUNC' and pid = $rlpid")" $N
-expect_within ufunc_hits_under_callers 0.1 \
+expect_within ufunc_hits_under_callers 0.3 \
     "$(q "select count(*) from $UF where event = '$UFUNC' and pid = $rlpid and stack like '%;main;rl_read_path;rl_read_once'")" $N
 expect_eq usdt_hits "$(q "select count(*) from $UD where event = '$USDT' and pid = $rlpid")" $N
-expect_within usdt_hits_under_callers 0.1 "$(q "select count(*) from $UD where event = '$USDT' and pid = $rlpid and stack like '%;main'")" $N
+expect_within usdt_hits_under_callers 0.3 "$(q "select count(*) from $UD where event = '$USDT' and pid = $rlpid and stack like '%;main'")" $N
 # the same total as stackcount's over the same run, its stack the one stackcount prints most
 "$STK" report --event $UFUNC -f "$tmp/ufunc.parquet" >"$tmp/ufunc.folded"
 expect_eq ufunc_as_stackcount "$(sum_matching "$tmp/ufunc.folded" .)" "$(sum_matching "$tmp/ufunc_own.folded" .)"
@@ -285,12 +310,11 @@ bad() { expect_bad_input "$1" "$2" "$STK" record "${@:3}"; }
 bad unknown_kind "-e: unknown kind 'disk' (expected cpu, offcpu, rss," -e cpu,disk 1
 bad rates_differ "-e: cpu given twice with different rates (99 and 49)" -e cpu:99,cpu:49 1
 bad state_with_tid "-e state samples whole processes: -t is not for it" -e state -t 1 1
-bad rate_not_taken "-e offcpu:3: offcpu takes no :N" -e offcpu:3 1
+bad offcpu_rate "-e offcpu: expected offcpu:N with N from 1 to 1000 (one event in N" -e offcpu:1001 1
 bad probe_second "-e c:free: one probe pattern a recording (c:malloc given already" -e cpu,c:malloc,c:free 1
 bad probe_bad_pattern "pattern 't:sched': expected t:CATEGORY:EVENT" -e cpu,t:sched 1
 bad probe_no_function "no function matches 'no_such_fn' in $W/readloop" -e "cpu,$W/readloop:no_such_fn" 1
 bad probe_unknown "unknown tracepoint 'nosuch:event'" -e t:nosuch:event 1
-bad no_kind "missing -e KIND" 1
 bad host_empty "--host : empty" --host "" -e cpu 1
 bad host_slash "--host a/b: only letters, digits and" --host a/b -e cpu 1
 bad host_long "--host $(printf 'h%.0s' $(seq 254)): longer than 253 bytes" --host "$(printf 'h%.0s' $(seq 254))" -e cpu 1

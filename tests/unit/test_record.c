@@ -54,8 +54,22 @@ static void kinds_parse(struct test_ctx *t)
 	CHECK(t, parse(&r, "cpu:99,cpu:49", NULL, msg, sizeof(msg)) == -1);
 	CHECK_STR(t, msg, "-e: cpu given twice with different rates (99 and 49)");
 	CHECK(t, parse(&r, "cpu,disk", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "unknown kind 'disk' (expected cpu, "));
-	CHECK(t, parse(&r, "offcpu:2", NULL, msg, sizeof(msg)) == -1);
-	CHECK_STR(t, msg, "-e offcpu:2: offcpu takes no :N");
+	/* offcpu:N takes one switch-out in N; the file says how (stk.sampled) */
+	CHECK(t, parse(&r, "offcpu:8", NULL, msg, sizeof(msg)) == 0 && r.rate[STK_REC_KIND_OFFCPU] == 8);
+	struct stk_event_desc d = { 0 };
+	stk_rec_event_sampling(&d, STK_REC_KIND_OFFCPU, 8);
+	CHECK(t, d.every == 8 && d.taken && strcmp(d.taken, "at random") == 0);
+	d = (struct stk_event_desc){ 0 };
+	stk_rec_event_sampling(&d, STK_REC_KIND_CPU, 99); /* a rate a second samples nothing away */
+	CHECK(t, d.every == 0 && !d.taken);
+	CHECK(t, parse(&r, "offcpu:0", NULL, msg, sizeof(msg)) == -1);
+	CHECK_STR(t, msg, "-e offcpu: expected offcpu:N with N from 1 to 1000 (one event in N, its weight N times)");
+	/* the flight recorder's set when no -e is given */
+	stk_rec_request_init(&r);
+	CHECK(t, stk_rec_request_empty(&r));
+	CHECK(t, stk_rec_request_parse(&r, STK_REC_DEFAULT_KINDS, msg, sizeof(msg)) == 0 && !stk_rec_request_empty(&r));
+	CHECK(t, r.on[STK_REC_KIND_CPU] && r.on[STK_REC_KIND_OFFCPU] && r.on[STK_REC_KIND_STATE] &&
+		 r.rate[STK_REC_KIND_OFFCPU] > 1);
 	CHECK(t, parse(&r, "cpu:0", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "cpu:N with N from 1 to 100000"));
 	CHECK(t, parse(&r, "state:2000", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "from 1 to 1000"));
 	CHECK(t, parse(&r, "cpu,,rss", NULL, msg, sizeof(msg)) == -1 && strstr(msg, "an empty kind"));
