@@ -310,10 +310,10 @@ $(W)/offcpu: tests/workloads/offcpu.c
 $(W)/offcpu_alternate: tests/workloads/offcpu_alternate.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -o $@ $<
-# One thread napping many short times, timing its naps (sampled off-CPU time against the truth).
+# Threads napping many times, saying how long they were off CPU (sampled off-CPU time against the truth).
 $(W)/napper: tests/workloads/napper.c
 	@mkdir -p $(@D)
-	@gcc $(WL_CFLAGS) -o $@ $<
+	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 # Static (musl) build for the kernel-matrix initramfs, which has no libc.
 $(W)/offcpu_static: tests/workloads/offcpu.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -26,6 +26,10 @@
  *
  * With events on (bpf/event_log.h) each block counted is also sent as an
  * event at switch-in: its start, length, CPU, state and stack references.
+ *
+ * --sample N (stk record's offcpu:N) takes one switch-out in N and weighs
+ * its block N times; the rest cost a count down (and the switch-in's
+ * lookup, which finds nothing).
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -57,6 +61,13 @@ struct {
 	__type(key, u64);
 	__type(value, struct stk_offcpu_start);
 } offcpu_start SEC(".maps");
+
+/* Adds an entry to offcpu_start under key. */
+static __always_inline void start_store(u64 key, const struct stk_offcpu_start *st)
+{
+	if (bpf_map_update_elem(&offcpu_start, &key, st, BPF_ANY))
+		stk_stat_inc(&stk_stats, STK_STAT_START_FULL);
+}
 
 /* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
 static __always_inline long task_state(struct task_struct *t)
@@ -131,10 +142,46 @@ static __always_inline void take_stacks(void *ctx, const struct stk_offcpu_confi
 			cfg->stack.user_stacks && !kthread, mode);
 }
 
+/* --sample N: switch-outs left on this CPU until the next one taken. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u32);
+} offcpu_countdown SEC(".maps");
+
+/*
+ * --sample N: whether this switch-out is the one in N taken, decided before
+ * anything else is read, so the others cost a count down (nothing is stored
+ * for them, so their switch-in finds nothing either). The gaps between
+ * taken ones on a CPU are drawn at random from N - N/2 to N + N/2 (mean N):
+ * random, so threads taking turns on a CPU are all taken alike; spread
+ * narrowly, so a thread's count of taken blocks strays less than a coin
+ * flipped per switch-out would make it.
+ */
+static __always_inline bool switch_out_taken(const struct stk_offcpu_config *cfg)
+{
+	u32 zero = 0, *left, half;
+
+	if (cfg->every <= 1)
+		return true;
+	left = bpf_map_lookup_elem(&offcpu_countdown, &zero);
+	if (!left)
+		return false;
+	if (*left > 1) {
+		*left -= 1;
+		return false;
+	}
+	half = cfg->every / 2;
+	*left = cfg->every - half + bpf_get_prandom_u32() % (2 * half + 1);
+	return true;
+}
+
 static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_config *cfg,
-					  struct switch_out *o, u64 now, const int mode)
+					  struct switch_out *o, const int mode)
 {
 	struct stk_offcpu_start st = {};
+	u64 t0 = cfg->every > 1 ? bpf_ktime_get_ns() : 0;
 
 	if (o->tid == 0) /* the idle task never blocks */
 		return;
@@ -145,8 +192,6 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 		return;
 	if (!state_passes(cfg, o->state))
 		return;
-	if (cfg->every > 1 && bpf_get_prandom_u32() % cfg->every)
-		return; /* not taken: nothing stored, so its switch-in finds nothing either */
 	st.ref.kernel_stack_id = -1;
 	st.ref.user_stack_id = -1;
 	if (mode != STK_TAKE_FP && o->kthread < 0) {
@@ -181,25 +226,32 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 
 		BPF_CORE_READ_STR_INTO(&st.ref.comm, t, comm);
 	}
-	st.ts = now;
+	/*
+	 * Every block: timed from after its stacks were taken, as the thread's own clocks count (the time
+	 * spent taking them is its CPU time). One in N: from before, as the N - 1 it stands for had no such
+	 * work (a timer set before the switch would otherwise show each taken block shorter by it).
+	 */
+	st.ts = cfg->every > 1 ? t0 : bpf_ktime_get_ns();
 	st.ref.tid = o->tid;
 	st.cpu = bpf_get_smp_processor_id();
 	st.state = state_letter(o->state);
-	if (bpf_map_update_elem(&offcpu_start, &o->key, &st, BPF_ANY))
-		stk_stat_inc(&stk_stats, STK_STAT_START_FULL);
+	start_store(o->key, &st);
 }
 
-/* in_next: the program runs on the returning thread (kprobe): take its stacks now. */
+/* in_next: the program runs on the returning thread (kprobe): take its stacks now. now: 0 until read. */
 static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_config *cfg, u64 key,
 					 u64 now, bool in_next, const int mode)
 {
-	struct stk_offcpu_start *sp = bpf_map_lookup_elem(&offcpu_start, &key);
+	struct stk_offcpu_start *sp;
 	struct stk_stack_ref ref;
 	u64 start, delta, weight;
 	u32 tid, cpu, state;
 
+	sp = bpf_map_lookup_elem(&offcpu_start, &key);
 	if (!sp)
 		return;
+	if (!now)
+		now = bpf_ktime_get_ns();
 	start = sp->ts;
 	delta = now - start;
 	ref = sp->ref;
@@ -242,23 +294,26 @@ static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_
 					   struct task_struct *next, const int mode)
 {
 	const struct stk_offcpu_config *cfg = config();
-	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	struct switch_out o = {
-		.key = (u64)prev,
-		.tgid = id >> 32,
-		.tid = (u32)id,
-		.in_prev = true,
-	};
 
 	if (!cfg)
 		return 0;
-	/* Preempted threads are runnable: state 0, as the tracepoint reports "R+". */
-	o.state = task_state(prev);
-	if (preempt && o.state != STATE_UNKNOWN)
-		o.state = 0;
-	o.kthread = task_is_kthread(prev);
-	on_switch_out(ctx, cfg, &o, now, mode);
-	on_switch_in(ctx, cfg, (u64)next, now, false, mode);
+	if (switch_out_taken(cfg)) {
+		u64 id = bpf_get_current_pid_tgid();
+		struct switch_out o = {
+			.key = (u64)prev,
+			.tgid = id >> 32,
+			.tid = (u32)id,
+			.in_prev = true,
+		};
+
+		/* Preempted threads are runnable: state 0, as the tracepoint reports "R+". */
+		o.state = task_state(prev);
+		if (preempt && o.state != STATE_UNKNOWN)
+			o.state = 0;
+		o.kthread = task_is_kthread(prev);
+		on_switch_out(ctx, cfg, &o, mode);
+	}
+	on_switch_in(ctx, cfg, (u64)next, 0, false, mode);
 	return 0;
 }
 
@@ -354,7 +409,8 @@ static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const 
 
 	if (!cfg)
 		return 0;
-	on_switch_out(ctx, cfg, &o, now, mode);
+	if (switch_out_taken(cfg))
+		on_switch_out(ctx, cfg, &o, mode);
 	if (ctx->next_pid)
 		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false, mode);
 	return 0;
@@ -400,7 +456,8 @@ static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const int 
 
 	if (!cfg)
 		return 0;
-	on_switch_out(ctx, cfg, &o, now, mode);
+	if (switch_out_taken(cfg))
+		on_switch_out(ctx, cfg, &o, mode);
 	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true, mode);
 	return 0;
 }

@@ -19,7 +19,7 @@
  * stacks: these names with its suffix), the cleanup of task-pointer keys, the maps of its own. */
 #define STK_OFFCPU_PROGRAMS { "stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe" }
 #define STK_OFFCPU_FREE_PROGRAM "stk_offcpu_task_free"
-#define STK_OFFCPU_MAPS { "offcpu_config", "offcpu_start", NULL }
+#define STK_OFFCPU_MAPS { "offcpu_config", "offcpu_start", "offcpu_countdown", NULL }
 
 /* offcpu_config (one-entry array map; no global data, so 4.14 loads it). Counts keyed by struct stk_stack_ref. */
 struct stk_offcpu_config {
@@ -34,10 +34,11 @@ struct stk_offcpu_config {
 	__u64 min_ns;              /* -m: shorter blocks are not counted */
 	__u64 max_ns;              /* -M: longer blocks are not counted */
 	/*
-	 * > 1: one switch-out in this many, chosen at random, is taken and its
-	 * block's time counted this many times over (an unbiased total for a
-	 * fraction of the cost). At random, not every Nth: two threads taking
-	 * turns on a CPU would otherwise leave one of them never taken.
+	 * > 1: one switch-out in this many, at random gaps (offcpu_countdown),
+	 * is taken and its block's time counted this many times over (an
+	 * unbiased total for a fraction of the cost). Random, not every Nth:
+	 * two threads taking turns on a CPU would otherwise leave one of them
+	 * never taken.
 	 */
 	__u32 every;
 	__u32 pad;

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include "core/base/options.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
+#include "core/record/kinds.h"
 #include "core/session/session.h"
 #include "core/threads/sched_state.h"
 
@@ -42,6 +44,7 @@ struct offcpu_config {
 	struct stk_state_filter state;
 	const char *state_text;
 	uint64_t min_us, max_us;
+	uint64_t every;        /* --sample N: one switch-out in N taken, its time N times over (1: all) */
 	const char *mechanism; /* --mechanism: a sched_switch rung, or NULL: the first that works */
 };
 
@@ -60,6 +63,8 @@ static void print_help(void)
 	       "  -f, --folded                folded output for flamegraph.pl (same as --format folded)\n"
 	       "  -m, --min-block-time US     count only blocks of at least US microseconds\n"
 	       "  -M, --max-block-time US     count only blocks of at most US microseconds\n"
+	       "      --sample N              take one switch-out in N, chosen at random, and count its block N\n"
+	       "                              times over: unbiased totals for a fraction of the cost (default 1: all)\n"
 	       "      --state STATE           only switch-outs in this state: letters R S D T t I P\n"
 	       "                              (comma separated) or bcc's number (0 = runnable, else a mask)\n"
 	       "      --stack-storage-size N  unique stacks the stack map holds (default %d)\n"
@@ -79,6 +84,7 @@ static void print_help(void)
 enum offcpu_long_opt {
 	OPT_STATE = STK_OPT_APPLET,
 	OPT_MECHANISM,
+	OPT_SAMPLE,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -100,6 +106,7 @@ struct offcpu_run {
 	struct offcpu_config cfg;
 	int64_t end_mono; /* when tracing stopped */
 	struct stk_session session;
+	struct stk_event_desc event; /* its events, as the event log describes them (the session points here) */
 	struct stk_sched_attachment *attachment;
 	struct stk_bpf *skel; /* owned by attachment */
 };
@@ -115,6 +122,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ "max-block-time", required_argument, NULL, 'M' },
 		{ "state", required_argument, NULL, OPT_STATE },
 		{ "mechanism", required_argument, NULL, OPT_MECHANISM },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ 0 },
 	};
 	char msg[512];
@@ -123,6 +131,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 	stk_stack_opts_begin(&cfg->common, APPLET, inv, 't');
 	cfg->min_us = 1; /* bcc's default */
 	cfg->max_us = UINT64_MAX / 1000;
+	cfg->every = 1;
 	while ((c = stk_stack_getopt(&cfg->common, ":" STK_STACK_SHORTOPTS "t:ukm:M:", longopts, NULL, msg,
 				     sizeof(msg))) != -1) {
 		switch (c) {
@@ -143,6 +152,11 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 						   "or a number (bcc's state mask)", optarg);
 			cfg->state_given = true;
 			cfg->state_text = optarg;
+			break;
+		case OPT_SAMPLE:
+			if (stk_parse_u64(optarg, 1, STK_REC_OFFCPU_EVERY_MAX, &cfg->every))
+				return usage_error("--sample %s: expected N from 1 to %d (one switch-out in N)", optarg,
+						   STK_REC_OFFCPU_EVERY_MAX);
 			break;
 		case OPT_MECHANISM:
 			if (stk_rung_check(STK_ATTACH_SCHED_SWITCH, "--mechanism", optarg, msg, sizeof(msg)))
@@ -183,6 +197,7 @@ static int write_config(struct stk_bpf *s, void *ctx)
 		.state_idle = cfg->state.idle,
 		.min_ns = cfg->min_us * 1000,
 		.max_ns = cfg->max_us * 1000,
+		.every = (uint32_t)cfg->every,
 	};
 	uint32_t zero = 0;
 
@@ -195,7 +210,7 @@ static int write_config(struct stk_bpf *s, void *ctx)
 static void record_still(struct offcpu_run *run, const struct stk_offcpu_start *st, uint64_t ns)
 {
 	struct stk_event e = {
-		.ref = st->ref, .time = st->ts, .weight = ns, .cpu = st->cpu, .kind = STK_EVENT_OFFCPU,
+		.ref = st->ref, .time = st->ts, .weight = ns * run->cfg.every, .cpu = st->cpu, .kind = STK_EVENT_OFFCPU,
 		.state = (uint8_t)st->state,
 	};
 
@@ -225,7 +240,7 @@ static int collect_still_off_cpu(struct offcpu_run *run, struct stk_stack_list *
 
 		still.tid = cfg->common.n_tids ? st.ref.tid : 0;
 		still.flags |= STK_REF_STILL;
-		ret = stk_stack_resolve_total(&run->session.resolver, c, &still, ns);
+		ret = stk_stack_resolve_total(&run->session.resolver, c, &still, ns * cfg->every);
 		record_still(run, &st, ns);
 	}
 	return ret;
@@ -271,6 +286,8 @@ static void print_header(void *run)
 	printf("Tracing off-CPU time (us) of %s by %s stack", whose, stk_stack_opts_which(&cfg->common));
 	if (cfg->state_given)
 		printf(" in state %s", cfg->state_text);
+	if (cfg->every > 1)
+		printf(", one switch-out in %" PRIu64 " taken at random and weighted %" PRIu64, cfg->every, cfg->every);
 	stk_stack_opts_print_until(&cfg->common);
 }
 
@@ -301,15 +318,17 @@ static int setup(void *arg)
 	struct stk_session *session = &run->session;
 	const struct stk_btf_source *btf = &session->btf;
 	static const struct stk_weight_kind microseconds[] = { { .report_type = 0, .divisor = 1000, .trim_tracing = true } };
-	static const struct stk_event_desc offcpu = { .event = "offcpu", .unit = "nanoseconds", .divisor = 1000 };
+	struct stk_event_desc *offcpu = &run->event;
 	const struct stk_stack_applet offcputime = {
 		.name = APPLET, .counts = true, .unit = "blocks", .hashes = true,
 		.rules = { .still_leaf = STILL_OFF_CPU, .kinds = microseconds, .n_kinds = 1 },
-		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = &offcpu, .n_kinds = 1 },
+		.events = { .per_thread = cfg->common.n_tids > 0, .kinds = offcpu, .n_kinds = 1 },
 		.header = print_header, .detach = detach, .results = print_results,
 	};
 	char err[1024], no_btf[512];
 
+	*offcpu = (struct stk_event_desc){ .event = "offcpu", .unit = "nanoseconds", .divisor = 1000 };
+	stk_rec_event_sampling(offcpu, STK_REC_KIND_OFFCPU, cfg->every);
 	if (stk_session_open(session, &offcputime, &cfg->common, cfg->common.pids, cfg->common.n_pids) ||
 	    stk_session_plan_unwind(session, &cfg->common, true, STK_UNWIND_CFI))
 		return -1;

@@ -18,7 +18,7 @@ static const struct stk_rec_kind_info fixed[] = {
 	},
 	[STK_REC_KIND_OFFCPU] = {
 		.name = "offcpu", .source = STK_REC_OFFCPU, .ladder = STK_ATTACH_SCHED_SWITCH, .rate = STK_REC_RATE_EVERY,
-		.rate_default = 1, .rate_max = STK_REC_OFFCPU_EVERY_MAX, .taken = "at random",
+		.rate_default = 1, .rate_max = STK_REC_OFFCPU_EVERY_MAX, .taken = "at random gaps on each CPU (N/2 to 3N/2)",
 		.what = "off-CPU time, each block from switch-out to switch-in; :N takes one switch-out in N\n"
 			"                     at random, its time N times over",
 		.event = { .event = "offcpu", .unit = "nanoseconds", .value = { "offcpu", "microseconds" },

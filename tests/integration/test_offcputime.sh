@@ -172,6 +172,36 @@ alt_stats=$(grep 'user stacks:' "$tmp/alt.err")
 at_least memo_reused "$(sed -n 's/.* \([0-9]*\) reused a kept walk.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 at_least memo_changed_rewalked "$(sed -n 's/.*; \([0-9]*\) kept walks had changed.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 
+# --- --sample N: one switch-out in N taken, its block weighted N. napper's 8 threads nap 1,500
+# x 1 ms each and say how long they were off CPU (wall time less CPU time): the weighted total must
+# come within 10% of that truth (about 1,500 blocks taken: the count's own spread is under 3%).
+# Then two threads passing a byte back and forth on one CPU, whose switch-outs alternate there: a
+# fixed every-2nd would take only one of them; the random gaps take both alike. ---
+start_workload "$W/napper" 1500 1000 "$tmp/nap.go" 8
+nap_out=$WOUT
+"$STK" offcputime -v -f --sample 8 -p "$WPID" >"$tmp/nap.folded" 2>"$tmp/nap.err" & sp=$!
+wait_line "$tmp/nap.err" 'tracing .* after start' $sp
+touch "$tmp/nap.go"
+for _ in $(seq 600); do grep -qs '^done' "$nap_out" && break; sleep 0.05; done
+kill -INT $sp; wait $sp
+expect_eq sample_rc "$?" 0
+off_us=$(sed -n 's/^offcpu \([0-9]*\)$/\1/p' "$nap_out" | awk '{ printf "%.0f\n", $1 / 1000 }')
+nap_sampled=$(folded_sum "$tmp/nap.folded" napper ';napper_nap;')
+if within 10 "$nap_sampled" "$off_us"; then pass sample_total_within_10pct
+else fail sample_total_within_10pct "got $nap_sampled us, off CPU $off_us us"; fi
+"$STK" offcputime --sample 8 -p "$WPID" 0.2 >"$tmp/nap.txt" 2>&1
+expect_contains sample_header_says "$(head -1 "$tmp/nap.txt")" "one switch-out in 8 taken at random and weighted 8"
+stop_workloads
+"$STK" offcputime -v -U -f --sample 2 >"$tmp/pp.folded" 2>"$tmp/pp.err" & sp=$!
+wait_line "$tmp/pp.err" 'tracing .* after start' $sp
+taskset -c 0 "$W/offcpu_pingpong" 20000 >/dev/null
+kill -INT $sp; wait $sp
+pp_ponger=$(folded_sum "$tmp/pp.folded" offcpu_pingpong ';ponger;')
+pp_pinger=$(folded_sum "$tmp/pp.folded" offcpu_pingpong ';main;')
+if awk -v a="$pp_ponger" -v b="$pp_pinger" 'BEGIN { exit !(a > 0 && b > 0 && a / b >= 0.6 && a / b <= 1.67) }'
+then pass sample_alternating_threads_alike
+else fail sample_alternating_threads_alike "ponger $pp_ponger us, pinger $pp_pinger us: want them alike"; fi
+
 # --- kill -9 leaves nothing attached: the programs this stk held (from its fdinfo) go away.
 # (By id, not by name: another stk may be tracing at the same time.)
 "$STK" offcputime >/dev/null 2>&1 & kp=$!
@@ -200,6 +230,7 @@ bad min_over_max "-m must not be greater than -M" -m 100 -M 10
 bad bad_min "-m abc: expected" -m abc
 bad bad_max "-M 0: expected" -M 0
 bad bad_state "--state X: expected letters" --state X
+bad bad_sample "--sample 0: expected N from 1 to 1000 (one switch-out in N)" --sample 0
 bad bad_state_empty "--state : expected letters" --state ""
 bad bad_mechanism "--mechanism fentry: expected tp_btf" --mechanism fentry
 bad mechanism_unavailable "--mechanism kprobe: not available here" --mechanism kprobe 1

@@ -107,8 +107,8 @@ if [ -n "$spin" ] && [ "$spin_rows" -eq 2 ]; then pass unit_command_records_spin
 else fail unit_command_records_spinner "spinner tid '$spin' in $spin_rows of 2 samples: $ERR"; fi
 # The recorder's unit: systemd reads every key of it, and its command line,
 # run with only its capability bounding set and its umask into a directory
-# in place of /var/lib/stk for 3 s, leaves one complete file of CPU samples
-# and thread states there, 0600 in a 0700 directory, that stk report reads.
+# in place of /var/lib/stk for 3 s, leaves one complete file of CPU samples,
+# off-CPU time and thread states there, 0600 in a 0700 directory, that stk report reads.
 rec_unit=$tmp/x/usr/lib/systemd/system/stk-record.service
 if need_command systemd-analyze systemd; then
     bad_keys=$(systemd-analyze verify --man=no "$rec_unit" 2>&1 | grep -iE 'unknown|invalid|failed to parse|ignoring')

@@ -58,7 +58,7 @@ static void kinds_parse(struct test_ctx *t)
 	CHECK(t, parse(&r, "offcpu:8", NULL, msg, sizeof(msg)) == 0 && r.rate[STK_REC_KIND_OFFCPU] == 8);
 	struct stk_event_desc d = { 0 };
 	stk_rec_event_sampling(&d, STK_REC_KIND_OFFCPU, 8);
-	CHECK(t, d.every == 8 && d.taken && strcmp(d.taken, "at random") == 0);
+	CHECK(t, d.every == 8 && d.taken && strcmp(d.taken, "at random gaps on each CPU (N/2 to 3N/2)") == 0);
 	d = (struct stk_event_desc){ 0 };
 	stk_rec_event_sampling(&d, STK_REC_KIND_CPU, 99); /* a rate a second samples nothing away */
 	CHECK(t, d.every == 0 && !d.taken);
