@@ -62,11 +62,43 @@ struct {
 	__type(value, struct stk_offcpu_start);
 } offcpu_start SEC(".maps");
 
-/* Adds an entry to offcpu_start under key. */
-static __always_inline void start_store(u64 key, const struct stk_offcpu_start *st)
+/*
+ * How many offcpu_start entries each bucket of threads holds, at least (an
+ * entry dropped without its count, as a freed task's, leaves one more,
+ * never one less), so a switch-in whose bucket is empty skips the hash
+ * lookup, whose miss is the dearest part of a switch not taken (--sample):
+ * a load from 16 KiB that stays in cache against a walk of a bucket list.
+ * A thread's bucket comes from a seed its mechanism can always compute at
+ * both ends: the tid where the task is a typed pointer (tp_btf, whose
+ * pointers take no arithmetic), else the key itself.
+ */
+#define PENDING_BUCKETS 4096
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PENDING_BUCKETS);
+	__type(key, u32);
+	__type(value, u32);
+} offcpu_pending SEC(".maps");
+
+static __always_inline u32 *pending_of(u64 seed)
 {
-	if (bpf_map_update_elem(&offcpu_start, &key, st, BPF_ANY))
+	u32 b = (u32)(seed ^ (seed >> 12) ^ (seed >> 24)) & (PENDING_BUCKETS - 1);
+
+	return bpf_map_lookup_elem(&offcpu_pending, &b);
+}
+
+/* Adds an entry to offcpu_start under key, counted in seed's bucket first (a switch-in never misses it). */
+static __always_inline void start_store(u64 key, u64 seed, const struct stk_offcpu_start *st)
+{
+	u32 *n = pending_of(seed);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	if (bpf_map_update_elem(&offcpu_start, &key, st, BPF_ANY)) {
 		stk_stat_inc(&stk_stats, STK_STAT_START_FULL);
+		if (n)
+			__sync_fetch_and_add(n, -1);
+	}
 }
 
 /* __state (5.14+) or state; STATE_UNKNOWN without BTF (the branches are then dead code). */
@@ -126,7 +158,7 @@ static __always_inline u32 state_letter(long state)
 
 /* What the switching-out thread is, as far as the mechanism can tell. */
 struct switch_out {
-	u64 key;
+	u64 key, seed; /* seed: its offcpu_pending bucket's */
 	u32 tgid, tid;
 	long state;
 	int kthread;       /* -1: unknown, decided by the user-stack test below */
@@ -235,18 +267,20 @@ static __always_inline void on_switch_out(void *ctx, const struct stk_offcpu_con
 	st.ref.tid = o->tid;
 	st.cpu = bpf_get_smp_processor_id();
 	st.state = state_letter(o->state);
-	start_store(o->key, &st);
+	start_store(o->key, o->seed, &st);
 }
 
 /* in_next: the program runs on the returning thread (kprobe): take its stacks now. now: 0 until read. */
-static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_config *cfg, u64 key,
+static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_config *cfg, u64 key, u64 seed,
 					 u64 now, bool in_next, const int mode)
 {
 	struct stk_offcpu_start *sp;
 	struct stk_stack_ref ref;
 	u64 start, delta, weight;
-	u32 tid, cpu, state;
+	u32 tid, cpu, state, *pending = pending_of(seed);
 
+	if (pending && !*pending)
+		return; /* nothing stored for any thread of its bucket */
 	sp = bpf_map_lookup_elem(&offcpu_start, &key);
 	if (!sp)
 		return;
@@ -258,7 +292,8 @@ static __always_inline void on_switch_in(void *ctx, const struct stk_offcpu_conf
 	tid = ref.tid;
 	cpu = sp->cpu; /* the event's, read before the delete */
 	state = sp->state;
-	bpf_map_delete_elem(&offcpu_start, &key);
+	if (bpf_map_delete_elem(&offcpu_start, &key) == 0 && pending)
+		__sync_fetch_and_add(pending, -1);
 	if (delta < cfg->min_ns || delta > cfg->max_ns)
 		return;
 	weight = cfg->every > 1 ? delta * cfg->every : delta;
@@ -291,7 +326,7 @@ static __always_inline const struct stk_offcpu_config *config(void)
 
 /* tp_btf and raw_tp share this: prev is the current task, next is a pointer. */
 static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_struct *prev,
-					   struct task_struct *next, const int mode)
+					   struct task_struct *next, u64 prev_seed, u64 next_seed, const int mode)
 {
 	const struct stk_offcpu_config *cfg = config();
 
@@ -301,6 +336,7 @@ static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_
 		u64 id = bpf_get_current_pid_tgid();
 		struct switch_out o = {
 			.key = (u64)prev,
+			.seed = prev_seed,
 			.tgid = id >> 32,
 			.tid = (u32)id,
 			.in_prev = true,
@@ -313,53 +349,67 @@ static __always_inline int on_sched_switch(void *ctx, bool preempt, struct task_
 		o.kthread = task_is_kthread(prev);
 		on_switch_out(ctx, cfg, &o, mode);
 	}
-	on_switch_in(ctx, cfg, (u64)next, 0, false, mode);
+	on_switch_in(ctx, cfg, (u64)next, next_seed, 0, false, mode);
 	return 0;
+}
+
+/* Typed task pointers: their buckets by tid (read directly, no helper). */
+static __always_inline int tp_btf_switch(u64 *ctx, const int mode)
+{
+	struct task_struct *prev = (struct task_struct *)ctx[1], *next = (struct task_struct *)ctx[2];
+
+	return on_sched_switch(ctx, (bool)ctx[0], prev, next, (u32)prev->pid, (u32)next->pid, mode);
+}
+
+/* Plain numbers: the pointers are their own seeds. */
+static __always_inline int raw_tp_switch(struct bpf_raw_tracepoint_args *ctx, const int mode)
+{
+	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
+			       (struct task_struct *)ctx->args[2], ctx->args[1], ctx->args[2], mode);
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], STK_TAKE_FP);
+	return tp_btf_switch(ctx, STK_TAKE_FP);
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf_dwarf(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], STK_TAKE_DWARF);
+	return tp_btf_switch(ctx, STK_TAKE_DWARF);
 }
 
 SEC("tp_btf/sched_switch")
 int stk_offcpu_tp_btf_cfi(u64 *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx[0], (struct task_struct *)ctx[1], (struct task_struct *)ctx[2], STK_TAKE_CFI);
+	return tp_btf_switch(ctx, STK_TAKE_CFI);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], STK_TAKE_FP);
+	return raw_tp_switch(ctx, STK_TAKE_FP);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp_dwarf(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], STK_TAKE_DWARF);
+	return raw_tp_switch(ctx, STK_TAKE_DWARF);
 }
 
 SEC("raw_tp/sched_switch")
 int stk_offcpu_raw_tp_cfi(struct bpf_raw_tracepoint_args *ctx)
 {
-	return on_sched_switch(ctx, (bool)ctx->args[0], (struct task_struct *)ctx->args[1],
-			       (struct task_struct *)ctx->args[2], STK_TAKE_CFI);
+	return raw_tp_switch(ctx, STK_TAKE_CFI);
 }
 
 /*
  * A freed task's pointer may be reused by a new task: drop its entry, so a
  * thread that died off CPU (only possible when its state could not be read)
- * never lends its time to the next owner of the address.
+ * never lends its time to the next owner of the address. Its bucket keeps
+ * its count (its seed may be a tid this program cannot tell): one more only
+ * costs lookups.
  */
 SEC("raw_tp/sched_process_free")
 int stk_offcpu_task_free(struct bpf_raw_tracepoint_args *ctx)
@@ -400,6 +450,7 @@ static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const 
 	u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	struct switch_out o = {
 		.key = (u32)ctx->prev_pid,
+		.seed = (u32)ctx->prev_pid,
 		.tgid = id >> 32,
 		.tid = (u32)ctx->prev_pid,
 		.state = tp_state(ctx->prev_state),
@@ -412,7 +463,7 @@ static __always_inline int on_tracepoint(struct sched_switch_record *ctx, const 
 	if (switch_out_taken(cfg))
 		on_switch_out(ctx, cfg, &o, mode);
 	if (ctx->next_pid)
-		on_switch_in(ctx, cfg, (u32)ctx->next_pid, now, false, mode);
+		on_switch_in(ctx, cfg, (u32)ctx->next_pid, (u32)ctx->next_pid, now, false, mode);
 	return 0;
 }
 
@@ -446,6 +497,7 @@ static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const int 
 	u64 now = bpf_ktime_get_ns();
 	struct switch_out o = {
 		.key = (u64)prev,
+		.seed = (u64)prev,
 		.tgid = BPF_CORE_READ(prev, tgid),
 		.tid = BPF_CORE_READ(prev, pid),
 		.state = task_state(prev),
@@ -458,7 +510,9 @@ static __always_inline int on_finish_task_switch(struct pt_regs *ctx, const int 
 		return 0;
 	if (switch_out_taken(cfg))
 		on_switch_out(ctx, cfg, &o, mode);
-	on_switch_in(ctx, cfg, (u64)bpf_get_current_task(), now, true, mode);
+	u64 cur = bpf_get_current_task();
+
+	on_switch_in(ctx, cfg, cur, cur, now, true, mode);
 	return 0;
 }
 

@@ -19,7 +19,7 @@
  * stacks: these names with its suffix), the cleanup of task-pointer keys, the maps of its own. */
 #define STK_OFFCPU_PROGRAMS { "stk_offcpu_tp_btf", "stk_offcpu_raw_tp", "stk_offcpu_tracepoint", "stk_offcpu_kprobe" }
 #define STK_OFFCPU_FREE_PROGRAM "stk_offcpu_task_free"
-#define STK_OFFCPU_MAPS { "offcpu_config", "offcpu_start", "offcpu_countdown", NULL }
+#define STK_OFFCPU_MAPS { "offcpu_config", "offcpu_start", "offcpu_countdown", "offcpu_pending", NULL }
 
 /* offcpu_config (one-entry array map; no global data, so 4.14 loads it). Counts keyed by struct stk_stack_ref. */
 struct stk_offcpu_config {
