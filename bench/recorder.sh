@@ -3,7 +3,7 @@
 # Debian's MariaDB under sysbench oltp_read_write (4 threads). Each set is
 # recorded for the whole host into a series directory (-o DIR/, as the
 # systemd unit does) for SECS of load, ROUNDS times interleaved, medians:
-#   - the default set (stk record with no -e: cpu:19, offcpu:256, state:1),
+#   - the default set (stk record with no -e: cpu:19, offcpu:512, state:1),
 #   - the same with every switch-out taken (offcpu unsampled),
 #   - CPU samples and thread states alone (no off-CPU).
 # After SETTLE seconds of load (a recorder's start is not its steady cost),

@@ -39,10 +39,10 @@ enum stk_rec_rate {
 /*
  * What stk record takes with no -e: the flight recorder's set, sized to run
  * always at about 1% of a host (docs/record.md has the measurements): CPU
- * samples, one switch-out in 256 with its off-CPU time weighted 256 times, and
+ * samples, one switch-out in 512 with its off-CPU time weighted 512 times, and
  * every thread's state once a second.
  */
-#define STK_REC_DEFAULT_KINDS "cpu:19,offcpu:256,state:1"
+#define STK_REC_DEFAULT_KINDS "cpu:19,offcpu:512,state:1"
 
 struct stk_rec_kind_info {
 	const char *name;            /* -e NAME */
