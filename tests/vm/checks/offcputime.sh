@@ -21,7 +21,9 @@ sleeper_frames "$id/offcputime_frames" "$offcpu"
 offmech=$(printf '%s\n' "$offcpu" | sed -n 's/^offcputime: mechanism \([a-z_]*\).*/\1/p')
 if [ "$btf" = visible ]; then want=tp_btf; else want=raw_tp; fi
 expect_eq "$id/offcputime_used" "$offmech" "$want"
-forced=""
+sampled=$(case_output "$log" offcputime_sampled)
+expect_eq "$id/offcputime_sampled_rc" "$(case_rc "$log" offcputime_sampled)" 0
+if sleeper_frames "$id/offcputime_sampled_frames" "$sampled"; then forced=",sampled=ok"; else forced=",sampled=FAIL"; fi
 for m in tracepoint kprobe; do
     out=$(case_output "$log" "offcputime_$m")
     # The kprobe variant reads task fields with CO-RE: it needs kprobes and BTF
