@@ -39,6 +39,17 @@ SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$sock" --mysql-us
 tps() { "${SB[@]}" --threads=4 --time="$1" run 2>/dev/null | sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 cpu_ns() { sed 's/.*) //' /proc/"$1"/stat | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f\n", ($12 + $13) * 1e9 / hz }'; }
+# host_share CPU_NS BPF_NS WALL_NS: a tool's CPU plus its BPF programs' run time, % of all the host's CPUs
+host_share() { awk -v c="$1" -v b="$2" -v t="$3" -v n="$(nproc)" 'BEGIN { printf "%.2f", (c + b) * 100 / t / n }'; }
+# in_secs NS: nanoseconds as seconds, two decimals
+in_secs() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e9 }'; }
+# med "N N ...": the median of a list of numbers
+med() { printf '%s\n' $1 | median; }
+# load_title SECS ROUNDS: the line above a table
+load_title() {
+    printf '\nMariaDB %s under sysbench oltp_read_write (4 threads), %d s of load, median of %d rounds; %d CPUs\n' \
+        "$(mariadbd --version | awk '{ print $3 }')" "$1" "$2" "$(nproc)"
+}
 # "ns_per_run" of the BPF programs PID holds whose name matches RE (bench/lib.sh's bpf_ns_runs)
 bpf_cost() {
     bpf_ns_runs "$1" "$2" | awk '{ if ($2) printf "%.0f\n", $1 / $2 }'

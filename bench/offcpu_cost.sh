@@ -56,16 +56,12 @@ for _ in $(seq "$ROUNDS"); do
         c1=$(cpu_ns $tp); read -r b1 _ < <(bpf_ns_runs $tp "${RE[$l]}"); t1=$(date +%s%N)
         RSS[$l]+="$(( $(status_kb $tp VmHWM) / 1024 )) "
         kill -TERM $tp; wait $tp 2>/dev/null
-        SHARE[$l]+="$(awk -v c=$((c1 - c0)) -v b=$((b1 - b0)) -v t=$((t1 - t0)) -v n="$(nproc)" \
-            'BEGIN { printf "%.2f", (c + b) * 100 / t / n }') "
-        BPF[$l]+="$(awk -v b=$((b1 - b0)) 'BEGIN { printf "%.2f", b / 1e9 }') "
+        SHARE[$l]+="$(host_share $((c1 - c0)) $((b1 - b0)) $((t1 - t0))) "
+        BPF[$l]+="$(in_secs $((b1 - b0))) "
     done
 done
 base_tps=$(printf '%s\n' "${base[@]}" | median)
-med() { printf '%s\n' $1 | median; }
-
-printf '\nMariaDB %s under sysbench oltp_read_write (4 threads), %d s of load, median of %d rounds; %d CPUs\n' \
-    "$(mariadbd --version | awk '{ print $3 }')" "$SECS" "$ROUNDS" "$(nproc)"
+load_title "$SECS" "$ROUNDS"
 printf '%-44s %10s %10s %11s %7s\n' "tool" "host CPU" "BPF s" "throughput" "RSS"
 printf '%-44s %10s %10s %11s %7s\n' "none ($(printf '%.0f' "$base_tps") tps)" "" "" "x1.00" ""
 for l in "${labels[@]}"; do
