@@ -66,6 +66,9 @@ ASAN_FLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fno-omit-frame-pointer \
 
 TOOLS_STAMP := $(BUILD)/.tools-stamp
 DEPS_STAMP  := $(DEPS)/.stamp
+NCURSES_LIB := $(DEPS)/lib/libncursesw.a
+# What every static link of stk's objects takes.
+STK_LIBS    := -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lncursesw -lm
 
 .PHONY: all deps check unit workloads vm-workloads bench vmtest clean distclean FORCE
 all: $(BUILD)/stk
@@ -127,7 +130,7 @@ $(SYSCALL_NAMES_H): $(DEPS_STAMP) Makefile
 # --- the static binary ---
 # Header dependencies come from the compiler (-MMD); generated headers are
 # order-only so that the first build has them.
-$(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDTINC)/sys/sdt.h
+$(OBJ)/%.o: %.c | $(GEN)/stk.skel.h $(GEN)/build_info.h $(SYSCALL_NAMES_H) $(SDTINC)/sys/sdt.h $(NCURSES_LIB)
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	@$(CC_MUSL) $(STK_CFLAGS) -MMD -MP -c $< -o $@
@@ -139,9 +142,15 @@ $(ALLOC_OBJ): ci/build-mimalloc.sh $(DEPS_STAMP)
 	@echo "  CC       $@ (mimalloc, Debian's source)"
 	@BUILD=$(abspath $(BUILD)) CC_MUSL=$(CC_MUSL) bash ci/build-mimalloc.sh $@
 
-$(BUILD)/stk: $(STK_OBJS) $(ALLOC_OBJ) $(DEPS_STAMP)
+# ncursesw for `stk top`'s full-screen view, with compiled-in terminal
+# descriptions for hosts without a terminfo database (ci/build-ncurses.sh).
+# Headers: #include <ncursesw/curses.h>.
+$(NCURSES_LIB): ci/build-ncurses.sh $(DEPS_STAMP)
+	@BUILD=$(abspath $(BUILD)) ARCH=$(ARCH) CC_MUSL=$(CC_MUSL) bash ci/build-ncurses.sh $@
+
+$(BUILD)/stk: $(STK_OBJS) $(ALLOC_OBJ) $(NCURSES_LIB) $(DEPS_STAMP)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) $(ALLOC_OBJ) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
+	@$(CC_MUSL) -static -o $@.unstripped $(STK_OBJS) $(ALLOC_OBJ) $(STK_LIBS)
 	@$(STRIP) -R .comment -o $@ $@.unstripped
 	@echo "  SIZE     $@: $$(stat -c %s $@) bytes stripped (static, musl)"
 
@@ -179,13 +188,13 @@ $(OBJ)/btf_archive.o: $(BTF_OUT) btf/embed.sh $(DEPS_STAMP)
 # stk linked with the archive of another tree, for tests:
 # $(call stk_with_btf,TREE,WORKDIR,OUT) packs TREE into WORKDIR and links OUT.
 STK_OBJS_NO_BTF := $(filter-out $(OBJ)/btf_archive.o,$(STK_OBJS))
-STK_WITH_BTF_DEPS := $(STK_OBJS_NO_BTF) $(ALLOC_OBJ) $(BTF_PACK) $(BUILD)/bpf/stk.bpf.o btf/build-archive.sh btf/embed.sh $(DEPS_STAMP)
+STK_WITH_BTF_DEPS := $(STK_OBJS_NO_BTF) $(ALLOC_OBJ) $(NCURSES_LIB) $(BTF_PACK) $(BUILD)/bpf/stk.bpf.o btf/build-archive.sh btf/embed.sh $(DEPS_STAMP)
 define stk_with_btf
 	BPFTOOL=$(BPFTOOL) bash btf/build-archive.sh $(1) $(BUILD)/bpf/stk.bpf.o $(BTF_PACK) $(2)/archive.stkbtf \
 	    > $(2)/sizes.txt && \
 	bash btf/embed.sh $(2)/archive.stkbtf $(2)/archive.o $(CC_MUSL) && \
 	echo "  LD       $(3) (embedded BTF: $$(tail -1 $(2)/sizes.txt | sed 's/^ *total: //'))" && \
-	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o $(ALLOC_OBJ) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm && \
+	$(CC_MUSL) -static -o $(3) $(STK_OBJS_NO_BTF) $(2)/archive.o $(ALLOC_OBJ) $(STK_LIBS) && \
 	$(STRIP) -R .comment $(3)
 endef
 
@@ -540,10 +549,10 @@ $(BUILD)/bench/eventlog_bench: bench/eventlog_bench.c $(PQ_SRCS) $(EVLOG_SRCS) $
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< $(PQ_SRCS) $(EVLOG_SRCS) -L$(DEPS)/lib -lz -lm
 # bench/allocator.sh: the same stk linked with musl's own allocator, for comparison.
-$(BUILD)/bench/stk-musl-malloc: $(STK_OBJS) $(DEPS_STAMP)
+$(BUILD)/bench/stk-musl-malloc: $(STK_OBJS) $(NCURSES_LIB) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
-	@$(CC_MUSL) -static -o $@ $(STK_OBJS) -L$(DEPS)/lib -lbpf -ldw -lelf -liberty -lcurl -lbearssl -lz -lm
+	@$(CC_MUSL) -static -o $@ $(STK_OBJS) $(STK_LIBS)
 	@$(STRIP) $@
 .PHONY: bench-allocator
 bench-allocator: all workloads $(BUILD)/bench/stk-musl-malloc
