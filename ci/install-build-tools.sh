@@ -20,6 +20,8 @@ set -euo pipefail
 # runs the suites' awk programs under both. libclang-rt: libFuzzer (make fuzz).
 # mmdebstrap: tests/integration/test_python.sh's Debian 13 and sid roots (3.13, 3.14);
 # apache2-utils: its ab, the load on that suite's Python web server (and bench/python.sh's).
+# tmux: a terminal of known size for tests that drive stk top's full-screen view
+# (send-keys, capture-pane).
 # arm64 (make ARCH=arm64): the aarch64 cross compiler, its UAPI headers and static glibc
 # (the no-frame-pointer workload of the kernel matrix),
 # qemu-user-static to run the aarch64 binary here, qemu-system-arm to boot
@@ -28,7 +30,7 @@ packages=(clang llvm libclang-rt-14-dev libiberty-dev bpftool musl-tools make gc
           linux-libc-dev dpkg-dev busybox-static systemtap-sdt-dev libelf-dev libdw-dev libcurl4-openssl-dev zlib1g-dev
           xz-utils zstd lz4 bzip2 python3 util-linux iproute2 curl openssl procps file binutils
           protobuf-compiler golang-github-google-pprof-dev golang-go elfutils debuginfod libxml2-utils
-          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk mmdebstrap apache2-utils
+          rpm lintian rpmlint groff-base man-db qemu-system-x86 cpio gawk mmdebstrap apache2-utils tmux
           gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu linux-libc-dev-arm64-cross libc6-dev-arm64-cross
           qemu-user-static qemu-system-arm)
 
