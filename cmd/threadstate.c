@@ -134,16 +134,8 @@ static int check_args(struct ts_config *cfg, bool hz_given)
 		cfg->hz = cfg->out_dir || cfg->n_parquet ? 1 : 20;
 	if (cfg->n_pids && stk_check_targets(cfg->pids, cfg->n_pids, "-p", NULL, 0, "-t", msg, sizeof(msg)))
 		return usage_error("%s", msg);
-	if (cfg->cgroup) {
-		char path[4200];
-		snprintf(path, sizeof(path), "%s/cgroup.threads", cfg->cgroup);
-		if (access(path, R_OK)) {
-			snprintf(path, sizeof(path), "%s/tasks", cfg->cgroup);
-			if (access(path, R_OK))
-				return usage_error("--cgroup %s: not a cgroup directory (no cgroup.threads or tasks)",
-						   cfg->cgroup);
-		}
-	}
+	if (cfg->cgroup && stk_check_cgroup_dir(cfg->cgroup, msg, sizeof(msg)))
+		return usage_error("--cgroup %s: %s", cfg->cgroup, msg);
 	if (cfg->user_stacks && cfg->source >= 0 && cfg->source != STK_TSOURCE_TRACEPOINT)
 		return usage_error("-u: user stacks need --source tracepoint_state%s", "");
 	return 0;

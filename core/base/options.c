@@ -158,6 +158,20 @@ int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, 
 	return 0;
 }
 
+int stk_check_cgroup_dir(const char *dir, char *msg, size_t len)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/tasks", dir);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(msg, len, "not a cgroup directory (no cgroup.threads or tasks)");
+	return -1;
+}
+
 const char *stk_getopt_problem(int c, const char *applet, char **argv, char *msg, size_t len)
 {
 	if (c == ':')

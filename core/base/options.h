@@ -43,6 +43,8 @@ int stk_check_tid_exists(uint32_t tid);
  */
 int stk_check_targets(const uint32_t *pids, size_t n_pids, const char *pid_opt, const uint32_t *tids,
 		      size_t n_tids, const char *tid_opt, char *msg, size_t len);
+/* A --cgroup directory (v2 cgroup.threads or v1 tasks readable): 0, or -1 with "not a cgroup directory ..." in msg. */
+int stk_check_cgroup_dir(const char *dir, char *msg, size_t len);
 /*
  * getopt_long's own complaints as one line into msg: ':' an option without
  * its argument, anything else an unknown option (see 'stk APPLET --help').

@@ -191,6 +191,11 @@ enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop)
 	}
 }
 
+void stk_run_loop_request_stop(struct stk_run_loop *loop)
+{
+	loop->stop_pending = true;
+}
+
 bool stk_run_loop_stop_requested(void *loop_ptr)
 {
 	struct stk_run_loop *loop = loop_ptr;

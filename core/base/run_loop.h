@@ -48,6 +48,8 @@ enum stk_run_event stk_run_loop_wait(struct stk_run_loop *loop);
  * a void * so it can serve as a stop callback (stk_symbolizer_set_stop).
  */
 bool stk_run_loop_stop_requested(void *loop);
+/* Ends the loop from one of its callbacks (a key that quits): the wait returns STK_RUN_SIGNAL, no signal named. */
+void stk_run_loop_request_stop(struct stk_run_loop *loop);
 /* Name of the signal that ended the loop ("SIGINT"/"SIGTERM"), or NULL. */
 const char *stk_run_loop_signal_name(const struct stk_run_loop *loop);
 void stk_run_loop_free(struct stk_run_loop *loop);
