@@ -90,7 +90,8 @@ struct top_run {
 	char message[256];
 	char host_line[256], cpu_line[256];
 	int64_t next_refresh, last_wall, last_sec;
-	bool can_bpf, failed;
+	char error[1024]; /* why the view ended early: said once the terminal is back */
+	bool can_bpf;
 };
 
 static void print_help(void)
@@ -199,6 +200,26 @@ static int parse_args(void *arg, const struct stk_invocation *inv)
 	return 0;
 }
 
+/* The thread source for cfg.all (sleeping threads' details only when they are shown: they are most). 0, or -1. */
+static int open_tsource(struct top_run *run, char *err, size_t len)
+{
+	const struct top_config *cfg = &run->cfg;
+	const struct stk_tsource_request req = {
+		.pids = cfg->pids,
+		.n_pids = cfg->n_pids,
+		.self_tgid = (uint32_t)getpid(),
+		.all = cfg->all,
+		.btf_custom_path = run->can_bpf ? stk_session_btf_path(&run->session) : NULL,
+		.kernel_btf = run->session.btf.kernel_btf,
+		.forced = !run->can_bpf ? stk_tsource_name(STK_TSOURCE_PROC)
+			  : cfg->source >= 0 ? stk_tsource_name(cfg->source) : NULL,
+		.sym = run->sym,
+	};
+
+	run->source = stk_tsource_open(&req, err, len);
+	return run->source ? 0 : -1;
+}
+
 static int open_source(struct top_run *run)
 {
 	struct top_config *cfg = &run->cfg;
@@ -214,19 +235,7 @@ static int open_source(struct top_run *run)
 	if (run->can_bpf && cfg->source != STK_TSOURCE_PROC &&
 	    stk_session_open_bpf(&run->session, APPLET, 0, cfg->btf_file))
 		return -1;
-	const struct stk_tsource_request req = {
-		.pids = cfg->pids,
-		.n_pids = cfg->n_pids,
-		.self_tgid = (uint32_t)getpid(),
-		.all = true, /* the host line counts every state; the view's rule is the selector's */
-		.btf_custom_path = run->can_bpf ? stk_session_btf_path(&run->session) : NULL,
-		.kernel_btf = run->session.btf.kernel_btf,
-		.forced = !run->can_bpf ? stk_tsource_name(STK_TSOURCE_PROC)
-			  : cfg->source >= 0 ? stk_tsource_name(cfg->source) : NULL,
-		.sym = run->sym,
-	};
-	run->source = stk_tsource_open(&req, err, sizeof(err));
-	if (!run->source) {
+	if (open_tsource(run, err, sizeof(err))) {
 		stk_error(APPLET, "%s", err);
 		return -1;
 	}
@@ -316,7 +325,7 @@ static bool filter_thread(const struct stk_thread *t, void *ctx)
 
 static const char *source_name(const struct top_run *run)
 {
-	return stk_tsource_name(stk_tsource_kind(run->source));
+	return run->source ? stk_tsource_name(stk_tsource_kind(run->source)) : "no source";
 }
 
 static struct stk_vtable *current_table(struct top_run *run)
@@ -566,6 +575,21 @@ static void open_prompt(struct top_run *run, enum top_prompt p)
 	run->input[0] = '\0';
 }
 
+/* Sleeping threads counted too, or not: a source and a selector for that (the source's BPF loaded again). */
+static void toggle_all(struct top_run *run)
+{
+	run->cfg.all = !run->cfg.all;
+	stk_tsource_free(run->source);
+	run->source = NULL;
+	if (open_tsource(run, run->error, sizeof(run->error)) || new_selector(run)) {
+		if (!run->error[0])
+			snprintf(run->error, sizeof(run->error), "out of memory");
+		stk_run_loop_request_stop(run->loop);
+		return;
+	}
+	stk_top_window_reset(&run->window);
+}
+
 static void handle_key(struct top_run *run, int key)
 {
 	struct stk_vtable *tb = current_table(run);
@@ -591,10 +615,7 @@ static void handle_key(struct top_run *run, int key)
 	case 'f': open_prompt(run, PROMPT_FILTER); break;
 	case 'g': open_prompt(run, PROMPT_GROUP); break;
 	case 'a':
-		run->cfg.all = !run->cfg.all;
-		if (new_selector(run))
-			run->failed = true;
-		stk_top_window_reset(&run->window);
+		toggle_all(run);
 		break;
 	case 'r':
 		if (run->screen == SCREEN_THREAD)
@@ -640,13 +661,13 @@ static int run_view(void *arg)
 	run->next_refresh = stk_now_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		if (sample_pass(run)) {
-			run->failed = true;
+			snprintf(run->error, sizeof(run->error), "out of memory");
 			break;
 		}
 		int64_t now = stk_now_ns(CLOCK_MONOTONIC);
 		if (now >= run->next_refresh) {
 			if (refresh(run)) {
-				run->failed = true;
+				snprintf(run->error, sizeof(run->error), "out of memory");
 				break;
 			}
 			draw(run);
@@ -654,13 +675,13 @@ static int run_view(void *arg)
 				run->next_refresh += run->cfg.delay_ms * 1000000;
 		}
 		enum stk_run_event ev = stk_run_loop_wait(run->loop);
-		if (ev != STK_RUN_INTERVAL || run->failed)
+		if (ev != STK_RUN_INTERVAL || run->error[0])
 			break;
 	}
 	stk_term_close(run->term);
 	run->term = NULL;
-	if (run->failed) {
-		stk_error(APPLET, "out of memory");
+	if (run->error[0]) {
+		stk_error(APPLET, "%s", run->error);
 		return 1;
 	}
 	return 0;

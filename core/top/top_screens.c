@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/base/sysfs_read.h"
 #include "core/session/stack_list.h"
 #include "core/threads/thread_columns.h"
 #include "core/top/top_screens.h"
@@ -150,11 +151,30 @@ int stk_top_stack_fill(struct stk_vtable *t, const struct stk_stack_list *l)
 	return stk_vtable_finish(t);
 }
 
+/* The host's threads, from /proc/loadavg's "running/total" (0: unknown). */
+static long host_threads(void)
+{
+	char text[128];
+	long running, total;
+
+	if (stk_read_text("/proc/loadavg", text, sizeof(text)) ||
+	    sscanf(text, "%*s %*s %*s %ld/%ld", &running, &total) != 2)
+		return 0;
+	return total;
+}
+
 void stk_top_host_line(const struct stk_top_window *w, char *buf, size_t len)
 {
-	int at = snprintf(buf, len, "Threads %zu:", w->host_threads);
+	long host = host_threads();
+	int at = host ? snprintf(buf, len, "Threads %ld on the host; shown %zu", host, w->counted)
+		      : snprintf(buf, len, "Threads shown %zu", w->counted);
+	const char *sep = ": ";
 
-	for (int s = 0; s < STK_TSTATE_COUNT && at > 0 && (size_t)at < len; s++)
-		at += snprintf(buf + at, len - (size_t)at, " %s %zu%s", stk_tstate_name((enum stk_tstate)s),
-			       w->host_states[s], s + 1 < STK_TSTATE_COUNT ? "," : "");
+	for (int s = 0; s < STK_TSTATE_COUNT && at > 0 && (size_t)at < len; s++) {
+		if (!w->states[s])
+			continue;
+		at += snprintf(buf + at, len - (size_t)at, "%s%s %zu", sep, stk_tstate_name((enum stk_tstate)s),
+			       w->states[s]);
+		sep = ", ";
+	}
 }

@@ -129,15 +129,16 @@ int stk_top_window_add(struct stk_top_window *w, const struct stk_thread_batch *
 {
 	char key[1024];
 
-	memset(w->host_states, 0, sizeof(w->host_states));
-	w->host_threads = b->n;
+	memset(w->states, 0, sizeof(w->states));
+	w->counted = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct stk_thread *t = &b->threads[i];
 
-		if ((unsigned)t->state < STK_TSTATE_COUNT)
-			w->host_states[t->state]++;
 		if (!t->keep || (filter && !filter(t, ctx)))
 			continue;
+		if ((unsigned)t->state < STK_TSTATE_COUNT)
+			w->states[t->state]++;
+		w->counted++;
 		stk_top_group_key(&w->spec, t, key, sizeof(key));
 		if (count_thread(w, t, key))
 			return -1;

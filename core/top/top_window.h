@@ -2,8 +2,8 @@
  * What stk top shows, gathered between two refreshes: every kept thread of
  * every sample pass, counted under its group (the values of the view's
  * grouping columns) and by itself, so the group table and the list of one
- * group's threads come from the same counts, and the host's threads per
- * state from the last pass.
+ * group's threads come from the same counts, and the shown threads per
+ * state in the last pass.
  */
 #ifndef STK_TOP_WINDOW_H
 #define STK_TOP_WINDOW_H
@@ -43,8 +43,8 @@ struct stk_top_window {
 	struct stk_top_group *groups;
 	size_t n_groups, cap_groups;
 	uint64_t passes;                   /* sample passes in the window */
-	size_t host_states[STK_TSTATE_COUNT]; /* the last pass: every thread it saw, by state */
-	size_t host_threads;
+	size_t states[STK_TSTATE_COUNT]; /* the last pass: the threads counted, by state */
+	size_t counted;                  /* and in all */
 };
 
 void stk_top_window_init(struct stk_top_window *w, const struct stk_group_spec *spec);

@@ -19,7 +19,7 @@ expect_eq version_exit_0 "$RC" 0
 expect_contains version_names_stk "$OUT" "stk $(cat "$(dirname "$0")/../../VERSION")"
 expect_contains version_names_aarch64 "$OUT" " for aarch64 with "
 run_capture run "$A" --list
-expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime resources threadstate pmp record report info"
+expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime resources threadstate top pmp record report info"
 run_capture run "$A" profile --frobnicate
 expect_eq bad_option_exit_2 "$RC" 2
 expect_contains bad_option_named "$ERR" "--frobnicate"

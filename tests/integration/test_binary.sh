@@ -22,7 +22,7 @@ expect_contains version_names_machine "$OUT" " for $(uname -m) with "
 expect_contains version_names_libcurl "$OUT" "debuginfod client: libcurl/7."
 
 run_capture "$STK" --list
-expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime resources threadstate pmp record report info"
+expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime resources threadstate top pmp record report info"
 
 run_capture "$STK" --help
 if [ $RC -eq 0 ]; then expect_contains help_lists_info "$OUT" "info"; else fail help_lists_info "rc=$RC"; fi
@@ -33,7 +33,7 @@ expect_eq no_args_exit_2 "$RC" 2
 run_capture "$STK" frobnicate
 expect_eq unknown_applet_exit_2 "$RC" 2
 expect_eq unknown_applet_one_line "$(printf '%s\n' "$ERR" | wc -l)" 1
-expect_contains unknown_applet_lists_applets "$ERR" "profile stackcount offcputime resources threadstate pmp record report info"
+expect_contains unknown_applet_lists_applets "$ERR" "profile stackcount offcputime resources threadstate top pmp record report info"
 
 run_capture "$STK" info --frobnicate
 expect_eq unknown_option_exit_2 "$RC" 2
@@ -62,7 +62,7 @@ mkdir "$tmp/bin"
 run_capture "$STK" --install -s "$tmp/bin"
 expect_eq install_rc "$RC" 0
 links=$(cd "$tmp/bin" && ls | tr '\n' ' ')
-expect_eq install_links "$links" "offcputime pmp profile resources stackcount stk-info stk-offcputime stk-pmp stk-profile stk-record stk-report stk-resources stk-stackcount stk-threadstate threadstate "
+expect_eq install_links "$links" "offcputime pmp profile resources stackcount stk-info stk-offcputime stk-pmp stk-profile stk-record stk-report stk-resources stk-stackcount stk-threadstate stk-top threadstate "
 target=$(readlink "$tmp/bin/stackcount")
 expect_eq install_link_target "$target" "$(readlink -f "$STK")"
 run_capture "$tmp/bin/stk-info" --help

@@ -125,7 +125,7 @@ static void window_groups_and_threads(struct test_ctx *t)
 		add_thread(&b, 4, STK_TSTATE_SLEEP, "idle", false);
 		CHECK(t, stk_top_window_add(&w, &b, NULL, NULL) == 0);
 	}
-	CHECK(t, w.passes == 2 && w.host_threads == 3 && w.host_states[STK_TSTATE_DISK] == 1);
+	CHECK(t, w.passes == 2 && w.counted == 2 && w.states[STK_TSTATE_DISK] == 1 && w.states[STK_TSTATE_SLEEP] == 0);
 	stk_top_groups_init(&groups, &spec);
 	CHECK(t, stk_top_groups_fill(&groups, &w) == 0);
 	CHECK(t, groups.n_shown == 2);
