@@ -23,8 +23,9 @@ struct framed {
 };
 
 /*
- * Ids up to this are looked up in an array (a capture numbers its stacks
- * from 1: two lookups a row, no hashing); others in framed_index.
+ * Ids up to this above the file's first are looked up in an array (a
+ * capture numbers its stacks in order, and a series' file gives every stack
+ * a new id: two lookups a row, no hashing); others in framed_index.
  */
 #define DIRECT_IDS (1u << 24)
 
@@ -39,8 +40,9 @@ struct stk_ev_writer {
 	struct framed *framed;
 	size_t n_framed, cap_framed;
 	struct stk_key_index framed_index;
-	struct framed_direct *by_id; /* index: id */
+	struct framed_direct *by_id; /* index: id - id_base */
 	size_t cap_by_id;
+	int64_t id_base; /* the first id remembered, less one (-1: none yet) */
 	uint32_t group; /* the current row group's number, from 1 */
 	struct stk_frame_lines lines; /* the group's frame lines, each stored once (frame_lines.h) */
 	struct stk_buf compact;    /* a stack's frames as the file holds them */
@@ -67,14 +69,15 @@ struct stk_ev_writer *stk_ev_writer_new(FILE *out, const struct stk_pq_writer_op
 	}
 	w->group_mark = stk_pq_writer_bytes(w->pq);
 	w->group = 1;
+	w->id_base = -1;
 	w->framed_index = (struct stk_key_index){ .key_size = sizeof(int64_t), .stride = sizeof(struct framed) };
 	stk_frame_lines_init(&w->lines);
 	return w;
 }
 
-static bool direct(int64_t id)
+static bool direct(const struct stk_ev_writer *w, int64_t id)
 {
-	return id > 0 && id <= DIRECT_IDS;
+	return w->id_base >= 0 && id > w->id_base && id - w->id_base <= DIRECT_IDS;
 }
 
 /* The text entry of id in the current group, or -1 when the group has not had it. */
@@ -82,8 +85,11 @@ static int64_t group_text(const struct stk_ev_writer *w, int64_t id)
 {
 	int64_t at;
 
-	if (direct(id))
-		return (size_t)id < w->cap_by_id && w->by_id[id].group == w->group ? (int64_t)w->by_id[id].text : -1;
+	if (direct(w, id)) {
+		size_t i = (size_t)(id - w->id_base);
+
+		return i < w->cap_by_id && w->by_id[i].group == w->group ? (int64_t)w->by_id[i].text : -1;
+	}
 	at = stk_key_index_find(&w->framed_index, w->framed, &id);
 	return at >= 0 ? (int64_t)w->framed[at].text : -1;
 }
@@ -91,13 +97,15 @@ static int64_t group_text(const struct stk_ev_writer *w, int64_t id)
 /* Remembers id's text entry for the rest of the group. 0, or -1 out of memory. */
 static int remember(struct stk_ev_writer *w, int64_t id, uint32_t text)
 {
-	if (direct(id)) {
-		size_t had = w->cap_by_id;
+	if (w->id_base < 0 && id > 0)
+		w->id_base = id - 1; /* a file of a long series starts at a large id */
+	if (direct(w, id)) {
+		size_t had = w->cap_by_id, i = (size_t)(id - w->id_base);
 
-		if (stk_grow((void **)&w->by_id, &w->cap_by_id, (size_t)id + 1, sizeof(*w->by_id)))
+		if (stk_grow((void **)&w->by_id, &w->cap_by_id, i + 1, sizeof(*w->by_id)))
 			return -1;
 		memset(w->by_id + had, 0, (w->cap_by_id - had) * sizeof(*w->by_id));
-		w->by_id[id] = (struct framed_direct){ .group = w->group, .text = text };
+		w->by_id[i] = (struct framed_direct){ .group = w->group, .text = text };
 		return 0;
 	}
 	if (stk_grow((void **)&w->framed, &w->cap_framed, w->n_framed + 1, sizeof(*w->framed)))

@@ -240,11 +240,12 @@ static void say_counts(const struct stk_event_outputs *eo, const char *applet, c
 	say_kinds(eo, applet, o->verbose);
 	if (o->verbose) {
 		size_t n, bytes;
-		uint64_t renders;
+		uint64_t renders, forgotten;
 
-		stk_event_sink_stacks(eo->sink, &n, &bytes, &renders);
-		fprintf(stderr, "%s: %zu distinct stacks in the recording (rendered %" PRIu64 " times), %.1f MB of "
-			"their text and frames kept\n", applet, n, renders, (double)bytes / 1e6);
+		stk_event_sink_stacks(eo->sink, &n, &bytes, &renders, &forgotten);
+		fprintf(stderr, "%s: %zu distinct stacks in the recording (rendered %" PRIu64 " times; %" PRIu64
+			" let go by new files), %.1f MB of their text and frames kept\n", applet, n, renders, forgotten,
+			(double)bytes / 1e6);
 	}
 	if (lost)
 		fprintf(stderr, "WARNING: %" PRIu64 " events lost: the event ring buffer was full (its reader short of "

@@ -32,6 +32,7 @@
 #include "core/session/dwarf_samples.h"
 #include "core/session/stack_list.h"
 #include "core/session/stack_resolver.h"
+#include "core/sym/symbolize.h"
 
 /* How often the ring buffer is read when no quarter of it filled (events wake no one). */
 #define READ_EVERY_NS 100000000L
@@ -51,11 +52,17 @@
 #define KEPT_BLOCK_BYTES (1u << 20)
 /* Events waiting for their stack copy to be unwound; past this they are written without it. */
 #define PENDING_MAX 65536
+/*
+ * A series' new file forgets the processes that exited this long before it
+ * (their events are written by then: the ring buffer is read every 100 ms,
+ * a copy waits for its unwinding seconds at most).
+ */
+#define FORGET_EXITED_NS (10 * 1000000000LL)
 /* Block devices named (iorq): their dev_t and name, kept for the capture. */
 #define DEVICES_MAX 64
 
 struct stack_entry {
-	struct stk_ev_stack_ref ref; /* id: the entry's index + 1 */
+	struct stk_ev_stack_ref ref; /* id: numbered from 1 in the order first seen, never twice */
 };
 
 /* The capture's description for the footer, copied. */
@@ -96,6 +103,9 @@ struct stk_event_sink {
 	struct stk_stack_ref *keys; /* what tells stacks apart: the ref without comm, and tid only when still */
 	struct stack_entry *entries;
 	size_t n_stacks, cap_keys, cap_entries;
+	int64_t last_id;       /* the last stack id given */
+	uint64_t files_seen;   /* the series' files closed when the entries were last forgotten */
+	uint64_t stacks_forgotten; /* entries a series' new files let go */
 	struct stk_key_index index;
 	struct stk_byte_arena kept; /* the text and frames of the entries that hold them */
 	size_t kept_bytes;          /* of them, against KEPT_BYTES */
@@ -232,7 +242,7 @@ static int64_t add_entry(struct stk_event_sink *k, const struct stk_stack_ref *k
 	k->keys[k->n_stacks] = *key;
 	if (stk_key_index_add(&k->index, k->keys, k->n_stacks + 1))
 		return -1;
-	k->entries[k->n_stacks].ref = (struct stk_ev_stack_ref){ .id = (int64_t)k->n_stacks + 1 };
+	k->entries[k->n_stacks].ref = (struct stk_ev_stack_ref){ .id = ++k->last_id };
 	return (int64_t)k->n_stacks++;
 }
 
@@ -246,7 +256,39 @@ static bool strings_needed(const struct stk_event_sink *k, int64_t id)
 }
 
 /*
- * e's stack: its id is kept for the whole capture, its text and frames
+ * A series' new file: every entry goes (each stack is a new id the first
+ * time it comes in the file), then the processes that exited well before.
+ * A recorder left running for weeks keeps what one file needs, not each
+ * stack of every process the host ever ran.
+ */
+static void forget_stacks(struct stk_event_sink *k)
+{
+	k->stacks_forgotten += k->n_stacks;
+	drop_strings(k);
+	k->n_stacks = k->cap_keys = k->cap_entries = 0;
+	free(k->keys);
+	free(k->entries);
+	k->keys = NULL;
+	k->entries = NULL;
+	stk_key_index_free(&k->index);
+	if (k->resolver && k->resolver->sym)
+		stk_symbolizer_forget_exited(k->resolver->sym, stk_now_ns(CLOCK_MONOTONIC) - FORGET_EXITED_NS);
+}
+
+/* After the series rotated (on time, SIGHUP, a full disk): what the files before needed goes. */
+static void series_turned(struct stk_event_sink *k)
+{
+	uint64_t files = stk_ev_series_files(k->series);
+
+	if (files != k->files_seen) {
+		k->files_seen = files;
+		forget_stacks(k);
+	}
+}
+
+/*
+ * e's stack: its id is kept while its file is written (the capture's
+ * whole recording when it is not a series), its text and frames
  * while they fit (KEPT_BYTES), else made again when a row group needs them.
  * NULL when out of memory.
  */
@@ -512,8 +554,10 @@ static void on_timer(void *ctx)
 	if (read(k->timer_fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		fail(k, "reading the event timer failed");
 	read_turn(k);
-	if (k->series)
+	if (k->series) {
 		stk_ev_series_tick(k->series, wall_now(k));
+		series_turned(k);
+	}
 }
 
 /* SIGHUP: the series' next file now. */
@@ -523,6 +567,7 @@ static void on_hangup(void *ctx)
 
 	read_turn(k);
 	stk_ev_series_rotate(k->series, wall_now(k));
+	series_turned(k);
 }
 
 /* The producer woke the reader: a quarter of the ring buffer filled. */
@@ -646,9 +691,11 @@ uint64_t stk_event_sink_rows_of(const struct stk_event_sink *k, uint16_t type)
 	return k && type < STK_EVENT_TYPES ? k->rows_of[type] : 0;
 }
 
-void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders)
+void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders,
+			   uint64_t *forgotten)
 {
 	*n = k ? k->n_stacks : 0;
+	*forgotten = k ? k->stacks_forgotten : 0;
 	*bytes = k ? k->kept_bytes : 0;
 	*renders = k ? k->renders : 0;
 }

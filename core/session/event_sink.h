@@ -111,8 +111,13 @@ uint64_t stk_event_sink_lost_of(const struct stk_event_sink *k, uint16_t type);
 uint64_t stk_event_sink_rows_of(const struct stk_event_sink *k, uint16_t type);
 /* The event name of ref.type type's kind, or NULL where the capture records none of it. */
 const char *stk_event_sink_kind_name(const struct stk_event_sink *k, uint16_t type);
-/* Distinct stacks resolved, the bytes of their text and frames kept, and how often one was rendered (for -v). */
-void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders);
+/*
+ * Distinct stacks resolved (a series: in its last file), the bytes of their
+ * text and frames kept, how often one was rendered, and how many entries a
+ * series' new files let go (for -v).
+ */
+void stk_event_sink_stacks(const struct stk_event_sink *k, size_t *n, size_t *bytes, uint64_t *renders,
+			   uint64_t *forgotten);
 /*
  * Writes every stream's footer (what stk_event_sink_describe said, and the
  * counts) and fflushes. 0, or -1 with err (the first failure). Once.

@@ -582,6 +582,7 @@ static void compact(struct stk_symbolizer *s, struct sym_proc *p)
 	if (p->exited)
 		return;
 	p->exited = true;
+	p->exited_ns = stk_now_ns(CLOCK_MONOTONIC);
 	s->stats.processes_exited++;
 	if (p->proc.n_maps && (fit = realloc(p->proc.maps, p->proc.n_maps * sizeof(*p->proc.maps))))
 		p->proc.maps = fit;
@@ -614,18 +615,42 @@ unsigned stk_symbolizer_sweep(struct stk_symbolizer *s)
 	return n;
 }
 
-void sym_proc_table_free(struct sym_proc_table *t)
+static void free_proc(struct sym_proc *p)
 {
+	free_jit_code(p); /* the unwinder's session too */
+	stk_runtime_proc_free(p->proc.runtime);
+	free(p->proc.maps); /* their paths are the pool's */
+	stk_perf_map_free(p->perf);
+	stk_jitdump_free(p->jitdump);
+	free(p);
+}
+
+unsigned stk_symbolizer_forget_exited(struct stk_symbolizer *s, int64_t before_ns)
+{
+	struct sym_proc_table *t = &s->procs;
+	size_t kept = 0;
+	unsigned n = 0;
+
 	for (size_t i = 0; i < t->n; i++) {
 		struct sym_proc *p = t->all[i];
 
-		free_jit_code(p); /* the unwinder's session too */
-		stk_runtime_proc_free(p->proc.runtime);
-		free(p->proc.maps); /* their paths are the pool's */
-		stk_perf_map_free(p->perf);
-		stk_jitdump_free(p->jitdump);
-		free(p);
+		/* the kernel's tables point at a loaded entry: it waits for their forgetting */
+		if (p->exited && p->exited_ns <= before_ns && !p->proc.tables) {
+			free_proc(p);
+			n++;
+		} else {
+			t->all[kept++] = p; /* still sorted by pid */
+		}
 	}
+	t->n = kept;
+	s->stats.processes_forgotten += n;
+	return n;
+}
+
+void sym_proc_table_free(struct sym_proc_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free_proc(t->all[i]);
 	free(t->all);
 	memset(t, 0, sizeof(*t));
 }

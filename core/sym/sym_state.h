@@ -108,6 +108,7 @@ struct sym_proc {
 	size_t n_jit_files;
 	int64_t read_ns;     /* when the mappings were last read (CLOCK_MONOTONIC) */
 	bool exited;         /* compacted: its mappings are final */
+	int64_t exited_ns;   /* when it was compacted (CLOCK_MONOTONIC) */
 };
 
 struct sym_proc_table {

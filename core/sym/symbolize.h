@@ -142,10 +142,19 @@ struct stk_unwind_source stk_symbolizer_unwind_source(struct stk_symbolizer *s);
 void stk_symbolizer_process_exited(struct stk_symbolizer *s, pid_t pid);
 /* Finds the processes that exited (kill(pid, 0)) and compacts them as above; returns how many. */
 unsigned stk_symbolizer_sweep(struct stk_symbolizer *s);
+/*
+ * Frees the entries of processes compacted at or before before_ns
+ * (CLOCK_MONOTONIC) whose tables are not in the kernel's; returns how many.
+ * Only for a caller that no longer resolves their stacks (stk record's
+ * series renders each stack as its events come): a capture that resolves
+ * totals at the end needs every process it saw.
+ */
+unsigned stk_symbolizer_forget_exited(struct stk_symbolizer *s, int64_t before_ns);
 
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */
 	unsigned processes_exited; /* compacted after their exit */
+	unsigned processes_forgotten; /* exited, and freed (stk_symbolizer_forget_exited) */
 	unsigned processes_failed; /* gone or unreadable before they could be learned */
 	unsigned refreshes;        /* mappings read again: the process announced itself with a new comm */
 	unsigned files_parsed;

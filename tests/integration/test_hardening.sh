@@ -402,7 +402,7 @@ else
     churn_rc=$?
     rmdir "$cg"
     expect_eq churn_rc "$churn_rc" 0
-    exited=$(sed -n 's/.*; \([0-9]*\) exited, compacted).*/\1/p' "$tmp/churn.err")
+    exited=$(sed -n 's/.*; \([0-9]*\) exited, compacted;.*/\1/p' "$tmp/churn.err")
     # nearly every process seen and compacted after its exit (a few may slip between samples)
     if [ "${exited:-0}" -ge $(( (CHURN + 100) * 9 / 10 )) ]; then pass churn_processes_compacted
     else fail churn_processes_compacted "${exited:-?} of $((CHURN + 100)) processes compacted: $(grep symbolizer "$tmp/churn.err")"; fi

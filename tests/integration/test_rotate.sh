@@ -166,6 +166,42 @@ expect_eq hup_term_closes_cleanly "$(complete "$d"):$(partial "$d")" "3:0"
 # every file reads whole (a quiet host may give one no sample: count the footers)
 expect_eq hup_files_read "$(q "select count(*) from parquet_file_metadata('$d/*.parquet')")" 3
 
+# ===== process churn: a new file forgets the stacks and processes the files before needed =====
+cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$cg2" ]; then
+    skip churn_processes_forgotten "no cgroup2 mount found"
+else
+    d=$tmp/churn
+    cg=$cg2/stk-rotate-churn-$$
+    mkdir "$cg"
+    "$STK" record -v -e cpu:999 --cgroup "$cg" -o "$d/" --rotate 1s >/dev/null 2>"$tmp/churn.err" & rp=$!
+    wait_line "$tmp/churn.err" 'tracing .* after start' $rp
+    sh -c 'echo $$ >"$1/cgroup.procs" && exec sh -c "for n in \$(seq 300); do sh -c '\''i=0; while [ \$i -lt 4000 ]; do i=\$((i+1)); done'\''; done"' _ "$cg"
+    sleep 12 # files rotated more than 10 s after the last exit
+    kill -INT $rp
+    wait $rp
+    expect_eq churn_exit_status "$?" 0
+    rmdir "$cg"
+    line=$(grep 'symbolizer:' "$tmp/churn.err")
+    exited=$(sed -n 's/.*; \([0-9]*\) exited, compacted; .*/\1/p' <<<"$line")
+    forgotten=$(sed -n 's/.* \([0-9]*\) forgotten).*/\1/p' <<<"$line")
+    # nearly every process seen, exited and forgotten (a few may slip between samples)
+    if [ "${exited:-0}" -ge 270 ] && [ "${forgotten:-0}" -ge $(( exited * 9 / 10 )) ]; then pass churn_processes_forgotten
+    else fail churn_processes_forgotten "$line"; fi
+    # each file numbers its stacks anew, above the ids of the file before it
+    ids="with kv as (select file_name f, decode(value)::bigint st from parquet_kv_metadata('$d/*.parquet') where decode(key) = 'stk.start_ns'),
+      ids as (select filename f, min(stack_id) lo, max(stack_id) hi from read_parquet('$d/*.parquet', filename = true) where stack_id is not null group by 1)
+      select count(*) filter (where lo <= prev) || ' of ' || count(*) from (select lo, lag(hi) over (order by st) prev from ids join kv using (f))"
+    n_ids=$(q "$ids")
+    case "$n_ids" in
+        "0 of "[3-9]*|"0 of "[1-9][0-9]*) pass churn_ids_per_file ;;
+        *) fail churn_ids_per_file "$n_ids files with ids at or below the file before's" ;;
+    esac
+    # their stacks were named as they came, from the processes' own mappings
+    named=$("$STK" report -f "$d/" 2>/dev/null | grep -c '^sh;.*;__libc_start_main;')
+    if [ "$named" -gt 0 ]; then pass churn_stacks_named; else fail churn_stacks_named "no sh stack through libc"; fi
+fi
+
 # ===== kill -9, then a restart makes the unfinished file whole =====
 d=$tmp/crash
 start_workload "$W/offcpu" 0 30 1000 -

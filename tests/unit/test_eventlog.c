@@ -661,6 +661,46 @@ static void strings_once_per_group(struct test_ctx *t)
 	strings_once_per_group_as(t, (int64_t)1 << 40);
 }
 
+/*
+ * A file of a long series starts at a large id (each file numbers its
+ * stacks anew): ids above its first are looked up directly, one below it
+ * (a stack numbered before) hashed, each known once per row group.
+ */
+static void ids_around_the_files_first(struct test_ctx *t)
+{
+	static const struct stk_frame u[] = { { .symbol = "leaf" }, { .symbol = "main" } };
+	const struct stk_stack st = { .user = u, .n_user = 2 };
+	const int64_t ids[] = { 5000000000LL, 5000000007LL, 3, 5000000000LL, 3, 5000000007LL };
+	const bool had[] = { false, false, false, true, true, true };
+	struct stk_report rep = { .title = "x" };
+	struct recording r;
+
+	if (!recording_open(&r, &rep, "cpu", false, "1", 6))
+		return;
+	struct stk_ev_stack_ref full = *recording_stack(&r, &st);
+	for (size_t i = 0; i < 2 * sizeof(ids) / sizeof(ids[0]); i++) {
+		size_t at = i % 6;
+		struct stk_ev_stack_ref ref = full;
+		bool has;
+
+		ref.id = ids[at];
+		has = stk_ev_writer_has_stack(r.w, ref.id);
+		CHECK(t, has == had[at]); /* the second group of 6 starts over */
+		const struct stk_ev_row row = { .time = T0 + (int64_t)i, .pid = 1, .tid = 1, .comm = "c", .event = "cpu",
+						.weight = 1, .unit = "count", .stack = &ref };
+
+		CHECK(t, stk_ev_writer_add(r.w, &row) == 0);
+	}
+	CHECK(t, recording_close(&r));
+	struct stk_ev_filter all;
+	int rc;
+	stk_ev_filter_all(&all);
+	char *out = render(r.fd, &all, STK_FORMAT_FOLDED, &rc);
+	CHECK_STR(t, out ? out : "", "c;main;leaf 12\n");
+	free(out);
+	close(r.fd);
+}
+
 /* How many frames values of the file refer to lines stored before them (frame_lines.h). */
 static size_t frames_with_references(int fd)
 {
@@ -850,6 +890,7 @@ const struct test_case eventlog_tests[] = {
 	{ "many_files_and_differences", many_files_and_differences },
 	{ "refuses_other_files", refuses_other_files },
 	{ "strings_once_per_group", strings_once_per_group },
+	{ "ids_around_the_files_first", ids_around_the_files_first },
 	{ "frame_lines_across_groups", frame_lines_across_groups },
 	{ "time_args", time_args },
 	{ "span_specs", span_specs },

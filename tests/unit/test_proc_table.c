@@ -136,6 +136,13 @@ static void exited_process_keeps_what_its_stacks_name(struct test_ctx *t)
 	CHECK(t, fr.symbol && strcmp(fr.symbol, "stk_fixture_lib_gamma") == 0);
 	/* its pid may be another's by now: a pc outside its mappings does not read them again */
 	CHECK(t, !src.reread(src.table, fx.pid));
+	/* forgotten (stk record's series) only once it exited before the time given; a live one stays */
+	CHECK(t, stk_symbolizer_process(s, getpid()) != NULL);
+	CHECK(t, stk_symbolizer_forget_exited(s, 0) == 0 && stk_symbolizer_find_process(s, fx.pid) == p);
+	CHECK(t, stk_symbolizer_forget_exited(s, INT64_MAX) == 1);
+	CHECK(t, stk_symbolizer_find_process(s, fx.pid) == NULL && stk_symbolizer_find_process(s, getpid()) != NULL);
+	stk_symbolizer_get_stats(s, &st);
+	CHECK(t, st.processes_forgotten == 1 && st.processes_exited == 1);
 out:
 	stk_unwinder_free(u);
 	stk_symbolizer_free(s);
