@@ -9,29 +9,22 @@
  * core/eventlog/event_render.c's. A file that is not a recording stk wrote
  * is one line on stderr and exit 2.
  */
-#include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/base/dispatch.h"
-#include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/base/safe_output.h"
 #include "core/eventlog/event_host.h"
 #include "core/eventlog/event_reader.h"
 #include "core/eventlog/event_render.h"
-#include "core/eventlog/series_names.h"
+#include "core/eventlog/recording_files.h"
 #include "core/eventlog/time_arg.h"
 #include "core/options/stack_opts.h"
 #include "core/output/output.h"
@@ -78,24 +71,16 @@ enum report_long_opt {
 	OPT_HOST,
 };
 
-/* Files one recording opens at most (after directories and globs are expanded, and a window chose). */
-#define MAX_FILES 4096
-/* Paths a recording's arguments expand to at most: a series left running holds many, a window opens few. */
-#define MAX_PATHS (1u << 20)
-
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
 
-/* A recording's files as given, then as read: paths (owned) and their descriptors. */
-struct recording {
-	const char *args[64]; /* as given: files, directories, globs */
-	size_t n_args;
-	char **paths;
-	int *fds;
-	size_t n, cap;
+/* A recording as given, and its files the window opened (for a difference of two windows of one: all of them). */
+struct input {
+	struct stk_recording files;
+	struct stk_recording_window win;
 };
 
 struct report_config {
-	struct recording now, base;
+	struct input now, base;
 	const char *from, *to, *span, *event, *host, *base_from, *base_to;
 	uint32_t *pids, *tids;
 	size_t n_pids, n_tids;
@@ -169,9 +154,9 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 		case OPT_BASE_FROM: cfg->base_from = optarg; break;
 		case OPT_BASE_TO: cfg->base_to = optarg; break;
 		case OPT_BASE:
-			if (cfg->base.n_args == sizeof(cfg->base.args) / sizeof(cfg->base.args[0]))
-				return usage_error("--base %s: too many (at most 64; a directory or a glob takes many)", optarg);
-			cfg->base.args[cfg->base.n_args++] = optarg;
+			if (stk_recording_add_arg(&cfg->base.files, optarg))
+				return usage_error("--base %s: too many (at most %d; a directory or a glob takes many)", optarg,
+						   STK_RECORDING_MAX_ARGS);
 			break;
 		case 'p':
 			if (parse_ids(optarg, 'p', &cfg->pids, &cfg->n_pids))
@@ -205,13 +190,11 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("missing FILE.parquet (see 'stk report --help')%s", "");
-	for (; optind < argc; optind++) {
-		if (cfg->now.n_args == sizeof(cfg->now.args) / sizeof(cfg->now.args[0]))
-			return usage_error("%s: too many recordings (at most 64 arguments; a directory or a glob takes many)",
-					   argv[optind]);
-		cfg->now.args[cfg->now.n_args++] = argv[optind];
-	}
-	cfg->diff = cfg->base.n_args || cfg->base_from || cfg->base_to;
+	for (; optind < argc; optind++)
+		if (stk_recording_add_arg(&cfg->now.files, argv[optind]))
+			return usage_error("%s: too many recordings (at most %d arguments; a directory or a glob takes many)",
+					   argv[optind], STK_RECORDING_MAX_ARGS);
+	cfg->diff = cfg->base.files.n_args || cfg->base_from || cfg->base_to;
 	if (cfg->diff && !cfg->format_given)
 		cfg->format = STK_FORMAT_FOLDED;
 	if (stk_resolve_output_formats(cfg->outputs, cfg->formats, cfg->n_outputs, cfg->format_given, cfg->format, msg,
@@ -230,272 +213,18 @@ static int parse_args(struct report_config *cfg, int argc, char **argv)
 	return 0;
 }
 
-/* path added to r's files (copied). 0, or -1 after the error. */
-static int add_path(struct recording *r, const char *path)
-{
-	if (r->n == MAX_PATHS) {
-		stk_error(APPLET, "%s: more than %u files in one recording", path, MAX_PATHS);
-		return -1;
-	}
-	if (stk_grow((void **)&r->paths, &r->cap, r->n + 1, sizeof(*r->paths)) || !(r->paths[r->n] = strdup(path))) {
-		stk_error(APPLET, "out of memory");
-		return -1;
-	}
-	r->n++;
-	return 0;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Partitions a directory may hold (stk record --layout hive: DIR/host=H/date=D/): entered at most this deep. */
-#define PARTITION_DEPTH 2
-
-/* Whether name is a hive partition's directory (host=..., date=...), by its name and its type (never a link). */
-static bool partition_dir(const char *dir, const struct dirent *e)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	if (strncmp(e->d_name, "host=", 5) != 0 && strncmp(e->d_name, "date=", 5) != 0)
-		return false;
-	return (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < sizeof(path) &&
-	       lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* dir's *.parquet (a file still being written has another name), and those of its partitions below. */
-static int add_dir_files(struct recording *r, const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t len;
-	char path[PATH_MAX];
-	int ret = 0;
-
-	if (!d) {
-		stk_error(APPLET, "%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	while (ret == 0 && (e = readdir(d))) {
-		len = strlen(e->d_name);
-		if (e->d_name[0] == '.')
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
-			continue;
-		if (len >= 9 && strcmp(e->d_name + len - 8, ".parquet") == 0)
-			ret = add_path(r, path);
-		else if (depth < PARTITION_DEPTH && partition_dir(dir, e))
-			ret = add_dir_files(r, path, depth + 1);
-	}
-	closedir(d);
-	return ret;
-}
-
-/* A directory's complete recordings, its partitions' too, by name. */
-static int add_dir(struct recording *r, const char *dir)
-{
-	size_t first = r->n;
-	int ret = add_dir_files(r, dir, 0);
-
-	if (ret == 0 && r->n == first) {
-		stk_error(APPLET, "%s: no *.parquet in this directory (nor in host=*/date=*/ below it)", dir);
-		return -1;
-	}
-	qsort(r->paths + first, r->n - first, sizeof(*r->paths), cmp_names);
-	return ret;
-}
-
-/* A glob's files (quoted, so the shell left it): at least one. */
-static int add_glob(struct recording *r, const char *pattern)
-{
-	glob_t g;
-	int ret = 0;
-
-	if (glob(pattern, 0, NULL, &g) != 0) {
-		stk_error(APPLET, "%s: no file matches", pattern);
-		return -1;
-	}
-	for (size_t i = 0; ret == 0 && i < g.gl_pathc; i++)
-		ret = add_path(r, g.gl_pathv[i]);
-	globfree(&g);
-	return ret;
-}
-
-/* Each of r's arguments into its files. -1 after the error. */
-static int expand_recording(struct recording *r)
-{
-	struct stat st;
-
-	for (size_t i = 0; i < r->n_args; i++) {
-		const char *a = r->args[i];
-		int ret = stat(a, &st) == 0 && S_ISDIR(st.st_mode) ? add_dir(r, a)
-			  : stat(a, &st) != 0 && strpbrk(a, "*?[") ? add_glob(r, a) : add_path(r, a);
-
-		if (ret)
-			return -1;
-	}
-	return 0;
-}
-
-/* A file opened so that no FIFO or device can make it wait: its fd, or -1 after the error. */
-static int open_file(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		stk_error(APPLET, "%s: %s", path, strerror(errno));
-	return fd;
-}
-
-/* Each of r's files opened (MAX_FILES at most). -1 after the error. */
-static int open_recording(struct recording *r)
-{
-	if (r->n > MAX_FILES) {
-		stk_error(APPLET, "%s and the others: %zu files in one recording, at most %d (with a series', "
-			  "--from/--to opens only those it needs)", r->paths[0], r->n, MAX_FILES);
-		return -1;
-	}
-	if (!(r->fds = malloc(r->n * sizeof(*r->fds)))) {
-		stk_error(APPLET, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < r->n; i++)
-		r->fds[i] = -1;
-	for (size_t i = 0; i < r->n; i++)
-		if ((r->fds[i] = open_file(r->paths[i])) < 0)
-			return -1;
-	return 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
-/* The time range a file of stk record's series names (series_names.h), from its path. */
-static bool named_range(const char *path, int64_t *first, int64_t *end)
-{
-	return stk_ev_series_name_range(base_name(path), first, end);
-}
-
-/* A file's named first time and its index, to visit the files by it. */
-struct named {
-	int64_t first;
-	size_t at;
-};
-
-static int by_first(const void *a, const void *b)
-{
-	const struct named *x = a, *y = b;
-
-	return (x->first > y->first) - (x->first < y->first);
-}
-
-/*
- * The first event of the file at path into *event, its capture's start into
- * *start, each when earlier. 0, or -1 after the error.
- */
-static int earliest(const char *path, int64_t *event, int64_t *start)
-{
-	char err[512];
-	int fd = open_file(path);
-	struct stk_ev_file *f = fd >= 0 ? stk_ev_open(fd, err, sizeof(err)) : NULL;
-
-	if (!f) {
-		if (fd >= 0) {
-			stk_error(APPLET, "%s: %s", path, err);
-			close(fd);
-		}
-		return -1;
-	}
-	const struct stk_ev_meta *m = stk_ev_meta(f);
-	if (m->events && m->first < *event)
-		*event = m->first;
-	if (m->start < *start)
-		*start = m->start;
-	stk_ev_close(f);
-	close(fd);
-	return 0;
-}
-
-/*
- * A recording whose every file is named by its time range (stk record -o
- * DIR/): its first event found opening as few footers as the names allow
- * (in order of the names' first times, until no file left can start
- * earlier). 1 with *first; 0 when some file is not so named; -1 after the
- * error.
- */
-static int first_by_names(const struct recording *r, int64_t *first)
-{
-	struct named *order = malloc((r->n ? r->n : 1) * sizeof(*order));
-	int64_t hi, event = INT64_MAX, start = INT64_MAX;
-	int ret = 1;
-
-	if (!order) {
-		stk_error(APPLET, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < r->n && ret == 1; i++) {
-		order[i].at = i;
-		if (!named_range(r->paths[i], &order[i].first, &hi))
-			ret = 0;
-	}
-	if (ret == 1) {
-		qsort(order, r->n, sizeof(*order), by_first);
-		/* no file named from later than the earliest event so far holds an earlier one */
-		for (size_t i = 0; i < r->n && order[i].first <= event && ret == 1; i++)
-			if (earliest(r->paths[order[i].at], &event, &start))
-				ret = -1;
-		/* as for any recording: its first event, or its start when it has none */
-		*first = event != INT64_MAX ? event : start;
-	}
-	free(order);
-	return ret;
-}
-
-/* Only the files whose named range reaches into [flt->from, flt->to) (at least one stays). */
-static void keep_window(struct recording *r, const struct stk_ev_filter *flt)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < r->n; i++) {
-		if (!stk_ev_series_reaches(base_name(r->paths[i]), flt->from, flt->to) && (kept || i + 1 < r->n)) {
-			free(r->paths[i]);
-			continue;
-		}
-		r->paths[kept++] = r->paths[i];
-	}
-	r->n = kept;
-}
-
-static void close_recording(struct recording *r)
-{
-	for (size_t i = 0; i < r->n; i++) {
-		if (r->fds && r->fds[i] >= 0)
-			close(r->fds[i]);
-		free(r->paths[i]);
-	}
-	free(r->paths);
-	free(r->fds);
-}
-
 /*
  * The filter the options describe for r, its times (from, to: the options
  * that say them) read against the recording's first event. 0, or -1 after
  * the error.
  */
-static int make_filter(const struct report_config *cfg, struct recording *r, const char *from_opt,
-		       const char *from, const char *to_opt, const char *to, bool prune, struct stk_ev_filter *flt)
+static int make_filter(const struct report_config *cfg, struct input *in, const char *from_opt, const char *from,
+		       const char *to_opt, const char *to, bool prune, struct stk_ev_filter *flt)
 {
 	char err[512];
-	size_t bad;
 	int64_t first = 0;
 	/* a series' files named by their times: only those the window needs are opened */
-	int named = prune && (from || to) ? first_by_names(r, &first) : 0;
+	int named = prune && (from || to) ? stk_recording_first_named(&in->files, &first) : 0;
 	int ret = 0;
 
 	if (named < 0)
@@ -506,16 +235,12 @@ static int make_filter(const struct report_config *cfg, struct recording *r, con
 		stk_error(APPLET, "--%s %s", from && flt->from == INT64_MIN ? from_opt : to_opt, err);
 		return -1;
 	}
-	if (named)
-		keep_window(r, &(struct stk_ev_filter){ .from = from ? flt->from : INT64_MIN,
-							.to = to ? flt->to : INT64_MAX });
-	if (!r->fds && open_recording(r))
+	if (!in->win.n && stk_recording_window_open(&in->files, named && from ? flt->from : INT64_MIN,
+						    named && to ? flt->to : INT64_MAX, &in->win))
 		return -1;
-	struct stk_ev_file *f = stk_ev_open_many(r->fds, r->n, &bad, err, sizeof(err));
-	if (!f) {
-		stk_error(APPLET, "%s: %s", r->paths[bad], err);
+	struct stk_ev_file *f = stk_recording_window_reader(&in->win);
+	if (!f)
 		return -1;
-	}
 	const struct stk_ev_meta *m = stk_ev_meta(f);
 
 	if (!named)
@@ -538,7 +263,7 @@ static int make_filter(const struct report_config *cfg, struct recording *r, con
 	}
 	if (ret == 0 && cfg->verbose)
 		fprintf(stderr, "report: %s%s: %s by \"%s\", %llu events (%llu lost), first at %lld ns since the epoch\n",
-			r->paths[0], r->n > 1 ? " and the others" : "", m->applet, m->command ? m->command : "?",
+			in->win.paths[0], in->win.n > 1 ? " and the others" : "", m->applet, m->command ? m->command : "?",
 			(unsigned long long)m->events, (unsigned long long)m->lost, (long long)first);
 	stk_ev_close(f);
 	return ret;
@@ -547,7 +272,7 @@ static int make_filter(const struct report_config *cfg, struct recording *r, con
 /* What one output is made of: the recording and its filter, and for a difference the base's. */
 struct rendering {
 	struct stk_ev_source now, base;
-	const struct recording *now_files, *base_files;
+	const struct stk_recording_window *now_files, *base_files;
 	bool diff;
 };
 
@@ -585,25 +310,28 @@ static int report_main(const struct stk_invocation *inv)
 {
 	struct report_config cfg = { .format = STK_FORMAT_TEXT };
 	struct stk_ev_filter flt, base_flt;
-	int ret = parse_args(&cfg, inv->argc, inv->argv);
-	struct recording *base = cfg.base.n_args ? &cfg.base : &cfg.now;
+	int ret;
 
+	stk_recording_init(&cfg.now.files, APPLET);
+	stk_recording_init(&cfg.base.files, APPLET);
+	ret = parse_args(&cfg, inv->argc, inv->argv);
+	struct input *base = cfg.base.files.n_args ? &cfg.base : &cfg.now;
 	if (ret) {
 		ret = ret > 0 ? 0 : STK_EXIT_USAGE;
 		goto out;
 	}
 	/* a difference of two windows of one recording reads it twice: no file left out for the first */
-	if (expand_recording(&cfg.now) || (cfg.base.n_args && expand_recording(&cfg.base)) ||
-	    make_filter(&cfg, &cfg.now, "from", cfg.from, "to", cfg.to, !(cfg.diff && !cfg.base.n_args), &flt) ||
+	if (stk_recording_expand(&cfg.now.files) || stk_recording_expand(&cfg.base.files) ||
+	    make_filter(&cfg, &cfg.now, "from", cfg.from, "to", cfg.to, !(cfg.diff && base == &cfg.now), &flt) ||
 	    (cfg.diff && make_filter(&cfg, base, "base-from", cfg.base_from, "base-to", cfg.base_to, base != &cfg.now,
 				     &base_flt))) {
 		ret = STK_EXIT_USAGE;
 		goto out;
 	}
 	struct rendering rd = {
-		.now = { .fds = cfg.now.fds, .n = cfg.now.n, .flt = &flt },
-		.base = { .fds = base->fds, .n = base->n, .flt = &base_flt },
-		.now_files = &cfg.now, .base_files = base, .diff = cfg.diff,
+		.now = { .fds = cfg.now.win.fds, .n = cfg.now.win.n, .flt = &flt },
+		.base = { .fds = base->win.fds, .n = base->win.n, .flt = &base_flt },
+		.now_files = &cfg.now.win, .base_files = &base->win, .diff = cfg.diff,
 	};
 	for (size_t i = 0; i < (cfg.n_outputs ? cfg.n_outputs : 1) && ret != STK_EXIT_USAGE; i++) {
 		int rc = render_one(&rd, cfg.n_outputs ? cfg.formats[i] : cfg.format, cfg.n_outputs ? cfg.outputs[i] : NULL);
@@ -612,8 +340,10 @@ static int report_main(const struct stk_invocation *inv)
 			ret = rc;
 	}
 out:
-	close_recording(&cfg.now);
-	close_recording(&cfg.base);
+	stk_recording_window_close(&cfg.now.win);
+	stk_recording_window_close(&cfg.base.win);
+	stk_recording_free(&cfg.now.files);
+	stk_recording_free(&cfg.base.files);
 	free(cfg.pids);
 	free(cfg.tids);
 	return ret;
