@@ -6,7 +6,9 @@
  * -d seconds as a table of average active threads (core/top/top_screens.h,
  * core/terminal/terminal.h). Enter goes from a group to its threads and
  * from a thread to its stack now (pmp's snapshot, which does not stop it)
- * and its last minute of states; Esc goes back.
+ * and its last minute of states; Esc goes back. Given a recording (stk
+ * record's series, threadstate -o FILE.parquet), the same screens step
+ * through its thread states instead (core/top/top_replay.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,7 @@
 #include "core/base/log.h"
 #include "core/base/options.h"
 #include "core/base/run_loop.h"
+#include "core/eventlog/time_arg.h"
 #include "core/btf/btf_source.h"
 #include "core/session/session.h"
 #include "core/session/stack_list.h"
@@ -37,6 +40,7 @@
 #include "core/threads/thread_table.h"
 #include "core/top/host_cpu.h"
 #include "core/top/top_history.h"
+#include "core/top/top_replay.h"
 #include "core/top/top_screens.h"
 #include "core/top/top_window.h"
 #include "core/view/view_table.h"
@@ -46,6 +50,9 @@
 #define KEYS_GROUPS "Enter threads  / search  f filter  g group  </> sort  I invert  a all  q quit"
 #define KEYS_THREADS "Enter stack  Esc back  / search  </> sort  I invert  q quit"
 #define KEYS_THREAD "r take again  Esc back  / search  q quit"
+#define KEYS_REPLAY_GROUPS "<- -> step  t time  Enter threads  / search  f filter  g group  </> sort  q quit"
+#define KEYS_REPLAY_THREADS "<- -> step  t time  Enter states  Esc back  / search  </> sort  q quit"
+#define KEYS_REPLAY_THREAD "<- -> step  t time  Esc back  q quit"
 
 struct top_config {
 	uint32_t *pids;
@@ -57,10 +64,12 @@ struct top_config {
 	const char *btf_file;
 	int source; /* enum stk_tsource, or -1 */
 	bool all;
+	char *const *recording; /* replay: files, directories, globs (argv's) */
+	size_t n_recording;
 };
 
 enum top_screen { SCREEN_GROUPS, SCREEN_THREADS, SCREEN_THREAD };
-enum top_prompt { PROMPT_NONE, PROMPT_SEARCH, PROMPT_FILTER, PROMPT_GROUP };
+enum top_prompt { PROMPT_NONE, PROMPT_SEARCH, PROMPT_FILTER, PROMPT_GROUP, PROMPT_TIME };
 
 /* Everything a run owns, released in teardown(). */
 struct top_run {
@@ -72,9 +81,13 @@ struct top_run {
 	struct stk_thread_batch batch;
 	struct stk_run_loop *loop;
 	struct stk_term *term;
-	struct stk_top_window window;
+	/* the window being filled, and the one the screens show (a group opened lists its threads from it) */
+	struct stk_top_window window, shown;
 	struct stk_top_history history;
 	struct stk_host_cpu cpu;
+	struct stk_top_replay replay; /* a recording's states instead of the host's */
+	bool replaying;
+	int64_t step_from;            /* replay: the step shown is [step_from, step_from + delay) */
 	struct stk_vtable groups, threads, stack;
 	enum top_screen screen;
 	char group_key[1024];            /* the group whose threads are listed */
@@ -96,11 +109,13 @@ struct top_run {
 
 static void print_help(void)
 {
-	printf("usage: stk top [options]\n\n"
+	printf("usage: stk top [options] [RECORDING...]\n\n"
 	       "What every thread is doing, live: a full-screen table of average active threads\n"
 	       "by state, user, command, syscall and wait channel, refreshed every second.\n"
 	       "Enter on a group lists its threads, Enter on a thread shows its stack now (taken\n"
-	       "without stopping it) and its last minute of states; Esc goes back; q quits.\n\n"
+	       "without stopping it) and its last minute of states; Esc goes back; q quits.\n"
+	       "Given a recording (files, a directory of stk record's series, globs), the same view\n"
+	       "steps through its thread states: left and right move by -d seconds, t jumps to a time.\n\n"
 	       "  -p, --pid PID[,PID...]   only these processes (host PIDs)\n"
 	       "      --cgroup PATH        only threads in this cgroup\n"
 	       "  -F, --frequency HZ       sample passes per second (default 1)\n"
@@ -185,8 +200,11 @@ static int parse_args(void *arg, const struct stk_invocation *inv)
 		default: return usage_error("%s", stk_getopt_problem(c, APPLET, inv->argv, msg, sizeof(msg)));
 		}
 	}
-	if (optind < inv->argc)
-		return usage_error("unexpected argument '%s'", inv->argv[optind]);
+	cfg->recording = inv->argv + optind;
+	cfg->n_recording = (size_t)(inv->argc - optind);
+	if (cfg->n_recording && (cfg->n_pids || cfg->cgroup || cfg->source >= 0 || cfg->btf_file))
+		return usage_error("%s: a recording is replayed as it was captured (-p, --cgroup, --source and --btf "
+				   "are for the live view; f filters)", inv->argv[optind]);
 	if (!cfg->group.n)
 		stk_group_spec_add(&cfg->group, DEFAULT_GROUP, err, sizeof(err));
 	if (cfg->n_pids && stk_check_targets(cfg->pids, cfg->n_pids, "-p", NULL, 0, "-t", msg, sizeof(msg)))
@@ -253,6 +271,8 @@ static int new_selector(struct top_run *run)
 
 static void on_keys(void *ctx);
 static void on_resize(void *ctx);
+static void replay_at(struct top_run *run, int64_t from);
+static void replay_goto(struct top_run *run);
 
 static int setup(void *arg)
 {
@@ -263,6 +283,7 @@ static int setup(void *arg)
 
 	run->filter_col = -1;
 	stk_top_window_init(&run->window, &cfg->group);
+	stk_top_window_init(&run->shown, &cfg->group);
 	stk_top_history_init(&run->history);
 	stk_top_groups_init(&run->groups, &cfg->group);
 	stk_top_threads_init(&run->threads);
@@ -271,10 +292,12 @@ static int setup(void *arg)
 		stk_error(APPLET, "out of memory");
 		return -1;
 	}
-	if (open_source(run))
+	run->replaying = cfg->n_recording > 0;
+	if (run->replaying ? stk_top_replay_open(&run->replay, APPLET, cfg->recording, cfg->n_recording)
+			   : open_source(run))
 		return -1;
-	long period_ms = (long)(1000.0 / cfg->hz + 0.5);
-	run->loop = stk_run_loop_new(cfg->duration_ms, period_ms ? period_ms : 1, err, sizeof(err));
+	long period_ms = run->replaying ? 0 : (long)(1000.0 / cfg->hz + 0.5); /* replay: keys only */
+	run->loop = stk_run_loop_new(cfg->duration_ms, run->replaying || period_ms ? period_ms : 1, err, sizeof(err));
 	if (!run->loop) {
 		stk_error(APPLET, "%s", err);
 		return -1;
@@ -306,7 +329,10 @@ static void teardown(void *arg)
 	stk_vtable_free(&run->threads);
 	stk_vtable_free(&run->stack);
 	stk_top_window_free(&run->window);
+	stk_top_window_free(&run->shown);
 	stk_top_history_free(&run->history);
+	if (run->replaying)
+		stk_top_replay_close(&run->replay);
 	if (run->sym)
 		stk_symbolizer_free(run->sym);
 	stk_session_close(&run->session);
@@ -344,8 +370,18 @@ static void draw(struct top_run *run)
 	struct stk_vtable *tb = current_table(run);
 
 	stk_format_utc(run->last_wall, when, sizeof(when));
-	snprintf(title, sizeof(title), "stk top  %s UTC  %s, %g Hz, every %g s%s", when, source_name(run), run->cfg.hz,
-		 (double)run->cfg.delay_ms / 1000.0, run->cfg.all ? ", all threads" : ", active threads");
+	if (run->replaying) {
+		char first[64], end[64];
+
+		stk_format_utc(run->replay.first, first, sizeof(first));
+		stk_format_utc(run->replay.end, end, sizeof(end));
+		snprintf(title, sizeof(title), "stk top  replay  %s UTC + %g s   (recorded %s to %s)", when,
+			 (double)run->cfg.delay_ms / 1000.0, first, end + 11);
+	} else {
+		snprintf(title, sizeof(title), "stk top  %s UTC  %s, %g Hz, every %g s%s", when, source_name(run),
+			 run->cfg.hz, (double)run->cfg.delay_ms / 1000.0,
+			 run->cfg.all ? ", all threads" : ", active threads");
+	}
 	s.head[s.n_head++] = title;
 	s.head[s.n_head++] = run->host_line;
 	snprintf(state, sizeof(state), "%s%s%s%s%s%s", run->cpu_line,
@@ -363,10 +399,14 @@ static void draw(struct top_run *run)
 	s.table = tb;
 	s.empty = run->screen == SCREEN_GROUPS ? "no active thread in this interval (a: count sleeping ones too)"
 		  : run->screen == SCREEN_THREADS ? "none of this group's threads in this interval" : "no stack";
-	s.keys = run->screen == SCREEN_GROUPS ? KEYS_GROUPS : run->screen == SCREEN_THREADS ? KEYS_THREADS : KEYS_THREAD;
+	if (run->replaying)
+		s.keys = run->screen == SCREEN_GROUPS	 ? KEYS_REPLAY_GROUPS
+			 : run->screen == SCREEN_THREADS ? KEYS_REPLAY_THREADS : KEYS_REPLAY_THREAD;
+	else
+		s.keys = run->screen == SCREEN_GROUPS ? KEYS_GROUPS : run->screen == SCREEN_THREADS ? KEYS_THREADS : KEYS_THREAD;
 	if (run->prompt != PROMPT_NONE) {
 		static const char *const labels[] = { "", "search: ", "filter COLUMN=VALUE (empty: none): ",
-						      "group by COLUMNS: " };
+						      "group by COLUMNS: ", "go to (HH:MM[:SS], SECONDS from the start, DATE TIME): " };
 		snprintf(status, sizeof(status), "%s%s", labels[run->prompt], run->input);
 		s.status = status;
 		s.status_is_prompt = true;
@@ -393,14 +433,23 @@ static void thread_lines(struct top_run *run)
 /* Tables from the window just ended, then a new window. */
 static int refresh(struct top_run *run)
 {
-	if (stk_top_groups_fill(&run->groups, &run->window) ||
-	    (run->screen != SCREEN_GROUPS && stk_top_threads_fill(&run->threads, &run->window, run->group_key)))
+	struct stk_top_window done = run->shown;
+
+	/* the window just filled is shown; the one shown before is emptied and filled next */
+	run->shown = run->window;
+	run->window = done;
+	stk_top_window_reset(&run->window);
+	if (stk_top_groups_fill(&run->groups, &run->shown) ||
+	    (run->screen != SCREEN_GROUPS && stk_top_threads_fill(&run->threads, &run->shown, run->group_key)))
 		return -1;
-	stk_top_host_line(&run->window, run->host_line, sizeof(run->host_line));
-	stk_host_cpu_line(&run->cpu, run->cpu_line, sizeof(run->cpu_line));
+	stk_top_host_line(&run->shown, !run->replaying, run->host_line, sizeof(run->host_line));
+	if (run->replaying)
+		snprintf(run->cpu_line, sizeof(run->cpu_line), "%" PRIu64 " sample passes in this step",
+			 run->shown.passes);
+	else
+		stk_host_cpu_line(&run->cpu, run->cpu_line, sizeof(run->cpu_line));
 	if (run->screen == SCREEN_THREAD)
 		thread_lines(run);
-	stk_top_window_reset(&run->window);
 	return 0;
 }
 
@@ -485,7 +534,14 @@ static void open_thread(struct top_run *run)
 	run->stack.sel = run->stack.top = 0;
 	stk_vtable_search(&run->stack, "");
 	thread_lines(run);
-	take_stack(run);
+	if (!run->replaying) {
+		take_stack(run);
+		return;
+	}
+	stk_vtable_clear(&run->stack);
+	stk_vtable_finish(&run->stack);
+	snprintf(run->stack_note, sizeof(run->stack_note), "a recording's thread states hold no stacks "
+		 "(stk top on the live host takes them)");
 }
 
 static void go_back(struct top_run *run)
@@ -536,6 +592,7 @@ static void apply_group(struct top_run *run)
 	}
 	run->cfg.group = spec;
 	stk_top_window_regroup(&run->window, &spec);
+	stk_top_window_regroup(&run->shown, &spec);
 	stk_top_groups_init(&run->groups, &spec);
 	run->screen = SCREEN_GROUPS;
 	snprintf(run->message, sizeof(run->message), "grouped by %s from the next refresh", run->input);
@@ -559,6 +616,10 @@ static void prompt_key(struct top_run *run, int key)
 			apply_filter(run);
 		else if (p == PROMPT_GROUP)
 			apply_group(run);
+		else if (p == PROMPT_TIME)
+			replay_goto(run);
+		if (run->replaying && (p == PROMPT_FILTER || p == PROMPT_GROUP))
+			replay_at(run, run->step_from); /* the step read again under the new rule */
 		return;
 	}
 	if (key == STK_KEY_BACKSPACE && n)
@@ -573,6 +634,44 @@ static void open_prompt(struct top_run *run, enum top_prompt p)
 {
 	run->prompt = p;
 	run->input[0] = '\0';
+}
+
+/* Replay: the step at from (kept within the recording) read and drawn. */
+static void replay_at(struct top_run *run, int64_t from)
+{
+	int64_t step = run->cfg.delay_ms * 1000000;
+	char err[512] = "";
+
+	if (from > run->replay.end - step)
+		from = run->replay.end - step;
+	if (from < run->replay.first)
+		from = run->replay.first;
+	run->step_from = from;
+	run->last_wall = from;
+	run->last_sec = (from + step) / 1000000000 - 1;
+	stk_top_window_reset(&run->window);
+	if (stk_top_replay_read(&run->replay, from, from + step, &run->window, &run->history,
+				run->filter_col >= 0 ? filter_thread : NULL, run, err, sizeof(err))) {
+		snprintf(run->error, sizeof(run->error), "%s", err);
+		stk_run_loop_request_stop(run->loop);
+		return;
+	}
+	if (refresh(run)) {
+		snprintf(run->error, sizeof(run->error), "out of memory");
+		stk_run_loop_request_stop(run->loop);
+	}
+}
+
+static void replay_goto(struct top_run *run)
+{
+	char err[256];
+	int64_t at;
+
+	if (stk_time_arg_parse(run->input, run->replay.first, &at, err, sizeof(err))) {
+		snprintf(run->message, sizeof(run->message), "%s", err);
+		return;
+	}
+	replay_at(run, at);
 }
 
 /* Sleeping threads counted too, or not: a source and a selector for that (the source's BPF loaded again). */
@@ -615,24 +714,41 @@ static void handle_key(struct top_run *run, int key)
 	case 'f': open_prompt(run, PROMPT_FILTER); break;
 	case 'g': open_prompt(run, PROMPT_GROUP); break;
 	case 'a':
-		toggle_all(run);
+		if (run->replaying)
+			snprintf(run->message, sizeof(run->message), "a recording holds the threads its capture kept");
+		else
+			toggle_all(run);
 		break;
 	case 'r':
-		if (run->screen == SCREEN_THREAD)
+		if (run->screen == SCREEN_THREAD && !run->replaying)
 			take_stack(run);
 		break;
-	case STK_KEY_ENTER:
+	case 't':
+		if (run->replaying)
+			open_prompt(run, PROMPT_TIME);
+		break;
+	case STK_KEY_LEFT:
 	case STK_KEY_RIGHT:
+		if (run->replaying) {
+			replay_at(run, run->step_from + (key == STK_KEY_LEFT ? -1 : 1) * run->cfg.delay_ms * 1000000);
+			break;
+		}
+		if (key == STK_KEY_LEFT) {
+			go_back(run);
+			break;
+		}
+		__attribute__((fallthrough)); /* right opens, as Enter */
+	case STK_KEY_ENTER:
 		if (run->screen == SCREEN_GROUPS)
 			open_group(run);
 		else if (run->screen == SCREEN_THREADS)
 			open_thread(run);
 		break;
-	case STK_KEY_ESC: case STK_KEY_LEFT: case STK_KEY_BACKSPACE: go_back(run); break;
+	case STK_KEY_ESC: case STK_KEY_BACKSPACE: go_back(run); break;
 	default: break;
 	}
 	if (run->screen == SCREEN_THREADS && key == STK_KEY_ENTER)
-		stk_top_threads_fill(&run->threads, &run->window, run->group_key);
+		stk_top_threads_fill(&run->threads, &run->shown, run->group_key);
 }
 
 static void on_keys(void *ctx)
@@ -659,7 +775,13 @@ static int run_view(void *arg)
 
 	stk_host_cpu_init(&run->cpu);
 	run->next_refresh = stk_now_ns(CLOCK_MONOTONIC);
-	for (;;) {
+	if (run->replaying) { /* keys move it: the loop only waits for them */
+		replay_at(run, run->replay.first);
+		draw(run);
+		while (!run->error[0] && stk_run_loop_wait(run->loop) == STK_RUN_INTERVAL)
+			;
+	}
+	for (; !run->replaying;) {
 		if (sample_pass(run)) {
 			snprintf(run->error, sizeof(run->error), "out of memory");
 			break;

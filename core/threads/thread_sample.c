@@ -44,6 +44,16 @@ const char *stk_tstate_name(enum stk_tstate s)
 	return (unsigned)s < STK_TSTATE_COUNT ? state_names[s] : "?";
 }
 
+int stk_tstate_from_name(const char *name, enum stk_tstate *s)
+{
+	for (int i = 0; i < STK_TSTATE_COUNT; i++)
+		if (strcmp(name, state_names[i]) == 0) {
+			*s = (enum stk_tstate)i;
+			return 0;
+		}
+	return -1;
+}
+
 int stk_tstate_from_letter(char c, enum stk_tstate *s)
 {
 	switch (c) {

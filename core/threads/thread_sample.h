@@ -66,6 +66,8 @@ void stk_thread_batch_free(struct stk_thread_batch *b);
 
 /* "RUN", "RUNQ", "SLEEP", "DISK", "STOPPED", "ZOMBIE", "IDLE". */
 const char *stk_tstate_name(enum stk_tstate s);
+/* The state a name of stk_tstate_name gives: 0, or -1 for another name. */
+int stk_tstate_from_name(const char *name, enum stk_tstate *s);
 /* A task's state from the kernel's task_struct (__state or state, exit_state, on_cpu), as BPF reads them. */
 enum stk_tstate stk_tstate_from_task(uint32_t state, uint32_t exit_state, bool on_cpu);
 /* A /proc state letter (R S D T t Z X I P W K) as a state; R gives RUN. -1 when unknown. */

@@ -163,9 +163,9 @@ static long host_threads(void)
 	return total;
 }
 
-void stk_top_host_line(const struct stk_top_window *w, char *buf, size_t len)
+void stk_top_host_line(const struct stk_top_window *w, bool live, char *buf, size_t len)
 {
-	long host = host_threads();
+	long host = live ? host_threads() : 0;
 	int at = host ? snprintf(buf, len, "Threads %ld on the host; shown %zu", host, w->counted)
 		      : snprintf(buf, len, "Threads shown %zu", w->counted);
 	const char *sep = ": ";

@@ -6,6 +6,7 @@
 #ifndef STK_TOP_SCREENS_H
 #define STK_TOP_SCREENS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/threads/thread_group.h"
@@ -24,7 +25,8 @@ int stk_top_threads_fill(struct stk_vtable *t, const struct stk_top_window *w, c
 void stk_top_stack_init(struct stk_vtable *t);
 /* The frames of l's first stack, leaf first: kernel, then user. 0, or -1. */
 int stk_top_stack_fill(struct stk_vtable *t, const struct stk_stack_list *l);
-/* "Threads 812 on the host; shown 5: RUN 2, RUNQ 1, DISK 1, SLEEP 1" (the last pass; states with none left out). */
-void stk_top_host_line(const struct stk_top_window *w, char *buf, size_t len);
+/* "Threads 812 on the host; shown 5: RUN 2, RUNQ 1, DISK 1, SLEEP 1" (the last pass; states with none left
+ * out); the host's count only when live. */
+void stk_top_host_line(const struct stk_top_window *w, bool live, char *buf, size_t len);
 
 #endif

@@ -37,6 +37,7 @@ bad group "unknown column 'nosuch'" -g state,nosuch
 bad pid "-p 999999999" -p 999999999
 bad cgroup "not a cgroup directory" --cgroup /nonexistent
 bad option "unknown option '--frobnicate'" --frobnicate
+bad replay_pid "a recording is replayed as it was captured" -p 1 /nonexistent.parquet
 run_capture "$STK" top --help
 expect_contains help "$OUT" "usage: stk top"
 
@@ -168,7 +169,7 @@ expect_pane crash_rc "top exited rc=139"
 terminal_restored crash_restores
 # nothing left attached after the crash's exit
 sleep 1
-left=$(pgrep -f "$STK top" | wc -l)
+left=$(pgrep -f "$STK top $TOP_ARGS" | wc -l)
 expect_eq crash_no_process "$left" 0
 
 # NO_COLOR: attributes only (reverse, bold), no colours
@@ -190,3 +191,37 @@ sleep 1
 if tm capture-pane -p -e -t top | grep -Eq $'\e\\[([0-9;]*;)?(3[0-7]|4[0-7])'; then pass colors; else fail colors "no colour"; fi
 tm send-keys -t top q
 expect_pane colors_quit "top exited rc=0"
+
+# --- replay: a series stk record wrote, stepped through with the same screens ---
+"$STK" record -p "$tpid" -e state:2 --rotate 1s -o "$tmp/series/" 4 >/dev/null 2>"$tmp/record.err" ||
+    fail replay_recorded "$(cat "$tmp/record.err")"
+files=$(ls "$tmp/series/" | grep -c '\.parquet$')
+at_least replay_series_files "$files" 3 "files in the series"
+TOP_ARGS="-d 1 $tmp/series/"
+start_top
+expect_pane replay_title "stk top  replay  " 20
+expect_pane replay_keys "<- -> step  t time"
+screen=$(pane)
+first=$(printf '%s\n' "$screen" | sed -n 's/^stk top  replay  \([0-9-]* [0-9:.]*\) UTC.*/\1/p')
+if printf '%s\n' "$screen" | grep -Eq '^ *[0-9.]+ +1 +DISK +vforkwait +clone3? '; then pass replay_disk_row; else fail replay_disk_row "$screen"; fi
+if printf '%s\n' "$screen" | grep -Eq "^[23] sample passes in this step"; then pass replay_passes; else fail replay_passes "$screen"; fi
+# right: one step (1 s) later
+tm send-keys -t top Right
+want=$(date -u -d "$first UTC + 1 second" '+%Y-%m-%d %H:%M:%S.%3N' 2>/dev/null)
+expect_pane replay_step_right "replay  $want UTC" 5
+tm send-keys -t top Left
+expect_pane replay_step_left "replay  $first UTC" 5
+# t: to 2 s after the first state
+tm send-keys -t top t 2 Enter
+want=$(date -u -d "$first UTC + 2 seconds" '+%Y-%m-%d %H:%M:%S.%3N' 2>/dev/null)
+expect_pane replay_goto "replay  $want UTC" 5
+# a group's threads, then one thread's states before this step (two a second, the spinner's queued or running)
+tm send-keys -t top / s p i n Enter Enter
+expect_pane replay_threads "threads of  STATE=RUN"
+tm send-keys -t top Enter
+expect_pane replay_thread "of process $tpid  spin"
+if pane | grep -Eq 'last minute +[.RQ]*[RQ][RQ][RQ] +now'; then pass replay_last_minute; else fail replay_last_minute "$(pane)"; fi
+expect_pane replay_no_stack "a recording's thread states hold no stacks"
+tm send-keys -t top q
+expect_pane replay_quit "top exited rc=0"
+terminal_restored replay_restores
