@@ -43,7 +43,7 @@ run_threadstate() {
     "$STK" threadstate -F 1 -i 1 -d "$DURATION" >/dev/null 2>&1 &
     local pid=$!
     sleep 0.5
-    measure "$pid"
+    echo "$(measure "$pid")"
     wait "$pid"
 }
 
