@@ -12,7 +12,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 deps=${DEPS:-$build/deps}
 src=$build/src
-apt_dir=$build/apt
 uapi=$build/uapi-include
 stamp=$deps/.stamp
 # Which suite each source package comes from. libbpf is taken from trixie:
@@ -63,24 +62,7 @@ else ln -sfn "/usr/include/$triplet/asm" "$uapi/asm"; fi
 ln -sfn "$uapi_src/asm-generic" "$uapi/asm-generic"
 
 fetch() { # fetch SRCPKG SUITE -> prints the unpacked directory
-    local pkg=$1 suite=$2 d=$apt_dir/$2
-    if [ ! -d "$d/lists" ]; then
-        mkdir -p "$d/lists/partial"
-        echo "deb-src http://deb.debian.org/debian $suite main" > "$d/sources.list"
-        apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-            -o Dir::State::Lists="$d/lists" update >/dev/null
-    fi
-    local existing
-    existing=$(find "$src/$pkg" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" 2>/dev/null | head -1 || true)
-    if [ -z "$existing" ]; then
-        mkdir -p "$src/$pkg"
-        (cd "$src/$pkg" && apt-get -q -o Dir::Etc::SourceList="$d/sources.list" \
-            -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists" \
-            -o APT::Sandbox::User=root source "$pkg" >/dev/null 2>"$src/$pkg.log") ||
-            { cat "$src/$pkg.log" >&2; exit 1; }
-        existing=$(find "$src/$pkg" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -1)
-    fi
-    echo "$existing"
+    bash "$root/ci/apt-source.sh" "$build" "$1" "$2"
 }
 
 for s in "${sources[@]}"; do

@@ -14,20 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 build=${BUILD:-$root/build}
-d=$build/apt/bookworm src=$build/src/mimalloc
-if [ ! -d "$d/lists" ]; then
-    mkdir -p "$d/lists/partial"
-    echo "deb-src http://deb.debian.org/debian bookworm main" > "$d/sources.list"
-    apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$d/lists" update >/dev/null
-fi
-dir=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'mimalloc-*' 2>/dev/null | head -1 || true)
-if [ -z "$dir" ]; then
-    mkdir -p "$src"
-    (cd "$src" && apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$d/lists" -o APT::Sandbox::User=root source mimalloc >/dev/null)
-    dir=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'mimalloc-*' | head -1)
-fi
+dir=$(bash "$root/ci/apt-source.sh" "$build" mimalloc bookworm)
 mkdir -p "$(dirname "$out")"
 # one translation unit (src/static.c) that also defines malloc, free, ... (MI_MALLOC_OVERRIDE)
 ${CC_MUSL:-musl-gcc} -std=gnu11 -O2 -DNDEBUG -DMI_MALLOC_OVERRIDE -DMI_STATIC_LIB -I"$dir/include" -c "$dir/src/static.c" -o "$out"

@@ -21,7 +21,6 @@ build=${BUILD:-$root/build}
 mkdir -p "$(dirname "$out")"
 deps=$(cd "$(dirname "$out")/.." && pwd)   # headers go to $deps/include/ncursesw
 cc=${CC_MUSL:-musl-gcc}
-d=$build/apt/bookworm src=$build/src/ncurses
 
 # Terminals compiled in (each costs about 5 KB): xterm and its 256-colour
 # twin (what most emulators, GNOME's and KDE's included, say), screen and tmux
@@ -42,20 +41,7 @@ host_flag= && [ -z "$cross" ] || host_flag=--host=${cross%-}
 # make's command-line ARCH must not reach ncurses' makefiles through MAKEFLAGS.
 unset ARCH MAKEFLAGS MFLAGS MAKEOVERRIDES
 
-if [ ! -d "$d/lists" ]; then
-    mkdir -p "$d/lists/partial"
-    echo "deb-src http://deb.debian.org/debian bookworm main" > "$d/sources.list"
-    apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$d/lists" update >/dev/null
-fi
-dir=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'ncurses-*' 2>/dev/null | head -1 || true)
-if [ -z "$dir" ]; then
-    mkdir -p "$src"
-    (cd "$src" && apt-get -q -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::State::Lists="$d/lists" -o APT::Sandbox::User=root source ncurses >/dev/null 2>"$src.log") ||
-        { cat "$src.log" >&2; exit 1; }
-    dir=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'ncurses-*' | head -1)
-fi
+dir=$(bash "$root/ci/apt-source.sh" "$build" ncurses bookworm)
 
 work=$build/ncurses-work
 rm -rf "$work" && mkdir -p "$work"

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "event_files.h"
 #include "core/base/options.h"
 #include "core/eventlog/event_reader.h"
 #include "core/eventlog/event_recover.h"
@@ -209,25 +210,6 @@ static void salvage_refusals(struct test_ctx *t)
 	close(fd);
 }
 
-/* The footer keys every event log has (the reader refuses a file without them). */
-static void required_meta(struct stk_ev_writer *w, int64_t start, int64_t duration)
-{
-	char num[32];
-
-	stk_ev_writer_meta(w, STK_EV_META_APPLET, "record");
-	stk_ev_writer_meta(w, STK_EV_META_EVENT, "cpu");
-	snprintf(num, sizeof(num), "%" PRId64, start);
-	stk_ev_writer_meta(w, STK_EV_META_START, num);
-	snprintf(num, sizeof(num), "%" PRId64, duration);
-	stk_ev_writer_meta(w, STK_EV_META_DURATION, num);
-	stk_ev_writer_meta(w, STK_EV_META_PER_THREAD, "0");
-	stk_ev_writer_meta(w, STK_EV_META_DIVISOR, "1");
-	stk_ev_writer_meta(w, STK_EV_META_SAMPLE_NS, "0");
-	stk_ev_writer_meta(w, STK_EV_META_LOST, "0");
-	stk_ev_writer_meta(w, STK_EV_META_PERIOD, "0");
-	stk_ev_writer_meta(w, STK_EV_META_OUTPUT, "");
-}
-
 static const char cpu[] = "cpu", count[] = "count";
 
 static struct stk_ev_row row_at(int64_t time)
@@ -253,12 +235,12 @@ static void recover_event_log(struct test_ctx *t)
 	CHECK(t, w != NULL);
 	if (!w)
 		return;
-	required_meta(w, T0, 0);
+	ev_required_meta(w, "record", T0, 0);
 	for (int i = 0; i < 40; i++) { /* two groups of 16 with their checkpoints */
 		struct stk_ev_row row = row_at(T0 + 5 * MS + i * MS);
 		stk_ev_writer_add(w, &row);
 	}
-	required_meta(w, T0, 2 * SEC);
+	ev_required_meta(w, "record", T0, 2 * SEC);
 	CHECK(t, stk_ev_writer_checkpoint(w) == 0); /* and the 8 after them */
 	for (int i = 40; i < 45; i++) {
 		struct stk_ev_row row = row_at(T0 + i * MS);
@@ -291,7 +273,7 @@ static void describe(void *ctx, struct stk_ev_writer *w, const struct stk_ev_ser
 	char num[32];
 
 	(void)ctx;
-	required_meta(w, f->start, f->now - f->start);
+	ev_required_meta(w, "record", f->start, f->now - f->start);
 	/* as the session's sink says them: the losses to a full disk before the file */
 	snprintf(num, sizeof(num), "%" PRIu64, f->lost_full);
 	stk_ev_writer_meta(w, STK_EV_META_LOST_FULL, num);

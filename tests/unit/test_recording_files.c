@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "event_files.h"
 #include "core/eventlog/event_reader.h"
 #include "core/eventlog/event_schema.h"
 #include "core/eventlog/event_writer.h"
@@ -42,7 +43,7 @@ static bool touch(const char *dir, const char *name)
 static bool write_log(const char *path, int64_t start, const int64_t *times, size_t n)
 {
 	const struct stk_pq_writer_opts o = STK_EV_WRITER_OPTS;
-	char err[256], text[32];
+	char err[256];
 	FILE *f = fopen(path, "w");
 	struct stk_ev_writer *w = f ? stk_ev_writer_new(f, &o, err, sizeof(err)) : NULL;
 	bool ok = w != NULL;
@@ -52,17 +53,7 @@ static bool write_log(const char *path, int64_t start, const int64_t *times, siz
 			fclose(f);
 		return false;
 	}
-	snprintf(text, sizeof(text), "%lld", (long long)start);
-	stk_ev_writer_meta(w, STK_EV_META_APPLET, "test");
-	stk_ev_writer_meta(w, STK_EV_META_EVENT, "cpu");
-	stk_ev_writer_meta(w, STK_EV_META_START, text);
-	stk_ev_writer_meta(w, STK_EV_META_DURATION, "1000000000");
-	stk_ev_writer_meta(w, STK_EV_META_PER_THREAD, "0");
-	stk_ev_writer_meta(w, STK_EV_META_DIVISOR, "1");
-	stk_ev_writer_meta(w, STK_EV_META_SAMPLE_NS, "0");
-	stk_ev_writer_meta(w, STK_EV_META_LOST, "0");
-	stk_ev_writer_meta(w, STK_EV_META_PERIOD, "0");
-	stk_ev_writer_meta(w, STK_EV_META_OUTPUT, "");
+	ev_required_meta(w, "test", start, 1000000000);
 	for (size_t i = 0; i < n; i++) {
 		const struct stk_ev_row row = { .time = times[i], .pid = 1, .tid = 1, .comm = "c", .event = "cpu",
 						.weight = 1, .unit = "count" };
