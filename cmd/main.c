@@ -14,6 +14,7 @@
 
 #include "build_info.h"
 #include "core/sym/debuginfod.h"
+#include "core/terminal/terminal.h"
 #include "core/bpf/btf_embedded.h"
 #include "core/base/dispatch.h"
 #include "core/base/install.h"
@@ -59,6 +60,7 @@ static void print_version(void)
 	printf("libbpf %d.%d, %s, zlib %s\n", libbpf_major_version(), libbpf_minor_version(),
 	       STK_LIBELF_VERSION, zlibVersion());
 	printf("debuginfod client: %s\n", stk_debuginfod_library_version());
+	printf("terminal (stk top): %s\n", stk_term_library_version());
 	printf("built %s for %s with %s, statically linked against musl\n", STK_BUILD_DATE, STK_MACHINE,
 	       STK_CC_VERSION);
 	unsigned kernels = stk_btf_embedded_count();

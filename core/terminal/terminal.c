@@ -167,6 +167,11 @@ int stk_term_fd(const struct stk_term *t)
 	return STDIN_FILENO;
 }
 
+const char *stk_term_library_version(void)
+{
+	return curses_version();
+}
+
 bool stk_term_color(const struct stk_term *t)
 {
 	return t->color;

@@ -61,5 +61,7 @@ void stk_term_resized(struct stk_term *t);
 size_t stk_term_table_rows(const struct stk_term *t, size_t n_head);
 void stk_term_draw(struct stk_term *t, const struct stk_screen *s);
 bool stk_term_color(const struct stk_term *t);
+/* "ncurses 6.4.20221231", for stk --version. */
+const char *stk_term_library_version(void);
 
 #endif

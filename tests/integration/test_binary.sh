@@ -20,6 +20,7 @@ expect_contains version_names_libbpf "$OUT" "libbpf 1."
 expect_contains version_names_libelf "$OUT" "libelf 0."
 expect_contains version_names_machine "$OUT" " for $(uname -m) with "
 expect_contains version_names_libcurl "$OUT" "debuginfod client: libcurl/7."
+expect_contains version_names_ncurses "$OUT" "terminal (stk top): ncurses 6."
 
 run_capture "$STK" --list
 expect_eq list_applets "$(echo $OUT)" "profile stackcount offcputime resources threadstate top pmp record report info"
