@@ -425,7 +425,7 @@ static int start_dwarf(struct ts_run *run)
 
 	if (!samples)
 		return 0;
-	run->dwarf = stk_dwarf_samples_start(APPLET, samples, run->sym, NULL, &o);
+	run->dwarf = stk_dwarf_samples_start(APPLET, samples, NULL, run->sym, NULL, &o);
 	return run->dwarf ? 0 : -1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/runtime_types.h"
@@ -58,10 +59,15 @@ struct pending_head {
 	uint64_t size;
 };
 
-/* A copy's id (by_hash: the content hash the kernel counted it under) and the table entry it unwound to. */
+/*
+ * A copy's id (by_hash: the content hash the kernel counted it under), the
+ * table entry it unwound to, and the last generation (see
+ * stk_dwarf_samples_forget_unused) an event looked it up in.
+ */
 struct copy_ref {
 	uint64_t id;
 	uint64_t entry;
+	uint64_t seen;
 };
 
 struct stk_dwarf_samples {
@@ -70,6 +76,9 @@ struct stk_dwarf_samples {
 	size_t n_unwound, cap_unwound;
 	struct stk_key_index by_id;
 	uint64_t missing; /* by_hash: counted hashes whose sample never arrived */
+	int sent_fd;         /* by_hash: the kernel's set of hashes sent (stk_sent; the skeleton's), or -1 */
+	uint64_t generation; /* by_hash: stk_dwarf_samples_forget_unused calls so far */
+	uint64_t forgotten;  /* by_hash: copies they let go */
 	struct perf_buffer *buf;
 	struct stk_symbolizer *sym;
 	struct stk_unwinder *unwinder;
@@ -95,7 +104,7 @@ static int remember_copy(struct stk_dwarf_samples *d, uint64_t id, size_t entry)
 {
 	if (stk_grow((void **)&d->unwound, &d->cap_unwound, d->n_unwound + 1, sizeof(*d->unwound)))
 		return -1;
-	d->unwound[d->n_unwound++] = (struct copy_ref){ id, entry };
+	d->unwound[d->n_unwound++] = (struct copy_ref){ id, entry, d->generation };
 	if (stk_key_index_add(&d->by_id, d->unwound, d->n_unwound)) {
 		d->n_unwound--;
 		return -1;
@@ -297,15 +306,15 @@ static size_t sample_pages(void)
 }
 
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
-						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
-						  const struct stk_dwarf_opts *o)
+						  const struct bpf_map *sent, struct stk_symbolizer *sym,
+						  struct stk_run_loop *loop, const struct stk_dwarf_opts *o)
 {
 	struct stk_dwarf_samples *d = calloc(1, sizeof(*d));
 	/* the symbolizer's process table: it keeps the unwinder's session per process */
 	struct stk_unwind_source src = stk_symbolizer_unwind_source(sym);
 
 	if (d)
-		d->pending_fd = -1;
+		d->pending_fd = d->sent_fd = -1;
 	if (!d || !(d->table = stk_stack_table_new()) || !(d->unwinder = stk_unwinder_new(&src))) {
 		stk_error(applet, "out of memory");
 		stk_dwarf_samples_free(d);
@@ -314,6 +323,8 @@ struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const stru
 	d->opts = *o;
 	d->sym = sym;
 	d->by_id = (struct stk_key_index){ .key_size = sizeof(uint64_t), .stride = sizeof(struct copy_ref) };
+	if (o->by_hash && sent)
+		d->sent_fd = bpf_map__fd(sent);
 	d->pending_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->pending_fd < 0) {
 		stk_error(applet, "creating the sample queue's eventfd failed: %s", strerror(errno));
@@ -410,13 +421,16 @@ static struct stk_frame *symbolize(struct stk_symbolizer *sym, const uint64_t *i
 	return f;
 }
 
-/* The raw stack of the copy id names, or NULL when none arrived. */
-static const struct stk_raw_stack *raw_of(const struct stk_dwarf_samples *d, uint64_t id)
+/* The raw stack of the copy id names, or NULL when none arrived; by_hash, the copy counts as needed now. */
+static const struct stk_raw_stack *raw_of(struct stk_dwarf_samples *d, uint64_t id)
 {
 	if (!d->opts.by_hash)
 		return id && id <= stk_stack_table_size(d->table) ? stk_stack_table_at(d->table, id - 1) : NULL;
 	int64_t at = stk_key_index_find(&d->by_id, d->unwound, &id);
-	return at >= 0 ? stk_stack_table_at(d->table, d->unwound[at].entry) : NULL;
+	if (at < 0)
+		return NULL;
+	d->unwound[at].seen = d->generation;
+	return stk_stack_table_at(d->table, d->unwound[at].entry);
 }
 
 /* st's frames, named, and how its user chain ended, from raw. */
@@ -470,7 +484,7 @@ uint64_t stk_dwarf_samples_unwound_id(const struct stk_dwarf_samples *d, size_t 
 	return d && i < d->n_unwound ? d->unwound[i].id : 0;
 }
 
-bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t copy)
+bool stk_dwarf_samples_known(struct stk_dwarf_samples *d, uint64_t copy)
 {
 	return d && raw_of(d, copy) != NULL;
 }
@@ -498,7 +512,7 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 	return st;
 }
 
-int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t copy, const uint64_t **ips,
+int stk_dwarf_samples_user_frames(struct stk_dwarf_samples *d, uint64_t copy, const uint64_t **ips,
 				  size_t *n)
 {
 	const struct stk_raw_stack *raw = raw_of(d, copy);
@@ -508,6 +522,68 @@ int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t co
 	*ips = raw->user;
 	*n = raw->n_user;
 	return 0;
+}
+
+/*
+ * A copy not looked up for a whole generation leaves the kernel's sent set
+ * but stays one more (an event the kernel wrote before the delete may still
+ * be read); one not looked up in that one either goes. A copy sent again
+ * (the set was full, or after the delete) stands for the ones before it.
+ */
+static bool still_needed(struct stk_dwarf_samples *d, size_t i)
+{
+	struct copy_ref *c = &d->unwound[i];
+
+	if (stk_key_index_find(&d->by_id, d->unwound, &c->id) != (int64_t)i)
+		return false;
+	if (d->generation - c->seen >= 2)
+		return false;
+	/* the error is ENOENT: deleted the generation before, or the set was full when it came */
+	if (d->generation - c->seen == 1 && d->sent_fd >= 0)
+		(void)bpf_map_delete_elem(d->sent_fd, &c->id);
+	return true;
+}
+
+size_t stk_dwarf_samples_forget_unused(struct stk_dwarf_samples *d)
+{
+	size_t n_entries, kept = 0, before;
+	size_t *where;
+
+	if (!d || !d->opts.by_hash)
+		return 0;
+	n_entries = stk_stack_table_size(d->table);
+	/* out of memory: everything stays until the next call */
+	if (!(where = calloc(n_entries ? n_entries : 1, sizeof(*where))))
+		return 0;
+	for (size_t i = 0; i < d->n_unwound; i++)
+		if (still_needed(d, i))
+			where[d->unwound[i].entry] = 1;
+		else
+			d->unwound[i].entry = UINT64_MAX;
+	stk_stack_table_retain(d->table, where);
+	for (size_t i = 0; i < d->n_unwound; i++) {
+		struct copy_ref c = d->unwound[i];
+
+		if (c.entry == UINT64_MAX)
+			continue;
+		c.entry = where[c.entry] - 1;
+		d->unwound[kept++] = c;
+	}
+	free(where);
+	before = d->n_unwound;
+	d->n_unwound = kept;
+	/* fewer ids in the same slots: adding them again allocates nothing */
+	stk_key_index_clear(&d->by_id);
+	for (size_t i = 0; i < kept; i++)
+		(void)stk_key_index_add(&d->by_id, d->unwound, i + 1);
+	d->forgotten += before - kept;
+	d->generation++;
+	return before - kept;
+}
+
+uint64_t stk_dwarf_samples_forgotten(const struct stk_dwarf_samples *d)
+{
+	return d ? d->forgotten : 0;
 }
 
 bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d)

@@ -31,13 +31,15 @@ struct stk_dwarf_opts {
 struct stk_stack;
 
 /*
- * Reads map from loop. NULL after printing a one-line error. loop may be
+ * Reads map from loop; sent is the kernel's set of hashes already sent
+ * (stk_sent: by_hash only, for stk_dwarf_samples_forget_unused; NULL: none).
+ * NULL after printing a one-line error. loop may be
  * NULL: the buffer then exists (the BPF side can send into it from its first
  * event) and stk_dwarf_samples_watch() hands it to the loop once there is one.
  */
 struct stk_dwarf_samples *stk_dwarf_samples_start(const char *applet, const struct bpf_map *map,
-						  struct stk_symbolizer *sym, struct stk_run_loop *loop,
-						  const struct stk_dwarf_opts *o);
+						  const struct bpf_map *sent, struct stk_symbolizer *sym,
+						  struct stk_run_loop *loop, const struct stk_dwarf_opts *o);
 /* 0, or -1 after printing a one-line error. */
 int stk_dwarf_samples_watch(const char *applet, struct stk_dwarf_samples *d, struct stk_run_loop *loop);
 /*
@@ -72,14 +74,26 @@ struct stk_stack *stk_dwarf_samples_add(struct stk_dwarf_samples *d, struct stk_
 struct stk_stack_sample;
 void stk_dwarf_samples_on_sample(struct stk_dwarf_samples *d,
 				 void (*fn)(void *ctx, const struct stk_stack_sample *s, uint64_t copy), void *ctx);
-/* Whether copy has been unwound (its stack can be added). */
-bool stk_dwarf_samples_known(const struct stk_dwarf_samples *d, uint64_t copy);
-/* by_hash: how many copies have been unwound so far (only grows; 0 for NULL). */
+/* Whether copy has been unwound (its stack can be added). By hash, this and the lookups below count as a need of it. */
+bool stk_dwarf_samples_known(struct stk_dwarf_samples *d, uint64_t copy);
+/*
+ * by_hash, for a caller that no longer needs the copies it stopped looking
+ * up (stk record's series, at each new file; an applet that resolves totals
+ * at the end never calls it): a new generation. The copies not looked up
+ * in the last one leave the kernel's sent set (it sends them again if they
+ * recur); those not looked up in the two last are freed, and their table
+ * entries with them. The unwound copies are renumbered (the caller first
+ * handles those it has not seen). Returns how many copies were freed.
+ */
+size_t stk_dwarf_samples_forget_unused(struct stk_dwarf_samples *d);
+/* by_hash: the copies stk_dwarf_samples_forget_unused freed, in all. */
+uint64_t stk_dwarf_samples_forgotten(const struct stk_dwarf_samples *d);
+/* by_hash: how many copies are unwound and kept (0 for NULL); grows but for stk_dwarf_samples_forget_unused. */
 size_t stk_dwarf_samples_unwound(const struct stk_dwarf_samples *d);
 /* by_hash: the id of the i-th copy unwound (i < stk_dwarf_samples_unwound), else 0. */
 uint64_t stk_dwarf_samples_unwound_id(const struct stk_dwarf_samples *d, size_t i);
 /* The unwound user addresses (leaf first) of copy. 0, or -1: none arrived. */
-int stk_dwarf_samples_user_frames(const struct stk_dwarf_samples *d, uint64_t copy, const uint64_t **ips,
+int stk_dwarf_samples_user_frames(struct stk_dwarf_samples *d, uint64_t copy, const uint64_t **ips,
 				  size_t *n);
 bool stk_dwarf_samples_by_hash(const struct stk_dwarf_samples *d);
 /* Copies counted whose sample never arrived (after stk_dwarf_samples_add). */

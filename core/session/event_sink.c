@@ -255,11 +255,14 @@ static bool strings_needed(const struct stk_event_sink *k, int64_t id)
 	return k->series && !stk_ev_series_has_stack(k->series, id);
 }
 
+static void retry_pending(struct stk_event_sink *k, bool final);
+
 /*
  * A series' new file: every entry goes (each stack is a new id the first
- * time it comes in the file), then the processes that exited well before.
- * A recorder left running for weeks keeps what one file needs, not each
- * stack of every process the host ever ran.
+ * time it comes in the file), then the stack copies no file needed lately
+ * and the processes that exited well before. A recorder left running for
+ * weeks keeps what one file needs, not each stack of every process the
+ * host ever ran.
  */
 static void forget_stacks(struct stk_event_sink *k)
 {
@@ -271,6 +274,12 @@ static void forget_stacks(struct stk_event_sink *k)
 	k->keys = NULL;
 	k->entries = NULL;
 	stk_key_index_free(&k->index);
+	if (k->dwarf) {
+		/* the copies are renumbered: the events waiting on those unwound go first (into the new file) */
+		retry_pending(k, false);
+		stk_dwarf_samples_forget_unused(k->dwarf);
+		k->unwound_seen = stk_dwarf_samples_unwound(k->dwarf);
+	}
 	if (k->resolver && k->resolver->sym)
 		stk_symbolizer_forget_exited(k->resolver->sym, stk_now_ns(CLOCK_MONOTONIC) - FORGET_EXITED_NS);
 }

@@ -291,7 +291,8 @@ static int read_copies(struct stk_session *s, struct stk_bpf *skel)
 	};
 
 	stk_dwarf_samples_free(s->dwarf);
-	s->dwarf = stk_dwarf_samples_start(s->applet, skel->maps.stk_samples, s->sym, s->loop, &dopts);
+	s->dwarf = stk_dwarf_samples_start(s->applet, skel->maps.stk_samples, skel->maps.stk_sent, s->sym, s->loop,
+					   &dopts);
 	return s->dwarf ? 0 : -1;
 }
 
@@ -537,9 +538,10 @@ static void stopped(struct stk_session *s, enum stk_run_event ev)
 
 		if (stk_dwarf_samples_by_hash(s->dwarf))
 			fprintf(stderr, "%s: %llu samples of new stack content sent to user space, %llu could not be "
-				"sent (counted by frame pointers), %llu re-sent (sent-hash map full)\n",
-				s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
-				(unsigned long long)stat[STK_STAT_SAMPLES_LOST], (unsigned long long)stat[STK_STAT_SENT_FULL]);
+				"sent (counted by frame pointers), %llu re-sent (sent-hash map full); %llu copies let go "
+				"by new files\n", s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
+				(unsigned long long)stat[STK_STAT_SAMPLES_LOST], (unsigned long long)stat[STK_STAT_SENT_FULL],
+				(unsigned long long)stk_dwarf_samples_forgotten(s->dwarf));
 		stk_dwarf_samples_stats(s->dwarf, &n, &ns);
 		fprintf(stderr, "%s: unwound %llu user stacks with CFI in %.1f ms CPU (%.1f us each)\n", s->applet,
 			(unsigned long long)n, (double)ns / 1e6, n ? (double)ns / 1e3 / (double)n : 0.0);

@@ -55,15 +55,19 @@ struct stk_stack_table *stk_stack_table_new(void)
 	return calloc(1, sizeof(struct stk_stack_table));
 }
 
+static void free_entry(struct entry *e)
+{
+	free((void *)e->s.kernel);
+	free((void *)e->s.user);
+	free((void *)e->s.user_how);
+}
+
 void stk_stack_table_free(struct stk_stack_table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n; i++) {
-		free((void *)t->entries[i].s.kernel);
-		free((void *)t->entries[i].s.user);
-		free((void *)t->entries[i].s.user_how);
-	}
+	for (size_t i = 0; i < t->n; i++)
+		free_entry(&t->entries[i]);
 	free(t->entries);
 	stk_key_index_free(&t->index);
 	free(t);
@@ -114,16 +118,12 @@ int stk_stack_table_add_at(struct stk_stack_table *t, const struct stk_raw_stack
 	e->s.user = dup_bytes(s->user, s->n_user * sizeof(*s->user));
 	e->s.user_how = s->user_how ? dup_bytes(s->user_how, s->n_user) : NULL;
 	if ((s->n_kernel && !e->s.kernel) || (s->n_user && !e->s.user) || (s->user_how && s->n_user && !e->s.user_how)) {
-		free((void *)e->s.kernel);
-		free((void *)e->s.user);
-		free((void *)e->s.user_how);
+		free_entry(e);
 		return -1;
 	}
 	e->hash = h;
 	if (stk_key_index_put(&t->index, &probe, t->n + 1, entry_hash, t)) {
-		free((void *)e->s.kernel);
-		free((void *)e->s.user);
-		free((void *)e->s.user_how);
+		free_entry(e);
 		return -1;
 	}
 	*at = t->n++;
@@ -138,6 +138,24 @@ size_t stk_stack_table_size(const struct stk_stack_table *t)
 const struct stk_raw_stack *stk_stack_table_at(const struct stk_stack_table *t, size_t i)
 {
 	return &t->entries[i].s;
+}
+
+size_t stk_stack_table_retain(struct stk_stack_table *t, size_t *where)
+{
+	size_t kept = 0, n = t->n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!where[i]) {
+			free_entry(&t->entries[i]);
+			continue;
+		}
+		t->entries[kept] = t->entries[i];
+		where[i] = ++kept;
+	}
+	t->n = kept;
+	/* fewer entries in the same slots: placing them again allocates nothing */
+	(void)stk_key_index_rebuild(&t->index, kept, entry_hash, t);
+	return n - kept;
 }
 
 void stk_raw_stack_task(const struct stk_raw_stack *raw, struct stk_stack *st)

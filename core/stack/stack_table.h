@@ -39,5 +39,11 @@ int stk_stack_table_add_at(struct stk_stack_table *t, const struct stk_raw_stack
 size_t stk_stack_table_size(const struct stk_stack_table *t);
 /* The i-th entry (0 <= i < size), in insertion order; valid until the next add or free. */
 const struct stk_raw_stack *stk_stack_table_at(const struct stk_stack_table *t, size_t i);
+/*
+ * Keeps the entries i whose where[i] is nonzero, in their order, and frees
+ * the others; where[i] becomes a kept entry's new index + 1 (0: freed).
+ * where has size entries. Never fails (the index only shrinks). Returns how many were freed.
+ */
+size_t stk_stack_table_retain(struct stk_stack_table *t, size_t *where);
 
 #endif

@@ -188,6 +188,12 @@ else
     # nearly every process seen, exited and forgotten (a few may slip between samples)
     if [ "${exited:-0}" -ge 270 ] && [ "${forgotten:-0}" -ge $(( exited * 9 / 10 )) ]; then pass churn_processes_forgotten
     else fail churn_processes_forgotten "$line"; fi
+    # their stack copies too: no file needed them since, and the kernel may send them again
+    line=$(grep 'samples of new stack content sent' "$tmp/churn.err")
+    sent=$(sed -n 's/.*: \([0-9]*\) samples of new stack content sent.*/\1/p' <<<"$line")
+    let_go=$(sed -n 's/.*; \([0-9]*\) copies let go by new files.*/\1/p' <<<"$line")
+    if [ "${sent:-0}" -ge 270 ] && [ "${let_go:-0}" -ge $(( sent * 9 / 10 )) ]; then pass churn_copies_let_go
+    else fail churn_copies_let_go "${line:-no copies line}"; fi
     # each file numbers its stacks anew, above the ids of the file before it
     ids="with kv as (select file_name f, decode(value)::bigint st from parquet_kv_metadata('$d/*.parquet') where decode(key) = 'stk.start_ns'),
       ids as (select filename f, min(stack_id) lo, max(stack_id) hi from read_parquet('$d/*.parquet', filename = true) where stack_id is not null group by 1)

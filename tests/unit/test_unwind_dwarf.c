@@ -574,6 +574,39 @@ static void table_keeps_distinct_stacks_apart(struct test_ctx *t)
 	stk_stack_table_free(tab);
 }
 
+/* Retaining some entries: the others freed, the kept renumbered in order and still found by content. */
+static void table_retains_only_the_kept(struct test_ctx *t)
+{
+	struct stk_stack_table *tab = stk_stack_table_new();
+	size_t where[1000], at;
+
+	CHECK(t, tab != NULL);
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t u[2] = { i, 0x400000 + i };
+		struct stk_raw_stack m = { .tgid = 5, .comm = "churn", .user = u, .n_user = 2, .value = i };
+
+		CHECK(t, stk_stack_table_add(tab, &m) == 0);
+		where[i] = i % 3 == 0; /* every third stays */
+	}
+	CHECK(t, stk_stack_table_retain(tab, where) == 666);
+	CHECK(t, stk_stack_table_size(tab) == 334);
+	CHECK(t, where[0] == 1 && where[1] == 0 && where[2] == 0 && where[3] == 2 && where[999] == 334);
+	for (size_t i = 0; i < 334; i++)
+		CHECK(t, stk_stack_table_at(tab, i)->value == i * 3 && stk_stack_table_at(tab, i)->user[0] == i * 3 &&
+			 stk_stack_table_at(tab, i)->user[1] == 0x400000 + i * 3);
+	/* a kept stack is found at its new index; a freed one comes back as a new entry */
+	uint64_t kept[2] = { 999, 0x400000 + 999 }, gone[2] = { 998, 0x400000 + 998 };
+	struct stk_raw_stack k = { .tgid = 5, .comm = "churn", .user = kept, .n_user = 2, .value = 1 };
+
+	CHECK(t, stk_stack_table_add_at(tab, &k, &at) == 0 && at == 333 && stk_stack_table_at(tab, 333)->value == 1000);
+	k.user = gone;
+	CHECK(t, stk_stack_table_add_at(tab, &k, &at) == 0 && at == 334 && stk_stack_table_size(tab) == 335);
+	memset(where, 0, sizeof(where));
+	CHECK(t, stk_stack_table_retain(tab, where) == 335 && stk_stack_table_size(tab) == 0);
+	CHECK(t, stk_stack_table_add_at(tab, &k, &at) == 0 && at == 0 && stk_stack_table_at(tab, 0)->value == 1);
+	stk_stack_table_free(tab);
+}
+
 const struct test_case unwind_dwarf_tests[] = {
 #if defined(__x86_64__)
 	{ "unwinds_own_stack_in_order", unwinds_own_stack_in_order },
@@ -584,5 +617,6 @@ const struct test_case unwind_dwarf_tests[] = {
 	{ "unwind_reads_mappings_again", reads_mappings_again_when_the_chain_leaves_them },
 #endif
 	{ "table_keeps_distinct_stacks_apart", table_keeps_distinct_stacks_apart },
+	{ "table_retains_only_the_kept", table_retains_only_the_kept },
 	{ NULL, NULL },
 };
