@@ -14,6 +14,13 @@ expect_eq() {
     if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
 }
 
+# within PCT GOT WANT: GOT is within PCT percent of WANT
+within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
+# expect_within NAME PCT GOT WANT
+expect_within() {
+    if within "$2" "$3" "$4"; then pass "$1"; else fail "$1" "got $3, want $4 +- $2%"; fi
+}
+
 # at_least NAME GOT MIN WHAT: GOT is a number no smaller than MIN
 at_least() {
     if [ -n "$2" ] && [ "$2" -ge "$3" ] 2>/dev/null; then pass "$1"; else fail "$1" "$4: got ${2:-nothing}, want >= $3"; fi

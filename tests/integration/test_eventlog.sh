@@ -77,8 +77,6 @@ times() {
 recorded() { sed -n 's/^[a-z]*: \([0-9]*\) events recorded.*/\1/p' "$tmp/$1.err"; }
 # iso NS: the instant as stk report --from/--to take it
 iso() { printf '%s.%09dZ' "$(date -u -d @$(($1 / 1000000000)) +%Y-%m-%dT%H:%M:%S)" $(($1 % 1000000000)); }
-# within PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
 # request_table NAME: the requests as a DuckDB VALUES list (id, start_us, end_us)
 request_table() {
     awk '$1 == "request" { printf "%s(%s, %.0f, %.0f)", sep, $2, int($3 / 1000), int($4 / 1000); sep = ", " }' "$tmp/$1.phases"

@@ -16,8 +16,6 @@ folded_sum() {
         BEGIN { comm = ENVIRON["comm"]; re = ENVIRON["re"] }
         index($0, comm ";") == 1 && $0 ~ re { s += $NF } END { print s + 0 }' "$1"
 }
-# within PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
 
 # --- one capture across the sleeper's 20 x 50 ms; -m/-M, -u, -k and --state S,D run alongside.
 # The workload's clock starts once all six have attached (six stks starting at once on a

@@ -19,8 +19,6 @@ frames_in_order() {
         END { exit (i > n) ? 0 : 1 }'
 }
 
-# within PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
 # sum of the count lines of bcc-style text output
 text_total() { printf '%s\n' "$1" | awk '/^        [0-9]+$/ { s += $1 } END { print s + 0 }'; }
 

@@ -20,11 +20,6 @@ MIB=$((1024 * 1024))
 # 16 MiB of each: enough to stand out, little enough for a short run
 SIZE=16
 
-# within PCT GOT WANT, expect_within NAME PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
-expect_within() {
-    if within "$2" "$3" "$4"; then pass "$1"; else fail "$1" "got $3, want $4 +- $2%"; fi
-}
 # sum_matching FILE REGEX: the total of folded lines matching REGEX
 sum_matching() { re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"; }
 

@@ -21,12 +21,6 @@ kind_sum() {
         BEGIN { kind = ENVIRON["kind"] ";"; re = ENVIRON["re"] }
         index($0, kind) == 1 && $0 ~ re { s += $NF } END { printf "%.0f\n", s }' "$1"
 }
-# within PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
-# expect_within NAME PCT GOT WANT
-expect_within() {
-    if within "$2" "$3" "$4"; then pass "$1"; else fail "$1" "got $3, want $4 +- $2%"; fi
-}
 
 # capture NAME MODE MIB [exit] -- STK-ARGS...: the workload in MODE (target $tmp/NAME.dat), stk
 # resources -p its pid with STK-ARGS until the workload is done (+1 s); $tmp/NAME.{out,err}, rc in RC.

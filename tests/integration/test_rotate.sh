@@ -20,11 +20,6 @@ meta() { q "select decode(value) from parquet_kv_metadata('$1') where decode(key
 # complete FILES in DIR, and unfinished ones
 complete() { ls "$1" | grep -c '^stk-.*\.parquet$'; }
 partial() { ls -a "$1" | grep -c '\.parquet\.partial$'; }
-# within PCT GOT WANT, expect_within NAME PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
-expect_within() {
-    if within "$2" "$3" "$4"; then pass "$1"; else fail "$1" "got $3, want $4 +- $2%"; fi
-}
 # sum_matching REGEX: the total of folded lines (stdin) matching REGEX
 sum_matching() { re="$1" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { printf "%.0f\n", s }'; }
 
@@ -176,7 +171,9 @@ else
     mkdir "$cg"
     "$STK" record -v -e cpu:999 --cgroup "$cg" -o "$d/" --rotate 1s >/dev/null 2>"$tmp/churn.err" & rp=$!
     wait_line "$tmp/churn.err" 'tracing .* after start' $rp
-    sh -c 'echo $$ >"$1/cgroup.procs" && exec sh -c "for n in \$(seq 300); do sh -c '\''i=0; while [ \$i -lt 4000 ]; do i=\$((i+1)); done'\''; done"' _ "$cg"
+    # 300 short processes, each followed by a 15 ms nap, so however fast the host they span
+    # 4.5 s or more: the --rotate 1s series gets several files with their samples
+    sh -c 'echo $$ >"$1/cgroup.procs" && exec sh -c "for n in \$(seq 300); do sh -c '\''i=0; while [ \$i -lt 4000 ]; do i=\$((i+1)); done'\''; sleep 0.015; done"' _ "$cg"
     sleep 12 # files rotated more than 10 s after the last exit
     kill -INT $rp
     wait $rp

@@ -19,8 +19,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# within PCT GOT WANT
-within() { awk -v p="$1" -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }
 # folded_sum FILE REGEX: total of the folded lines matching REGEX
 folded_sum() { re="$2" awk 'BEGIN { re = ENVIRON["re"] } $0 ~ re { s += $NF } END { print s + 0 }' "$1"; }
 # expect_count NAME FILE REGEX WANT: within 10%
