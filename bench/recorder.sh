@@ -12,7 +12,8 @@
 # throughput against no tool; bytes of Parquet an hour at that rate.
 # SETS="cpu:19,offcpu:32,state:1 ..." adds sets to the table. LONG=SECONDS then runs the default set that long under the same load with
 # 100 short processes a second beside it, and prints its RSS and open
-# descriptors after the first minute and at the end (they must stay flat).
+# descriptors after the first minute, every MARK seconds (default 600) and at the end (they must
+# stay flat).
 # Everything comes from Debian's packages, installed when missing. Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,11 +78,21 @@ done
 rm -rf "$tmp/rec" && mkdir -m 0700 "$tmp/rec"
 bash -c "exec $STK record --rotate 10m --max-size 1G -o $tmp/rec/" >/dev/null 2>"$tmp/tool.err" & tp=$!
 wait_attached $tp 1 || { echo "bench/recorder: the long run did not attach: $(head -1 "$tmp/tool.err")" >&2; exit 1; }
-end=$(( $(date +%s) + LONG ))
+start=$(date +%s)
+end=$(( start + LONG ))
 ( while [ "$(date +%s)" -lt "$end" ]; do "${SB[@]}" --threads=4 --time=60 run >/dev/null 2>&1; done ) & load=$!
 ( while [ "$(date +%s)" -lt "$end" ]; do for _ in $(seq 10); do /bin/true; done; sleep 0.1; done ) & churn=$!
 sleep 60
 rss0=$(status_kb $tp VmRSS) fd0=$(fds $tp)
+# every MARK seconds (default 600) RSS and descriptors, so a slope shows, not only two ends
+marks=() next=$(( start + ${MARK:-600} ))
+while kill -0 $load 2>/dev/null; do
+    sleep 5
+    if [ "$(date +%s)" -ge "$next" ] && kill -0 $load 2>/dev/null; then
+        marks+=("$(printf '%-28s %7s MB %10s' "after $((next - start)) s" "$(( $(status_kb $tp VmRSS) / 1024 ))" "$(fds $tp)")")
+        next=$(( next + ${MARK:-600} ))
+    fi
+done
 wait $load $churn
 rss1=$(status_kb $tp VmRSS) fd1=$(fds $tp) hwm=$(status_kb $tp VmHWM)
 kill -TERM $tp; wait $tp 2>/dev/null
@@ -90,4 +101,5 @@ printf '%-28s %10s %10s\n' "" "after 60 s" "at the end"
 printf '%-28s %7s MB %7s MB\n' "RSS" "$((rss0 / 1024))" "$((rss1 / 1024))"
 printf '%-28s %10s %10s\n' "open descriptors" "$fd0" "$fd1"
 printf '%-28s %10s %7s MB\n' "peak RSS" "" "$((hwm / 1024))"
+[ ${#marks[@]} -gt 0 ] && printf '%-28s %10s %10s\n' "along the way" "RSS" "descriptors" && printf '%s\n' "${marks[@]}"
 printf '%-28s %10s %7s MB\n' "Parquet written" "" "$(( $(dir_bytes "$tmp/rec") / 1048576 ))"
