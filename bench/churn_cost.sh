@@ -23,9 +23,10 @@ BENCH_NAME=bench/churn_cost MARIADB_PKGS="bpftrace linux-perf"
 # churn_for SECS: RATE short processes a second, in batches of RATE/10 every 100 ms;
 # prints how many ran
 churn_for() {
-    local end=$(( $(date +%s%N) + $1 * 1000000000 )) next n=0 batch=$(( RATE / 10 )) i
+    local end=$(( $(date +%s%N) + $1 * 1000000000 )) next n=0 batch=$(( RATE / 10 )) i procs
     next=$(date +%s%N)
     while [ "$(date +%s%N)" -lt "$end" ]; do
+        procs=()
         for i in $(seq "$batch"); do
             case $(( (n + i) % 5 )) in
                 0) sh -c 'i=0; while [ $i -lt 1500 ]; do i=$((i+1)); done' ;;
@@ -34,8 +35,9 @@ churn_for() {
                 3) seq 3000 | sort -r >/dev/null ;;
                 4) gzip -c /etc/services >/dev/null ;;
             esac &
+            procs+=($!)
         done
-        wait
+        wait "${procs[@]}" # these only: the server and the tool are this shell's jobs too
         n=$((n + batch))
         next=$((next + 100000000))
         local now=$(date +%s%N)

@@ -96,6 +96,7 @@ static void print_help(void)
 	       "      --stack-bytes N         -u with --unwind dwarf: user stack copied per switch-out (default %d)\n"
 	       "  -o, --output DIR            append samples to DIR/samples-YYYY-MM-DD-HH.csv (UTC; DIR is created)\n"
 	       "  -o, --output FILE.parquet   a row per sample in the event log (docs/eventlog.md; stk report reads it)\n"
+	       "      --host NAME             the event log's host column (default: this host's name)\n"
 	       "  -d, --duration SECS         stop after SECS seconds\n"
 	       "  -n, --iterations N          stop after N samples\n"
 	       "      --source S              task_iter, tracepoint_state or proc instead of the first that works\n"
@@ -112,6 +113,7 @@ enum long_only {
 	OPT_BTF,
 	OPT_UNWIND,
 	OPT_STACK_BYTES,
+	OPT_HOST,
 };
 
 #define usage_error(...) STK_USAGE_ERROR(APPLET, __VA_ARGS__)
@@ -182,6 +184,7 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "host", required_argument, NULL, OPT_HOST },
 		{ "btf", required_argument, NULL, OPT_BTF },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "stack-bytes", required_argument, NULL, OPT_STACK_BYTES },
@@ -268,11 +271,12 @@ static int parse_args(void *run, const struct stk_invocation *inv)
 			break;
 		case OPT_BTF: cfg->btf_file = optarg; break;
 		case OPT_UNWIND:
-		case OPT_STACK_BYTES: {
+		case OPT_STACK_BYTES:
+		case OPT_HOST: {
 			char msg[256];
+			int opt = c == OPT_UNWIND ? STK_OPT_UNWIND : c == OPT_STACK_BYTES ? STK_OPT_STACK_BYTES : STK_OPT_HOST;
 
-			if (stk_stack_opt(&cfg->stack, c == OPT_UNWIND ? STK_OPT_UNWIND : STK_OPT_STACK_BYTES, optarg, msg,
-					  sizeof(msg)) != 1)
+			if (stk_stack_opt(&cfg->stack, opt, optarg, msg, sizeof(msg)) != 1)
 				return usage_error("%s", msg);
 			break;
 		}
@@ -543,7 +547,8 @@ static int setup(void *arg)
 
 		/* the strings of state's row live in the program: the log may keep pointing at them */
 		run->state_kind = state.event;
-		if (!(run->log = stk_row_log_open(cfg->parquet, cfg->n_parquet, &run->state_kind, true, err, sizeof(err)))) {
+		if (!(run->log = stk_row_log_open(cfg->parquet, cfg->n_parquet, &run->state_kind, true, cfg->stack.host, err,
+						  sizeof(err)))) {
 			stk_error(APPLET, "-o %s", err);
 			return -1;
 		}

@@ -17,7 +17,7 @@ struct stk_row_log {
 };
 
 struct stk_row_log *stk_row_log_open(const char *const *paths, size_t n, const struct stk_event_desc *kind,
-				     bool per_thread, char *err, size_t err_len)
+				     bool per_thread, const char *host, char *err, size_t err_len)
 {
 	struct stk_row_log *l = calloc(1, sizeof(*l));
 	const struct stk_event_source src = { .per_thread = per_thread, .kinds = kind, .n_kinds = 1 };
@@ -36,6 +36,8 @@ struct stk_row_log *stk_row_log_open(const char *const *paths, size_t n, const s
 	if (!(l->sink = stk_event_sink_new(streams, n, NULL, 0, err, err_len)) ||
 	    stk_event_sink_describe_events(l->sink, &src, err, err_len))
 		goto fail;
+	if (host)
+		stk_event_sink_set_host(l->sink, host);
 	return l;
 fail:
 	stk_row_log_free(l);

@@ -18,10 +18,12 @@ struct stk_row_log;
 
 /*
  * The files at paths[0..n) for rows of kind (its strings must outlive the
- * log); per_thread: the totals keep threads apart. NULL with err.
+ * log); per_thread: the totals keep threads apart; host: the host column
+ * (a name stk_ev_host_invalid accepted; copied), NULL for this host's name.
+ * NULL with err.
  */
 struct stk_row_log *stk_row_log_open(const char *const *paths, size_t n, const struct stk_event_desc *kind,
-				     bool per_thread, char *err, size_t err_len);
+				     bool per_thread, const char *host, char *err, size_t err_len);
 /* A row; its event and unit are the kind's. */
 void stk_row_log_add(struct stk_row_log *l, struct stk_ev_row *row);
 /*

@@ -103,6 +103,21 @@ PY
 )
 expect_eq user_stack_hashes_resolve "$used" ok
 
+# --- -o FILE.parquet beside -o DIR: the same passes, a row per kept thread in each; --host in its host column ---
+rec=$tmp/both
+run_capture taskset -c "$last_cpu" "$STK" threadstate -a -F 10 -d 2 -o "$rec.parquet" -o "$rec" --host db-7 -p "$wpid"
+csv_rows=$(cat "$rec"/samples-*.csv 2>/dev/null | grep -vc '^time')
+log_rows=$(sed -n 's/^threadstate: \([0-9]*\) events recorded, none lost$/\1/p' <<<"$ERR")
+at_least eventlog_rows "${log_rows:-0}" 10 "rows in the event log (stderr: $ERR)"
+expect_eq eventlog_rows_as_csv "${log_rows:-none}" "$csv_rows"
+run_capture "$STK" report -f --event state --host db-7 "$rec.parquet"
+expect_eq eventlog_host_rows "$(printf '%s\n' "$OUT" | awk '{ s += $NF } END { print s + 0 }')" "${log_rows:-none}"
+spin_rows=$(printf '%s\n' "$OUT" | awk -v t="spin ($wpid/$spin)" 'index($0, t) == 1 { print $NF }')
+expect_eq eventlog_spin_every_pass "${spin_rows:-none}" "$(cat "$rec"/samples-*.csv | grep -c "^[^,]*,$spin,$wpid,")"
+run_capture "$STK" report -f --host db-8 "$rec.parquet"
+expect_eq eventlog_other_host_none "$OUT" ""
+bad host_invalid --host a/b -n 1
+
 # --- -u with --unwind dwarf (the default): whole chains through a libc without
 # frame pointers (tests/workloads/nofp.c, -O2): the sleeper's caller chain in
 # nanosleep and the condition waiter's, which --unwind fp loses at libc ---
