@@ -9,7 +9,8 @@
 # as a share of ONE CPU, over SECS; each tool ROUNDS times, interleaved,
 # medians; the rate of processes reached is printed with each round. perf
 # record's cost is its own process's CPU only (its sampling runs in the kernel
-# outside any program): it is a floor. Everything comes from Debian's packages,
+# outside any program): it is a floor. bpftrace names its stacks only when it
+# prints them at the end, so its share covers the capture, not that. Everything comes from Debian's packages,
 # installed when missing. Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,7 +75,11 @@ for r in $(seq "$ROUNDS"); do
         n=$(churn_for "$SECS")
         c1=$(cpu_ns $tp); read -r b1 _ < <(bpf_ns_runs $tp "${RE[$l]}"); t1=$(date +%s%N)
         RSS[$l]+="$(( $(status_kb $tp VmHWM) / 1024 )) "
-        kill -INT $tp; wait $tp 2>/dev/null
+        # bpftrace prints its map at SIGINT, naming every stack of processes long gone: minutes of
+        # CPU on this load, after the window measured; 10 s, then it is killed
+        kill -INT $tp
+        for _ in $(seq 100); do kill -0 $tp 2>/dev/null || break; sleep 0.1; done
+        kill -9 $tp 2>/dev/null; wait $tp 2>/dev/null
         kill $load 2>/dev/null; wait $load 2>/dev/null
         SHARE[$l]+="$(awk -v c=$((c1 - c0)) -v b=$((b1 - b0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.2f", (c + b) * 100 / t }') "
         PROCS[$l]+="$(awk -v n="$n" -v t=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1e9 / t }') "
