@@ -13,10 +13,14 @@ SUITE=top
 W=$BUILD/tests/workloads
 tmp=$(mktemp -d)
 pids=()
-sock=stk-test-$$
+# Each start_top takes a server of its own: a new session on the socket of a server
+# that kill-server is still taking down dies with that server (an empty pane).
+starts=0
+sock=stk-test-$$-$starts
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 cleanup() {
-    tm kill-server 2>/dev/null
+    local i
+    for i in $(seq 0 "$starts"); do tmux -L "stk-test-$$-$i" -f /dev/null kill-server 2>/dev/null; done
     for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
     wait 2>/dev/null
     rm -rf "$tmp"
@@ -69,6 +73,8 @@ expect_pane() {
 # start_top ARGS...: stk top in a new 100x30 pane; when it ends the pane says how
 start_top() {
     tm kill-server 2>/dev/null
+    starts=$((starts + 1))
+    sock=stk-test-$$-$starts
     tm new-session -d -s top -x 100 -y 30 \
         "env TERMINFO=/nonexistent TERMINFO_DIRS=/nonexistent HOME=$tmp $* '$STK' top $TOP_ARGS; echo \"top exited rc=\$?\"; sleep 600"
 }
