@@ -143,6 +143,7 @@ static void drop_state(struct stk_runtime_proc *rp)
 	if (rp->state)
 		rp->cls->free_proc(rp->state);
 	rp->state = NULL;
+	rp->file = NULL; /* the file cache may free it once nothing maps it */
 	rp->n_threads = 0;
 	stk_key_index_clear(&rp->by_tid);
 	rp->threads_read_ns = 0;

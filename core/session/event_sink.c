@@ -280,8 +280,11 @@ static void forget_stacks(struct stk_event_sink *k)
 		stk_dwarf_samples_forget_unused(k->dwarf);
 		k->unwound_seen = stk_dwarf_samples_unwound(k->dwarf);
 	}
-	if (k->resolver && k->resolver->sym)
+	if (k->resolver && k->resolver->sym) {
 		stk_symbolizer_forget_exited(k->resolver->sym, stk_now_ns(CLOCK_MONOTONIC) - FORGET_EXITED_NS);
+		/* then the files only they mapped: their parse, descriptors and kernel tables */
+		stk_symbolizer_forget_files(k->resolver->sym);
+	}
 }
 
 /* After the series rotated (on time, SIGHUP, a full disk): what the files before needed goes. */

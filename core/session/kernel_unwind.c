@@ -277,6 +277,14 @@ static void consume(void *ctx)
 	perf_buffer__consume(u->requests);
 }
 
+/* The file cache frees a file no process maps: its table's rows go first (false: a process still uses them). */
+static bool let_go_file(void *ctx, struct stk_file *f)
+{
+	struct stk_kernel_unwind *u = ctx;
+
+	return stk_unwind_tables_let_go(u->tables, f);
+}
+
 struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk_bpf *skel,
 						  struct stk_symbolizer *sym, const uint32_t *pids, size_t n_pids,
 						  bool verbose)
@@ -299,6 +307,7 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 	}
 	u->skel = skel;
 	u->sym = sym;
+	stk_symbolizer_set_file_holder(sym, let_go_file, u);
 	u->verbose = verbose;
 	u->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	u->links[0] = bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exec, "sched_process_exec");
@@ -431,10 +440,11 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 				(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_RT_STOP_FIRST + s));
 		fputc('\n', stderr);
 	}
-	fprintf(stderr, "%s: unwind tables: %u files built in %.1f ms CPU (%u without usable CFI, %u evicted), "
+	fprintf(stderr, "%s: unwind tables: %u files built in %.1f ms CPU (%u without usable CFI, %u evicted, %u let go), "
 		"largest %s (%zu rows); rows %llu of %llu, mappings %llu of %llu; %u processes loaded, %u reloads, "
 		"%u exits; chain probes %llu\n", applet, st.files_built, (double)st.build_ns / 1e6, st.files_failed,
-		st.files_evicted, st.biggest[0] ? st.biggest : "-", st.biggest_rows, (unsigned long long)st.rows_peak,
+		st.files_evicted, st.files_let_go, st.biggest[0] ? st.biggest : "-", st.biggest_rows,
+		(unsigned long long)st.rows_peak,
 		(unsigned long long)st.rows_cap, (unsigned long long)st.mappings_used,
 		(unsigned long long)st.mappings_cap, st.procs_loaded, st.reloads, u->exits,
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_CHAIN_PROBES));
@@ -454,6 +464,8 @@ void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(u->links[i]);
 	perf_buffer__free(u->requests);
+	if (u->sym)
+		stk_symbolizer_set_file_holder(u->sym, NULL, NULL);
 	stk_unwind_tables_free(u->tables);
 	if (u->timer_fd >= 0)
 		close(u->timer_fd);

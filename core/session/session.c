@@ -560,9 +560,10 @@ static void stopped(struct stk_session *s, enum stk_run_event ev)
 
 		stk_symbolizer_get_stats(s->sym, &st);
 		fprintf(stderr, "%s: symbolizer: %u processes (%u could not be read%s%s; %u exited, compacted; "
-			"%u forgotten), mappings re-read %u times, %u files parsed, %u failed\n", s->applet,
+			"%u forgotten), mappings re-read %u times, %u files parsed, %u failed, %u forgotten\n", s->applet,
 			st.processes, st.processes_failed, st.last_failure[0] ? ", last: " : "", st.last_failure,
-			st.processes_exited, st.processes_forgotten, st.refreshes, st.files_parsed, st.files_failed);
+			st.processes_exited, st.processes_forgotten, st.refreshes, st.files_parsed, st.files_failed,
+			st.files_forgotten);
 	}
 }
 

@@ -359,6 +359,89 @@ static void file_free(struct sym_file *f)
 	free(f);
 }
 
+void stk_symbolizer_set_file_holder(struct stk_symbolizer *s, bool (*let_go)(void *ctx, struct stk_file *f), void *ctx)
+{
+	s->file_let_go = let_go;
+	s->file_holder = ctx;
+}
+
+/* Marks every file a process of the table maps (gone mappings too: their stacks still name them). */
+static void mark_mapped(struct stk_symbolizer *s)
+{
+	for (size_t i = 0; i < s->files.n_all; i++)
+		s->files.all[i]->mapped = false;
+	for (size_t i = 0; i < s->procs.n; i++) {
+		const struct stk_process *p = &s->procs.all[i]->proc;
+
+		for (size_t j = 0; j < p->n_maps; j++)
+			if (p->maps[j].kind == STK_MAPPING_FILE && p->maps[j].file)
+				sym_file_of(p->maps[j].file)->mapped = true;
+	}
+}
+
+/* Whether f goes: mapped by no process, and its kernel table given back (or it never had one). */
+static bool let_go(struct stk_symbolizer *s, struct sym_file *f)
+{
+	if (f->mapped)
+		return false;
+	if (f->file.table && !(s->file_let_go && s->file_let_go(s->file_holder, &f->file)))
+		return false;
+	return !f->file.table;
+}
+
+/* The indexes made again over the entries that stayed. */
+static void index_again(struct sym_file_cache *c)
+{
+	stk_key_index_clear(&c->by_inode);
+	stk_key_index_clear(&c->by_build_id);
+	/* an entry that cannot be indexed is only parsed again when next seen */
+	for (size_t i = 0; i < c->n_inodes; i++)
+		stk_key_index_add(&c->by_inode, c->inodes, i + 1);
+	for (size_t i = 0; i < c->n_build_ids; i++)
+		stk_key_index_add(&c->by_build_id, c->build_ids, i + 1);
+}
+
+unsigned stk_symbolizer_forget_files(struct stk_symbolizer *s)
+{
+	struct sym_file_cache *c = &s->files;
+	size_t kept = 0, n;
+	unsigned gone = 0;
+
+	mark_mapped(s);
+	for (size_t i = 0; i < c->n_all; i++)
+		c->all[i]->gone = let_go(s, c->all[i]);
+	for (size_t i = 0; i < c->n_all; i++)
+		gone += c->all[i]->gone;
+	if (!gone)
+		return 0;
+	/* the index entries first (they point at the entries about to be freed) */
+	for (n = 0, kept = 0; n < c->n_inodes; n++)
+		if (!c->inodes[n].file || !c->inodes[n].file->gone)
+			c->inodes[kept++] = c->inodes[n];
+	c->n_inodes = kept;
+	for (n = 0, kept = 0; n < c->n_build_ids; n++)
+		if (!c->build_ids[n].file->gone)
+			c->build_ids[kept++] = c->build_ids[n];
+	c->n_build_ids = kept;
+	index_again(c);
+	for (n = 0, kept = 0; n < c->n_all; n++) {
+		struct sym_file *f = c->all[n];
+
+		if (!f->gone) {
+			c->all[kept++] = f;
+			continue;
+		}
+		if (f->has_dwarf_fd)
+			c->dwarf_fds--;
+		file_free(f);
+	}
+	c->n_all = kept;
+	/* frames made from them name their symbols */
+	sym_frame_cache_free(s);
+	s->stats.files_forgotten += gone;
+	return gone;
+}
+
 void sym_file_cache_free(struct sym_file_cache *c)
 {
 	for (size_t i = 0; i < c->n_all; i++)

@@ -54,6 +54,7 @@ struct sym_file {
 	int dwarf_fd;      /* the file with this one's DWARF (itself or its debug file), while has_dwarf_fd */
 	bool has_dwarf_fd, dwarf_tried, dwarf_error_noted;
 	struct stk_dwarf_lines *dwarf; /* opened on first use */
+	bool mapped, gone; /* stk_symbolizer_forget_files' marks */
 };
 
 /* The entry behind a mapping's file (NULL stays NULL). */
@@ -134,6 +135,10 @@ struct stk_symbolizer {
 	struct stk_symbolizer_stats stats;
 
 	struct sym_cached_frame *frame_cache; /* sym_frame_cache.c, made on first use */
+
+	/* who else keeps a part of the files' entries (the kernel tables): asked before a file goes */
+	bool (*file_let_go)(void *ctx, struct stk_file *f);
+	void *file_holder;
 
 	/* Past the deadline or when asked to stop, nothing new is opened or parsed. */
 	int64_t deadline_ns; /* CLOCK_MONOTONIC; 0: none */

@@ -151,6 +151,22 @@ unsigned stk_symbolizer_sweep(struct stk_symbolizer *s);
  */
 unsigned stk_symbolizer_forget_exited(struct stk_symbolizer *s, int64_t before_ns);
 
+/*
+ * Who else keeps a part of the file cache's entries (the kernel unwinder's
+ * tables, struct stk_file's table): before a file is freed, let_go(ctx, f)
+ * gives that part back, or returns false and the file stays. NULL: none.
+ */
+void stk_symbolizer_set_file_holder(struct stk_symbolizer *s, bool (*let_go)(void *ctx, struct stk_file *f),
+				    void *ctx);
+/*
+ * Frees the files no process in the table maps any more (after
+ * stk_symbolizer_forget_exited freed those that exited): their parse, their
+ * descriptors, their kernel tables; a file mapped again is opened anew.
+ * The frames made before go too: the same caveat as forget_exited (only for
+ * a caller holding none of the strings handed out). Returns how many.
+ */
+unsigned stk_symbolizer_forget_files(struct stk_symbolizer *s);
+
 struct stk_symbolizer_stats {
 	unsigned processes;        /* learned */
 	unsigned processes_exited; /* compacted after their exit */
@@ -158,6 +174,7 @@ struct stk_symbolizer_stats {
 	unsigned processes_failed; /* gone or unreadable before they could be learned */
 	unsigned refreshes;        /* mappings read again: the process announced itself with a new comm */
 	unsigned files_parsed;
+	unsigned files_forgotten; /* no process mapped them any more, and freed (stk_symbolizer_forget_files) */
 	unsigned files_failed;
 	unsigned kernel_symbols;
 	char last_failure[256];    /* "" when nothing failed */

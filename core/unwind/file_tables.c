@@ -218,6 +218,30 @@ bool stk_file_table_pending(const struct stk_file_table *f)
 	return f->state != FILE_PLACED && f->state != FILE_NO_CFI;
 }
 
+bool stk_unwind_tables_let_go(struct stk_unwind_tables *t, struct stk_file *file)
+{
+	struct stk_file_table *f = file->table;
+	size_t i;
+
+	if (!f)
+		return true;
+	/* a loaded process still points at its rows; the builder's job still names the file */
+	if (f->refs || f->state == FILE_BUILDING)
+		return false;
+	if (f->state == FILE_PLACED) {
+		stk_range_alloc_give(&t->rows, f->first_row, f->n_rows);
+		stk_range_alloc_give(&t->pages, f->first_page, f->n_pages + 1);
+	}
+	for (i = 0; i < t->n_files && t->files[i] != f; i++)
+		;
+	if (i < t->n_files)
+		t->files[i] = t->files[--t->n_files];
+	file->table = NULL;
+	free(f);
+	t->stats.files_let_go++;
+	return true;
+}
+
 void stk_file_tables_release(struct stk_unwind_tables *t)
 {
 	for (size_t i = 0; i < t->n_files; i++) {

@@ -54,6 +54,7 @@ struct stk_unwind_built {
 
 struct stk_unwind_tables_stats {
 	unsigned files_built, files_failed, files_no_room, files_evicted, files_queued;
+	unsigned files_let_go; /* given back for the file cache to free the file (stk_unwind_tables_let_go) */
 	unsigned procs_loaded, procs_partial, procs_failed, reloads;
 	int64_t build_ns;          /* CPU time building tables */
 	uint64_t rows_used, rows_peak, rows_cap;
@@ -116,6 +117,12 @@ enum stk_unwind_load_result stk_unwind_tables_load(struct stk_unwind_tables *t, 
 						   int64_t now_ns);
 /* The process is gone (or exec'd): its entry in the maps and its mapping slots are released. */
 void stk_unwind_tables_forget(struct stk_unwind_tables *t, struct stk_process *p);
+/*
+ * file's part given back (its rows and pages freed, its entry's table
+ * NULL) before the file cache frees the file; false while a loaded process
+ * maps it or its table is with the builder (the file must stay).
+ */
+bool stk_unwind_tables_let_go(struct stk_unwind_tables *t, struct stk_file *file);
 /* Whether p is loaded. */
 bool stk_unwind_tables_has(const struct stk_unwind_tables *t, const struct stk_process *p);
 void stk_unwind_tables_get_stats(const struct stk_unwind_tables *t, struct stk_unwind_tables_stats *st);

@@ -171,10 +171,21 @@ else
     mkdir "$cg"
     "$STK" record -v -e cpu:999 --cgroup "$cg" -o "$d/" --rotate 1s >/dev/null 2>"$tmp/churn.err" & rp=$!
     wait_line "$tmp/churn.err" 'tracing .* after start' $rp
+    # 20 programs of their own, each run once and deleted, as a build host's new binaries
+    # are (copies of sh without a build ID, so each is a file of its own to the file cache)
+    mkdir "$tmp/bins"
+    for n in $(seq 20); do
+        objcopy --remove-section .note.gnu.build-id "$(readlink -f /bin/sh)" "$tmp/bins/sh$n"
+        sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -c "i=0; while [ \$i -lt 20000 ]; do i=\$((i+1)); done"' _ "$cg" "$tmp/bins/sh$n"
+        rm "$tmp/bins/sh$n"
+    done
     # 300 short processes, each followed by a 15 ms nap, so however fast the host they span
     # 4.5 s or more: the --rotate 1s series gets several files with their samples
     sh -c 'echo $$ >"$1/cgroup.procs" && exec sh -c "for n in \$(seq 300); do sh -c '\''i=0; while [ \$i -lt 4000 ]; do i=\$((i+1)); done'\''; sleep 0.015; done"' _ "$cg"
     sleep 12 # files rotated more than 10 s after the last exit
+    # the deleted programs' files let go: no descriptor keeps their blocks allocated
+    held=$(ls -l "/proc/$rp/fd" 2>/dev/null | grep -c "$tmp/bins/")
+    expect_eq churn_deleted_files_closed "$held" 0
     kill -INT $rp
     wait $rp
     expect_eq churn_exit_status "$?" 0
@@ -185,6 +196,11 @@ else
     # nearly every process seen, exited and forgotten (a few may slip between samples)
     if [ "${exited:-0}" -ge 270 ] && [ "${forgotten:-0}" -ge $(( exited * 9 / 10 )) ]; then pass churn_processes_forgotten
     else fail churn_processes_forgotten "$line"; fi
+    # and their files: parsed once each, freed once no process mapped them
+    parsed=$(sed -n 's/.* \([0-9]*\) files parsed, .*/\1/p' <<<"$line")
+    files_gone=$(sed -n 's/.* files parsed, [0-9]* failed, \([0-9]*\) forgotten$/\1/p' <<<"$line")
+    if [ "${parsed:-0}" -ge 20 ] && [ "${files_gone:-0}" -ge 20 ]; then pass churn_files_forgotten
+    else fail churn_files_forgotten "$line"; fi
     # their stack copies too: no file needed them since, and the kernel may send them again
     line=$(grep 'samples of new stack content sent' "$tmp/churn.err")
     sent=$(sed -n 's/.*: \([0-9]*\) samples of new stack content sent.*/\1/p' <<<"$line")

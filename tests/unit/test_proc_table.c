@@ -346,10 +346,117 @@ out:
 	fake_free(fm);
 }
 
+static bool let_go_table(void *ctx, struct stk_file *f)
+{
+	return stk_unwind_tables_let_go(ctx, f);
+}
+
+/* Descriptors of this process open on path. */
+static unsigned fds_on(const char *path)
+{
+	char link[64], target[PATH_MAX];
+	unsigned n = 0;
+	ssize_t len;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		if ((len = readlink(link, target, sizeof(target) - 1)) < 0)
+			continue;
+		target[len] = '\0';
+		n += strncmp(target, path, strlen(path)) == 0;
+	}
+	return n;
+}
+
+/*
+ * A file no process maps any more is freed with its descriptors and its
+ * kernel table (stk record's series, at each new file): a host that runs
+ * new programs all day keeps what its live processes map, not every file
+ * it ever saw. A file still mapped, or whose table a loaded process uses,
+ * stays; one mapped again is opened anew.
+ */
+static void unmapped_files_are_freed(struct test_ctx *t)
+{
+	struct stk_symbolizer_opts o = { .keep_elf = true };
+	struct stk_symbolizer *s = stk_symbolizer_new(&o);
+	struct fake_maps *fm = fake_new();
+	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
+	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
+	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
+	char dir[PATH_MAX / 2], src[PATH_MAX], copy[PATH_MAX / 2 + 16], cmd[3 * PATH_MAX];
+	struct stk_unwind_tables_stats before, loaded, after;
+	struct stk_symbolizer_stats st;
+	struct stk_process *p;
+	struct stk_frame fr;
+	struct fixture fx, again;
+	unsigned parsed;
+	bool scratch = false;
+
+	memset(&fx, 0, sizeof(fx));
+	memset(&again, 0, sizeof(again));
+	if (!s || !tables || fixture_path("sym_pie", src, sizeof(src)) || make_scratch_dir(dir, sizeof(dir))) {
+		CHECK(t, !"cannot set up");
+		goto out;
+	}
+	scratch = true;
+	/* a program of its own path, as a build host's new binaries are */
+	snprintf(copy, sizeof(copy), "%s/sym_pie_new", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, copy);
+	if (system(cmd) != 0 || spawn_path(copy, &fx)) {
+		CHECK(t, !"cannot run the copy");
+		goto out;
+	}
+	stk_symbolizer_set_file_holder(s, let_go_table, tables);
+	CHECK(t, stk_symbolizer_process(s, getpid()) != NULL); /* a live process: its files stay */
+	stk_unwind_tables_get_stats(tables, &before);
+	p = stk_symbolizer_process(s, fx.pid);
+	CHECK(t, p && stk_unwind_tables_load(tables, p, 0) == STK_UNWIND_LOADED);
+	if (!p)
+		goto out;
+	stk_unwind_tables_get_stats(tables, &loaded);
+	CHECK(t, fds_on(copy) >= 1 && loaded.rows_used > before.rows_used);
+	/* mapped by a live process, then by one that exited but is kept: nothing goes */
+	CHECK(t, stk_symbolizer_forget_files(s) == 0);
+	reap(&fx);
+	CHECK(t, stk_symbolizer_sweep(s) == 1 && stk_symbolizer_forget_files(s) == 0);
+	/* forgotten while still loaded in the kernel's tables: the tables keep the file */
+	CHECK(t, stk_symbolizer_forget_exited(s, INT64_MAX) == 0);
+	stk_unwind_tables_forget(tables, p);
+	CHECK(t, stk_symbolizer_forget_exited(s, INT64_MAX) == 1);
+	CHECK(t, stk_symbolizer_forget_files(s) >= 1 && stk_symbolizer_forget_files(s) == 0);
+	stk_unwind_tables_get_stats(tables, &after);
+	stk_symbolizer_get_stats(s, &st);
+	CHECK(t, fds_on(copy) == 0 && st.files_forgotten >= 1);
+	CHECK(t, after.files_let_go >= 1 && after.rows_used < loaded.rows_used);
+	/* this process's files stayed and still name its frames */
+	stk_symbolize_user(s, getpid(), (uint64_t)(uintptr_t)proc_table_marker + 1, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "proc_table_marker") == 0);
+	/* the program run again: opened and parsed anew, named as before */
+	if (spawn_path(copy, &again)) {
+		CHECK(t, !"cannot run the copy again");
+		goto out;
+	}
+	stk_symbolize_user(s, again.pid, addr_of(&again, "stk_fixture_beta") + 1, &fr);
+	CHECK(t, fr.symbol && strcmp(fr.symbol, "stk_fixture_beta") == 0 && fds_on(copy) >= 1);
+	parsed = st.files_parsed;
+	stk_symbolizer_get_stats(s, &st);
+	CHECK(t, st.files_parsed > parsed);
+out:
+	reap(&fx);
+	reap(&again);
+	if (scratch)
+		remove_tree(dir);
+	stk_symbolizer_set_file_holder(s, NULL, NULL);
+	stk_unwind_tables_free(tables);
+	stk_symbolizer_free(s);
+	fake_free(fm);
+}
+
 const struct test_case proc_table_tests[] = {
 	{ "one_entry_per_file", one_entry_per_file },
 	{ "exited_process_keeps_what_its_stacks_name", exited_process_keeps_what_its_stacks_name },
 	{ "pid_taken_again_is_a_new_process", pid_taken_again_is_a_new_process },
 	{ "kernel_tables_share_a_file", kernel_tables_share_a_file },
+	{ "unmapped_files_are_freed", unmapped_files_are_freed },
 	{ NULL, NULL },
 };
