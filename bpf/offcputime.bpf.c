@@ -166,12 +166,16 @@ struct switch_out {
 	struct task_struct *task; /* kprobe: read comm from here */
 };
 
-/* The current task's stacks for a block by the program's mode (a kernel thread has no user stack to take). */
+/*
+ * The current task's stacks for a block by the program's mode (a kernel
+ * thread has no user stack to take): it blocks on its own kernel stack, so
+ * its kernel chain may be the one kept from its last block there.
+ */
 static __always_inline void take_stacks(void *ctx, const struct stk_offcpu_config *cfg, struct stk_stack_ref *ref,
 					u32 tid, bool kthread, const int mode)
 {
-	stk_take_stacks(ctx, &cfg->stack, ref, tid, NULL, cfg->stack.kernel_stacks,
-			cfg->stack.user_stacks && !kthread, mode);
+	stk_take_stacks_at(ctx, &cfg->stack, ref, tid, NULL, cfg->stack.kernel_stacks,
+			   cfg->stack.user_stacks && !kthread, mode, true);
 }
 
 /* --sample N: switch-outs left on this CPU until the next one taken. */

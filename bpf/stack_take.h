@@ -57,10 +57,12 @@ static __always_inline void stk_take_fp(void *ctx, struct stk_stack_ref *ref, bo
  * The kernel unwinder's chains into ref (cfi). false when the stack must be
  * taken by a copy instead: the process has no tables yet, or no room was
  * left to keep a chain. user_ctx: the event's registers when they may be
- * user mode (perf_event, uprobe), else NULL.
+ * user mode (perf_event, uprobe), else NULL. blocking: the thread is
+ * switching out on its own kernel stack, where its kernel chain may be
+ * the one it was kept with (bpf/kernel_memo.h).
  */
-static __always_inline bool stk_take_chains(void *ctx, const struct stk_stack_config *cfg, struct stk_stack_ref *ref,
-					    stk_uregs_t *user_ctx, bool kernel, bool user)
+static __always_inline bool stk_take_chains_at(void *ctx, const struct stk_stack_config *cfg, struct stk_stack_ref *ref,
+					       stk_uregs_t *user_ctx, bool kernel, bool user, const bool blocking)
 {
 	if (user) {
 		int res = stk_unwind_user_chain(ctx, user_ctx, ref->tgid, cfg->max_depth, &ref->user_chain);
@@ -70,7 +72,17 @@ static __always_inline bool stk_take_chains(void *ctx, const struct stk_stack_co
 		else if (res != STK_WALK_DONE)
 			return false;
 	}
-	return !kernel || stk_unwind_kernel_chain(ctx, &ref->kernel_chain, &ref->kernel_stack_id);
+	if (!kernel)
+		return true;
+	if (blocking)
+		return stk_unwind_kernel_chain_kept(ctx, &ref->kernel_chain, &ref->kernel_stack_id);
+	return stk_unwind_kernel_chain(ctx, &ref->kernel_chain, &ref->kernel_stack_id);
+}
+
+static __always_inline bool stk_take_chains(void *ctx, const struct stk_stack_config *cfg, struct stk_stack_ref *ref,
+					    stk_uregs_t *user_ctx, bool kernel, bool user)
+{
+	return stk_take_chains_at(ctx, cfg, ref, user_ctx, kernel, user, false);
 }
 
 /* A hashed stack copy of the current thread, sent once per content: its hash, or 0 (no buffer room). */
@@ -85,14 +97,15 @@ static __always_inline u64 stk_take_copy(void *ctx, const struct stk_stack_confi
  * The current thread's stacks into ref by mode: chains (cfi), else a hashed
  * copy (dwarf, and cfi without tables), else frame pointers (fp, and copies
  * the buffer had no room for). kernel, user: which stacks to take. ref->tgid
- * must be set.
+ * must be set. blocking: as stk_take_chains_at.
  */
-static __always_inline void stk_take_stacks(void *ctx, const struct stk_stack_config *cfg, struct stk_stack_ref *ref,
-					    u32 tid, stk_uregs_t *user_ctx, bool kernel, bool user, const int mode)
+static __always_inline void stk_take_stacks_at(void *ctx, const struct stk_stack_config *cfg, struct stk_stack_ref *ref,
+					       u32 tid, stk_uregs_t *user_ctx, bool kernel, bool user, const int mode,
+					       const bool blocking)
 {
 	ref->kernel_stack_id = -1;
 	ref->user_stack_id = -1;
-	if (mode == STK_TAKE_CFI && stk_take_chains(ctx, cfg, ref, user_ctx, kernel, user))
+	if (mode == STK_TAKE_CFI && stk_take_chains_at(ctx, cfg, ref, user_ctx, kernel, user, blocking))
 		return;
 	ref->kernel_chain = 0;
 	ref->user_chain = 0;
@@ -101,6 +114,12 @@ static __always_inline void stk_take_stacks(void *ctx, const struct stk_stack_co
 	if (mode != STK_TAKE_FP && (ref->copy = stk_take_copy(ctx, cfg, ref->tgid, tid, user_ctx, kernel, user)))
 		return;
 	stk_take_fp(ctx, ref, kernel, user);
+}
+
+static __always_inline void stk_take_stacks(void *ctx, const struct stk_stack_config *cfg, struct stk_stack_ref *ref,
+					    u32 tid, stk_uregs_t *user_ctx, bool kernel, bool user, const int mode)
+{
+	stk_take_stacks_at(ctx, cfg, ref, tid, user_ctx, kernel, user, mode, false);
 }
 
 /* Adds weight under ref. A new key may mean a new process (or one that exec'd): announced. */

@@ -129,6 +129,7 @@ static __always_inline struct stk_cfi_row *find_row(struct stk_walk *w, u64 pc)
 }
 
 #include "unwind_memo.h"
+#include "kernel_memo.h"
 
 static __always_inline int read_word(struct stk_walk *w, u64 *dst, u64 addr)
 {

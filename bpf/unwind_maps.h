@@ -90,6 +90,14 @@ STK_UNWIND_MAP struct {
 	__type(value, struct stk_walk_memo);
 } unwind_memo SEC(".maps");
 
+/* Threads' kernel chains at a switch-out (struct stk_kmemo), by host tid and depth: the least used go first. */
+STK_UNWIND_MAP struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct stk_kmemo_key);
+	__type(value, struct stk_kmemo);
+} unwind_kmemo SEC(".maps");
+
 /* Processes whose mappings changed under the walk (struct stk_unwind_request). */
 STK_UNWIND_MAP struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

@@ -151,6 +151,33 @@ struct stk_walk_memo {
 					   * WIDE for 16 bytes */
 };
 
+/*
+ * A thread's kernel chains, kept (unwind_kmemo, by tid and where on its
+ * kernel stack the program runs) when taken at a switch-out: the kernel's
+ * own unwinder finds each caller from the return address stored in a slot
+ * of the stack, so a thread that blocks again through the same calls has
+ * the same return addresses in the same slots. The chain is kept with the
+ * offset of each return address's slot; the next switch-out at the same
+ * depth reads those slots again (one read of the stack above the program)
+ * and, when their hash is the same, counts under the kept chain instead of
+ * unwinding and interning it anew. The program's own place on the stack is
+ * part of the key: a chain that differs anywhere below a slot moves every
+ * frame above it (a slot of another call site holds another return address).
+ */
+#define STK_KMEMO_SLOTS 64 /* return addresses a kept kernel chain checks (a longer chain is not kept) */
+struct stk_kmemo_key {
+	__u32 tid;
+	__u32 pad;
+	__u64 sp; /* where the program's frame is on the thread's kernel stack */
+};
+struct stk_kmemo {
+	__u64 chain; /* the kernel chain's id */
+	__u64 hash;  /* of the return addresses at their slots, in order */
+	__u32 span;  /* bytes from sp to the end of the highest slot */
+	__u32 n;     /* slots */
+	__u16 slots[STK_KMEMO_SLOTS]; /* each frame's return address (after the leaf): its offset from sp in words */
+};
+
 /* Chain flags (part of the identity). */
 #define STK_CHAIN_KERNEL 1
 
@@ -245,6 +272,9 @@ struct stk_walk {
 	__u64 reused;      /* the chain of a kept walk whose words all held (0: walked) */
 	struct stk_walk_memo_key memo_key; /* the thread and the registers the walk starts from */
 	struct stk_walk_memo memo; /* the walk being recorded, or the kept one being checked */
+	struct stk_kmemo_key kmemo_key; /* the thread and the program's place on its kernel stack */
+	struct stk_kmemo kmemo;    /* a kernel chain being kept, or the kept one being checked */
+	__u32 kmemo_at, kmemo_found; /* the scan for its slots: the next frame, and frames found */
 	__u64 memo_window[STK_WALK_MEMO_WINDOW / 8]; /* the stack from sp + window_at, as the check read it */
 	__u64 memo_far[2]; /* a far read, as the check read it */
 	__u32 window_at, window_len;
@@ -282,6 +312,8 @@ enum stk_unwind_stat {
 	STK_USTAT_REQUESTS_LOST,
 	STK_USTAT_MEMO_HITS,    /* walks that reused the thread's last one (its words unchanged) */
 	STK_USTAT_MEMO_CHANGED, /* kept walks whose words changed (walked again) */
+	STK_USTAT_KMEMO_HITS,   /* kernel chains that reused the thread's kept one (its return addresses unchanged) */
+	STK_USTAT_KMEMO_CHANGED, /* kept kernel chains whose return addresses changed (taken again) */
 	STK_USTAT_STOP_FIRST,   /* + enum stk_walk_stop: how chains ended */
 	STK_USTAT_RT_WALKS = STK_USTAT_STOP_FIRST + STK_STOP_COUNT, /* walks that kept interpreted frames */
 	STK_USTAT_RT_FRAMES,    /* interpreted frames they kept */

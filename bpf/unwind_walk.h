@@ -16,6 +16,8 @@
 int stk_unwind_walk(u32 tgid, u32 max);
 u64 stk_chain_intern(u32 kernel);
 int stk_unwind_memo_keep(u64 chain);
+u64 stk_kernel_chain_kept(u32 tid);
+int stk_kernel_chain_keep(u64 chain, u64 base);
 
 static __always_inline struct stk_walk *stk_unwind_scratch(void)
 {
@@ -47,6 +49,34 @@ static __always_inline bool stk_unwind_kernel_chain(void *ctx, u64 *chain, s32 *
 	w->kernel.flags = STK_CHAIN_KERNEL;
 	*chain = stk_chain_intern(1);
 	return *chain != 0;
+}
+
+/*
+ * The same for a thread switching out on its own kernel stack (a block):
+ * its chain kept from the last time it blocked at this depth
+ * (bpf/kernel_memo.h), when every return address is still in its slot;
+ * else taken and kept for the next time.
+ */
+static __always_inline bool stk_unwind_kernel_chain_kept(void *ctx, u64 *chain, s32 *why)
+{
+	struct stk_walk *w = stk_unwind_scratch();
+	u64 anchor = 0; /* its address: where on the kernel stack this program's frame is */
+	struct task_struct *task;
+
+	*chain = 0;
+	if (!w)
+		return false;
+	/* a stack address kept as a number: the key, never followed but by bpf_probe_read_kernel */
+	asm volatile("" : : "r"(&anchor) : "memory");
+	w->kmemo_key.sp = (u64)&anchor;
+	*chain = stk_kernel_chain_kept((u32)bpf_get_current_pid_tgid());
+	if (*chain)
+		return true;
+	if (!stk_unwind_kernel_chain(ctx, chain, why))
+		return false;
+	task = (void *)bpf_get_current_task();
+	stk_kernel_chain_keep(*chain, (u64)BPF_CORE_READ(task, stack));
+	return true;
 }
 
 /* A request to user space (a lost one is counted: it only delays what it asks for). */

@@ -10,7 +10,8 @@
 
 const char *const stk_unwind_map_names[] = {
 	"unwind_rows", "unwind_pages", "unwind_mappings", "unwind_procs", "unwind_chains",
-	"unwind_scratch", "unwind_stats", "unwind_requests", "unwind_runtimes", "unwind_rt_threads", "unwind_memo", NULL,
+	"unwind_scratch", "unwind_stats", "unwind_requests", "unwind_runtimes", "unwind_rt_threads", "unwind_memo",
+	"unwind_kmemo", NULL,
 };
 const char *const stk_unwind_program_names[] = { "stk_unwind_exec", "stk_unwind_exit", NULL };
 
@@ -35,7 +36,8 @@ int stk_unwind_maps_size(struct stk_bpf *skel, const struct stk_unwind_sizes *sz
 	    bpf_map__set_max_entries(skel->maps.unwind_chains, sz->chains) ||
 	    bpf_map__set_max_entries(skel->maps.unwind_runtimes, c->procs) ||
 	    bpf_map__set_max_entries(skel->maps.unwind_rt_threads, sz->rt_threads) ||
-	    bpf_map__set_max_entries(skel->maps.unwind_memo, sz->memo))
+	    bpf_map__set_max_entries(skel->maps.unwind_memo, sz->memo) ||
+	    bpf_map__set_max_entries(skel->maps.unwind_kmemo, sz->memo))
 		return -1;
 	return 0;
 }

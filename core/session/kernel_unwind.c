@@ -409,6 +409,11 @@ void stk_kernel_unwind_report(const struct stk_kernel_unwind *u, const char *app
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_MEMO_CHANGED), (unsigned long long)copy_samples, (unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_NO_PROCESS),
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_STALE),
 		(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_PARTIAL), (unsigned long long)full);
+	if (stk_unwind_stat(u->skel, STK_USTAT_KMEMO_HITS) || stk_unwind_stat(u->skel, STK_USTAT_KMEMO_CHANGED))
+		fprintf(stderr, "%s: kernel stacks at a block: %llu reused a kept chain (its return addresses in their "
+			"slots unchanged; %llu kept chains had changed)\n", applet,
+			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_KMEMO_HITS),
+			(unsigned long long)stk_unwind_stat(u->skel, STK_USTAT_KMEMO_CHANGED));
 	fprintf(stderr, "%s: kernel walks ended:", applet);
 	for (unsigned s = 0; s < STK_STOP_COUNT; s++) {
 		uint64_t n = stk_unwind_stat(u->skel, STK_USTAT_STOP_FIRST + s);

@@ -170,6 +170,51 @@ alt_stats=$(grep 'user stacks:' "$tmp/alt.err")
 at_least memo_reused "$(sed -n 's/.* \([0-9]*\) reused a kept walk.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 at_least memo_changed_rewalked "$(sed -n 's/.*; \([0-9]*\) kept walks had changed.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 
+# --- Kept kernel chains (bpf/kernel_memo.h): a thread that blocks again through the same calls
+# reuses the chain it was kept with while every return address is in its slot. Against the fp rung
+# beside it, which takes each kernel stack anew (bpf_get_stackid): the same kernel stacks with the
+# same time, for two threads passing a byte back and forth on one CPU (every switch a block, now in
+# read, now preempted) and offcpu_alternate's naps through two system calls from one call site. ---
+start_workload "$W/offcpu_alternate" 30 kernel
+kalt=$WPID
+taskset -c 0 "$W/offcpu_pingpong" 100000000 >"$tmp/kpp.out" & kpp=$!
+"$STK" offcputime -K -v -f -p "$kpp,$kalt" >"$tmp/kc.folded" 2>"$tmp/kc.err" & k1=$!
+"$STK" offcputime -K -f --unwind fp -p "$kpp,$kalt" >"$tmp/kf.folded" 2>"$tmp/kf.err" & k2=$!
+wait_attached $k1 $k2
+sleep 2
+kill -INT $k1 $k2
+wait $k1; kc_rc=$?
+wait $k2
+kill $kpp $kalt 2>/dev/null
+expect_eq kept_kernel_rc "$kc_rc" 0
+kc_stats=$(grep 'kernel stacks at a block:' "$tmp/kc.err")
+at_least kept_kernel_reused "$(sed -n 's/.*: \([0-9]*\) reused a kept chain.*/\1/p' <<<"$kc_stats")" 1000 "${kc_stats:-no kept chains line}"
+# each kernel stack's share of the time by the kept chains against the fp rung's (blocks still
+# going at the end aside; shares, as the two captures start and stop a moment apart): a chain
+# reused where it no longer held would move time from one stack to another
+kc_diff=$(awk '
+    { line = $0; sub(/ [0-9]+$/, "", line); if (line ~ /\[still off-CPU\]/) next }
+    FNR == NR { c[line] += $NF; tc += $NF; next }
+    { f[line] += $NF; tf += $NF }
+    END {
+        if (!tc || !tf) { print "0 100 " tc + 0 " " tf + 0; exit }
+        for (k in c) { d = c[k] / tc - f[k] / tf; if (d < 0) d = -d; diff += d; if (!(k in f) && c[k] > tc / 100) only++ }
+        for (k in f) if (!(k in c)) { diff += f[k] / tf; if (f[k] > tf / 100) only++ }
+        printf "%.0f %.1f %.0f %.0f\n", only, 100 * diff, tc, tf
+    }' "$tmp/kc.folded" "$tmp/kf.folded")
+read -r kc_only kc_pct kc_tc kc_tf <<<"$kc_diff"
+if [ "$kc_only" = 0 ] && awk -v p="$kc_pct" 'BEGIN { exit !(p <= 6) }' && [ "$kc_tc" -gt 1000000 ]; then
+    pass kept_kernel_same_stacks
+else
+    fail kept_kernel_same_stacks "$kc_only stacks of one capture only, shares differ by $kc_pct points in all (kept $kc_tc us, fp $kc_tf us)"
+fi
+# the two system calls' naps apart: 2:1, none under the other's kernel path
+kc_left=$(folded_sum "$tmp/kc.folded" offcpu_alternat '_sys_nanosleep;')
+kc_right=$(folded_sum "$tmp/kc.folded" offcpu_alternat '_sys_clock_nanosleep;')
+if awk -v l="$kc_left" -v r="$kc_right" 'BEGIN { exit !(l + r >= 1500000 && r > 0 && l / r >= 1.7 && l / r <= 2.3) }'
+then pass kept_kernel_calls_apart
+else fail kept_kernel_calls_apart "nanosleep ${kc_left} us, clock_nanosleep ${kc_right} us in 2 s: want 2:1"; fi
+
 # --- --sample N: one switch-out in N taken, its block weighted N. napper's 8 threads nap 1,500
 # x 1 ms each and say how long they were off CPU (wall time less CPU time): the weighted total must
 # come within 10% of that truth (about 1,500 blocks taken: the count's own spread is under 3%).

@@ -6,35 +6,49 @@
  * sp and frame pointer every time; only the return address above alt_nap
  * tells the two apart. Each round is left, left, right: the second left
  * may reuse the first one's walk, and a walk kept from one caller must
- * never stand in for the other. Usage: offcpu_alternate SECONDS. Prints
+ * never stand in for the other. With "kernel" after SECONDS, the two
+ * callers nap through different system calls from that one call site
+ * (left nanosleep, right clock_nanosleep): the same user registers, kernel
+ * chains that differ in one frame, for the kept kernel chains
+ * (bpf/kernel_memo.h). Usage: offcpu_alternate SECONDS [kernel]. Prints
  * "ready PID", then at the end "left N right N": how many naps each caller
  * made.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 static volatile int alt_side; /* written after each call: the two callers' code differs, so no merge */
+static int alt_kernel;        /* "kernel": the callers' naps take different system calls */
 
-__attribute__((noinline)) static void alt_nap(void)
+__attribute__((noinline)) static void alt_nap(int left)
 {
 	struct timespec ts = { .tv_nsec = 10 * 1000000L };
+	long nr = SYS_nanosleep, a[4] = { (long)&ts, 0, 0, 0 };
 
-	nanosleep(&ts, NULL);
+	if (alt_kernel && !left) {
+		nr = SYS_clock_nanosleep;
+		a[0] = CLOCK_MONOTONIC;
+		a[2] = (long)&ts;
+	}
+	/* one call site for both: the same pc, sp and return address on entering the kernel */
+	syscall(nr, a[0], a[1], a[2], a[3]);
 	__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) static void alt_left(void)
 {
-	alt_nap();
+	alt_nap(1);
 	alt_side = 1;
 }
 
 __attribute__((noinline)) static void alt_right(void)
 {
-	alt_nap();
+	alt_nap(0);
 	alt_side = 2;
 }
 
@@ -52,6 +66,8 @@ int main(int argc, char **argv)
 	struct timespec start, now;
 	long left = 0, right = 0;
 	double secs = argc > 1 ? atof(argv[1]) : 5;
+
+	alt_kernel = argc > 2 && strcmp(argv[2], "kernel") == 0;
 
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
