@@ -37,7 +37,9 @@ stk_settle() {
 
 echo "@@BEGIN $(uname -r)"
 # "@@TIME CASE SECONDS" after each case file: where a boot's minutes go (the log keeps it).
+# A case marked "BTF: visible only" checks nothing that hidden BTF changes: hidden boots leave it out.
 for c in /cases/*.sh; do
+    [ "$STK_BTF" = hidden ] && grep -q '^# BTF: visible only' "$c" && continue
     read -r t0 _ < /proc/uptime
     . "$c"
     read -r t1 _ < /proc/uptime

@@ -6,6 +6,8 @@
 # BTF. The workload's phases start once stk is tracing (its GO file).
 # traced APPLET OUT ARGS...: runs stk APPLET -v ARGS in the background,
 # touches the GO file once it is tracing, waits; its output in OUT, RC its status.
+# BTF: visible only. What it checks does not change with BTF hidden; the programs it loads
+# load with the embedded BTF in the hidden boot's other cases (offcputime, record, stackcount).
 traced() {
     local go=$1 out=$2 i=0 sp
     shift 2

@@ -25,8 +25,10 @@ resources_run() {
     for _ in $(seq 50); do rpid=$(sed -n 's/^ready //p' /tmp/res.out); [ -n "$rpid" ] && break; sleep 0.1; done
     /stk "$applet" -v -p "$rpid" "$@" > /tmp/stk.out 2>&1 &
     spid=$!
-    for _ in $(seq 600); do grep -q 'tracing .* ms after start' /tmp/stk.out && break
-                            kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+    # until stk says it traces (or ends): the workload must not start its phases before that
+    attached=no
+    for _ in $(seq 1200); do grep -q 'tracing .* ms after start' /tmp/stk.out && { attached=yes; break; }
+                             kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
     kill -USR1 "$rpid"
     for _ in $(seq 1200); do grep -q '^done' /tmp/res.out && break; sleep 0.1; done
     sleep 1
@@ -38,6 +40,7 @@ resources_run() {
     echo "@@CASE $case"
     cat /tmp/stk.out
     grep -q '^done' /tmp/res.out || echo "workload: $(cat /tmp/res.out)"
+    [ "$attached" = yes ] || echo "workload: started before stk said it was tracing"
     sed -n 's/^udp received /workload: udp received /p' /tmp/res.out
     echo "@@RC $rc"
 }

@@ -2,6 +2,7 @@
 # recorded and none lost, stk report printing what the capture printed, the
 # sleeps of the phases and of each request in the recording with both kinds
 # of span, a profile recording of the burning phases. Sourced by tests/vm/run.sh.
+# BTF: visible only (its cases run in visible boots only: tests/vm/init.sh).
 ev=""
 out=$(case_output "$log" eventlog_offcpu)
 expect_eq "$id/eventlog_offcpu_rc" "$(case_rc "$log" eventlog_offcpu)" 0

@@ -4,6 +4,7 @@
 # copy) and in pmp (user space: where registers read from /proc leave the
 # native chain short of the eval loop, its frames follow the chain). Sourced
 # by tests/vm/run.sh.
+# BTF: visible only (its cases run in visible boots only: tests/vm/init.sh).
 py=""
 for c in "python_profile:p:^plain;.*;run;py_root;py_mid;py_leaf[; ]" "python_pmp:m:py_leaf,py_mid,py_root(,|$)"; do
     name=${c%%:*} rest=${c#*:}

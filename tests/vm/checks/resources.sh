@@ -8,9 +8,13 @@ MiB8=8388608
 # capture of one kind, whose lines do not start with it)
 res_sum() { printf '%s\n' "$1" | kind="$2" re="$3" awk 'BEGIN { k = ENVIRON["kind"]; k = k == "" ? "" : k ";"; re = ENVIRON["re"] }
     index($0, k) == 1 && $0 ~ re && $NF ~ /^[0-9]+$/ { s += $NF } END { printf "%.0f\n", s }'; }
-res_within() { # NAME GOT WANT
+res_within() { # NAME GOT WANT [CASE]: a failure says what the case's workload said of itself
+    local said
     if awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w / 10) }'; then pass "$1"
-    else fail "$1" "got $2, want $3 +- 10%"; fi
+    else
+        said=$(case_output "$log" "${4:-resources}" | grep '^workload:' | grep -v 'udp received' | tr '\n' ' ')
+        fail "$1" "got $2, want $3 +- 10%${said:+ ($said)}"
+    fi
 }
 res_mech() { printf '%s\n' "$1" | sed -n "s/^resources: $2: mechanism \([a-z_]*\).*/\1/p" | head -1; }
 res=$(case_output "$log" resources)

@@ -8,9 +8,9 @@ rec=$(case_output "$log" record)
 recf=$(case_output "$log" record_folded)
 expect_eq "$id/record_rc" "$(case_rc "$log" record)" 0
 expect_contains "$id/record_none_lost" "$rec" "events recorded, none lost"
-res_within "$id/record_rss" "$(res_sum "$recf" rss ';touch_pages;')" $MiB8
-res_within "$id/record_write" "$(res_sum "$recf" write ';direct_write_chunk;')" $MiB8
-res_within "$id/record_block_write" "$(res_sum "$recf" block ';direct_write_chunk;.*\[block write\]')" $MiB8
+res_within "$id/record_rss" "$(res_sum "$recf" rss ';touch_pages;')" $MiB8 record
+res_within "$id/record_write" "$(res_sum "$recf" write ';direct_write_chunk;')" $MiB8 record
+res_within "$id/record_block_write" "$(res_sum "$recf" block ';direct_write_chunk;.*\[block write\]')" $MiB8 record
 rec_calls=$(printf '%s\n' "$recf" | grep -c '^syscall;.*;direct_write_chunk;[^ ]*\[sys_pwrite64\] ')
 rec_requests=$(printf '%s\n' "$recf" | grep -c '^iorq;.*;direct_write_chunk;.*\[block write\] ')
 if [ "$rec_calls" -ge 1 ] && [ "$rec_requests" -ge 1 ]; then pass "$id/record_syscall_iorq"

@@ -3,6 +3,7 @@
 # BTF hidden both run on the embedded BTF, and kernels before 5.15 / 5.17 take
 # the task->stack and bounded-loop paths); the 49-level chain where the kernel
 # walks it; dwarf asked for explicitly. Sourced by tests/vm/run.sh.
+# BTF: visible only (its cases run in visible boots only: tests/vm/init.sh).
 kver=${release%%-*}
 kmajor=${kver%%.*} kminor=${kver#*.}
 kminor=${kminor%%.*}
