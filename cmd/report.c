@@ -306,6 +306,20 @@ static int render_one(struct rendering *rd, enum stk_format format, const char *
 	return rc == STK_EV_RENDER_BAD_INPUT ? STK_EXIT_USAGE : rc ? 1 : 0;
 }
 
+/* An empty result says why on stderr: no event passed the filters given, or the recording holds none. */
+static void say_if_empty(const struct report_config *cfg, const struct rendering *rd)
+{
+	bool filtered = cfg->from || cfg->to || cfg->span || cfg->event || cfg->host || cfg->n_pids || cfg->n_tids;
+
+	if (rd->now.shown || (rd->diff && rd->base.shown))
+		return;
+	if (filtered)
+		fprintf(stderr, "%s: no event of the recording passed the filters given (--from/--to, -p, -t, "
+			"--event, --host, --span)\n", APPLET);
+	else
+		fprintf(stderr, "%s: the recording holds no events\n", APPLET);
+}
+
 static int report_main(const struct stk_invocation *inv)
 {
 	struct report_config cfg = { .format = STK_FORMAT_TEXT };
@@ -339,6 +353,8 @@ static int report_main(const struct stk_invocation *inv)
 		if (rc > ret)
 			ret = rc;
 	}
+	if (!ret)
+		say_if_empty(&cfg, &rd);
 out:
 	stk_recording_window_close(&cfg.now.win);
 	stk_recording_window_close(&cfg.base.win);

@@ -85,6 +85,7 @@ int stk_ev_render_many(struct stk_ev_source *src, enum stk_format format, FILE *
 		with_spans.with_spans = true;
 		if (stk_ev_timeline_read(f, &with_spans, &tl, err, err_len) == 0) {
 			report.timeline = &tl.tl;
+			src->shown = tl.tl.n_threads;
 			ret = write_report(out, &report, stk_ev_meta(f), format, err, err_len);
 		}
 		stk_ev_timeline_free(&tl);
@@ -95,6 +96,7 @@ int stk_ev_render_many(struct stk_ev_source *src, enum stk_format format, FILE *
 		if (stk_ev_totals_read(f, src->flt, desc->span_labels, &t, err, err_len) == 0) {
 			report.stacks = t.stacks;
 			report.n_stacks = t.n;
+			src->shown = t.n;
 			ret = write_report(out, &report, stk_ev_meta(f), format, err, err_len);
 		}
 		stk_ev_totals_free(&t);
@@ -173,6 +175,8 @@ int stk_ev_render_diff(struct stk_ev_source *base, struct stk_ev_source *now, en
 		goto out;
 	if (!(fn = open_source(now, &rn, types_now, err, err_len)) || stk_ev_totals_read(fn, now->flt, false, &tn, err, err_len))
 		goto out;
+	base->shown = tb.n;
+	now->shown = tn.n;
 	/* now's value types first, then any only the base has */
 	if (add_side(&all, &n, &tn, &rn, types, &n_types, false) || add_side(&all, &n, &tb, &rb, types, &n_types, true)) {
 		snprintf(err, err_len, "out of memory");

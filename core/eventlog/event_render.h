@@ -33,6 +33,7 @@ struct stk_ev_source {
 	size_t n;
 	const struct stk_ev_filter *flt;
 	size_t bad; /* after STK_EV_RENDER_BAD_INPUT: which of fds */
+	size_t shown; /* after a render: the stacks (or a timeline's threads) it drew; 0: no event passed flt */
 };
 
 /* The same over a recording of several files. */

@@ -116,6 +116,8 @@ spin_rows=$(printf '%s\n' "$OUT" | awk -v t="spin ($wpid/$spin)" 'index($0, t) =
 expect_eq eventlog_spin_every_pass "${spin_rows:-none}" "$(cat "$rec"/samples-*.csv | grep -c "^[^,]*,$spin,$wpid,")"
 run_capture "$STK" report -f --host db-8 "$rec.parquet"
 expect_eq eventlog_other_host_none "$OUT" ""
+# nothing shown, and stderr says why (exit 0: an empty answer is an answer)
+expect_eq eventlog_other_host_said "$RC: $ERR" "0: report: no event of the recording passed the filters given (--from/--to, -p, -t, --event, --host, --span)"
 bad host_invalid --host a/b -n 1
 
 # --- -u with --unwind dwarf (the default): whole chains through a libc without
