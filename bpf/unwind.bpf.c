@@ -131,11 +131,12 @@ static __always_inline struct stk_cfi_row *find_row(struct stk_walk *w, u64 pc)
 #include "unwind_memo.h"
 #include "kernel_memo.h"
 
-static __always_inline int read_word(struct stk_walk *w, u64 *dst, u64 addr)
+/* A word at addr into dst; fp: a saved frame pointer, the walk's frame pointer from here. */
+static __always_inline int read_word(struct stk_walk *w, u64 *dst, u64 addr, bool fp)
 {
 	if (bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr))
 		return -1;
-	memo_note(w, addr, *dst, 0, false);
+	memo_note(w, addr, *dst, 0, false, fp);
 	return 0;
 }
 
@@ -144,7 +145,7 @@ static __always_inline int read_pair(struct stk_walk *w, u64 pair[2], u64 addr)
 {
 	if (bpf_probe_read_user(pair, 2 * sizeof(u64), (const void *)addr))
 		return -1;
-	memo_note(w, addr, pair[0], pair[1], true);
+	memo_note(w, addr, pair[0], pair[1], true, true);
 	return 0;
 }
 
@@ -171,6 +172,7 @@ static __always_inline int fp_step(struct stk_walk *w)
 {
 	u64 rec[2];
 
+	memo_fp_use(w);
 	if (!w->fp || w->fp_unknown || w->fp < w->sp || (w->fp & 7))
 		return stop(w, STK_STOP_FP_END);
 	if (read_pair(w, rec, w->fp))
@@ -198,12 +200,14 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	case STK_CFA_FP:
 		if (w->fp_unknown)
 			return stop(w, STK_STOP_FP_UNKNOWN);
+		memo_fp_use(w);
 		cfa = w->fp + r->cfa_off;
 		break;
 	case STK_CFA_DEREF_FP:
 		if (w->fp_unknown)
 			return stop(w, STK_STOP_FP_UNKNOWN);
-		if (read_word(w, &cfa, w->fp + r->cfa_off))
+		memo_fp_use(w);
+		if (read_word(w, &cfa, w->fp + r->cfa_off, false))
 			return stop(w, STK_STOP_READ);
 		break;
 	case STK_CFA_PLT:
@@ -227,7 +231,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 	}
 	switch (r->ra_how) {
 	case STK_REG_AT_CFA:
-		if (read_word(w, &ra, cfa + r->ra_off))
+		if (read_word(w, &ra, cfa + r->ra_off, false))
 			return stop(w, STK_STOP_READ);
 		break;
 	case STK_REG_SAME: /* arm64: still in x30, which only the leaf's registers hold */
@@ -239,7 +243,7 @@ static __always_inline int cfa_step(struct stk_walk *w, const struct stk_cfi_row
 		return stop(w, STK_STOP_ROOT);
 	}
 	if (r->fp_how == STK_REG_AT_CFA) {
-		if (read_word(w, &fp, cfa + r->fp_off))
+		if (read_word(w, &fp, cfa + r->fp_off, true))
 			return stop(w, STK_STOP_READ);
 		w->fp_unknown = 0;
 	} else if (r->fp_how == STK_REG_UNDEF) {
@@ -648,6 +652,7 @@ __noinline int stk_unwind_walk(u32 tgid, u32 max)
 	rt = bpf_map_lookup_elem(&unwind_runtimes, &tgid);
 	w->has_rt = rt != NULL;
 	w->reused = 0;
+	w->fp_from = STK_WALK_FP_FROM_REGS;
 	/* interpreted frames and pending uretprobes read more than the stack: such walks are not kept */
 	w->memo_keep = w->memo_want && !rt && !w->returns;
 	if (w->memo_keep) {

@@ -14,12 +14,23 @@ static __always_inline u64 mix(u64 h, u64 v)
 	return h ^ (h >> 29);
 }
 
+#define MEMO_SEED 0x452821e638d01377ULL
+#define MEMO_FP_SEED 0xbe5466cf34e90c6cULL
+
+/* A used frame pointer's part of the hash: its value and which read it came from (the sum is order-free). */
+static __always_inline u64 memo_fp_part(u64 v, u32 read)
+{
+	return mix(MEMO_FP_SEED ^ read, v);
+}
+
 /*
  * A read the walk made (16 bytes when wide: v0 then v1) into the record a
  * kept walk re-reads; one the record cannot hold (too many, below the
- * starting sp) means this walk is not kept.
+ * starting sp) means this walk is not kept. fp: v0 is a saved frame
+ * pointer, the walk's frame pointer from here (memo_fp_use counts it once
+ * used).
  */
-static __always_inline void memo_note(struct stk_walk *w, u64 addr, u64 v0, u64 v1, bool wide)
+static __always_inline void memo_note(struct stk_walk *w, u64 addr, u64 v0, u64 v1, bool wide, bool fp)
 {
 	u32 n = w->memo.n_reads, f = w->memo.n_far, len = wide ? 16 : 8;
 	u64 off = addr - w->memo_key.sp;
@@ -43,17 +54,42 @@ static __always_inline void memo_note(struct stk_walk *w, u64 addr, u64 v0, u64 
 		w->memo_keep = 0;
 		return;
 	}
-	w->memo.reads[n & (STK_WALK_MEMO_READS - 1)] = r | (wide ? STK_WALK_MEMO_WIDE : 0);
+	w->memo.reads[n & (STK_WALK_MEMO_READS - 1)] = r | (wide ? STK_WALK_MEMO_WIDE : 0) | (fp ? STK_WALK_MEMO_FP : 0);
 	w->memo.n_reads = n + 1;
-	w->memo.hash = mix(w->memo.hash, v0);
+	if (fp)
+		w->fp_from = n;
+	else
+		w->memo.hash = mix(w->memo.hash, v0);
 	if (wide)
 		w->memo.hash = mix(w->memo.hash, v1);
 }
 
-#define MEMO_SEED 0x452821e638d01377ULL
+/*
+ * The walk uses its frame pointer's value (a CFA from it, a frame record
+ * at it): the read it came from counts from now on (the registers' fp, when
+ * it came from them, must be the same for a kept walk to stand in).
+ */
+static __always_inline void memo_fp_use(struct stk_walk *w)
+{
+	u32 i = w->fp_from;
+	u16 *r;
+
+	if (!w->memo_keep || i == STK_WALK_FP_FROM_NONE)
+		return;
+	if (i == STK_WALK_FP_FROM_REGS) {
+		w->memo.fp_used = 1;
+		return;
+	}
+	r = &w->memo.reads[i & (STK_WALK_MEMO_READS - 1)];
+	if ((*r & STK_WALK_MEMO_FP) && !(*r & STK_WALK_MEMO_FP_USED)) {
+		*r |= STK_WALK_MEMO_FP_USED;
+		w->memo_fp_sum += memo_fp_part(w->fp, i);
+	}
+}
 
 struct memo_check {
 	u64 hash;
+	u64 fp_sum;  /* the used frame pointers' part */
 	u32 changed; /* a word could not be read */
 };
 
@@ -118,7 +154,11 @@ static long memo_reread(u32 i, void *ctx)
 		v0 = w->memo_window[at & (STK_WALK_MEMO_WINDOW / 8 - 1)];
 		v1 = w->memo_window[(at + 1) & (STK_WALK_MEMO_WINDOW / 8 - 1)];
 	}
-	c->hash = mix(c->hash, v0);
+	/* a saved frame pointer counts only where the walk used it (memo_fp_use) */
+	if (!(r & STK_WALK_MEMO_FP))
+		c->hash = mix(c->hash, v0);
+	else if (r & STK_WALK_MEMO_FP_USED)
+		c->fp_sum += memo_fp_part(v0, i);
 	if (len == 16)
 		c->hash = mix(c->hash, v1);
 	return 0;
@@ -139,14 +179,17 @@ static __always_inline bool memo_reuse(struct stk_walk *w, const struct stk_unwi
 	w->memo_key.pc = w->pc;
 	w->memo_key.sp = w->sp;
 	m = bpf_map_lookup_elem(&unwind_memo, &w->memo_key);
-	if (!m || m->fp != w->fp || m->lr != w->lr || m->tgid != w->tgid || m->gen != p->gen || m->max != w->max)
+	/* the frame pointer it started from matters only where the walk used it */
+	if (!m || (m->fp_used && m->fp != w->fp) || m->lr != w->lr || m->tgid != w->tgid || m->gen != p->gen ||
+	    m->max != w->max)
 		return false;
 	w->memo = *m;
 	c.hash = MEMO_SEED;
+	c.fp_sum = 0;
 	c.changed = 0;
 	w->window_len = 0;
 	bpf_loop(w->memo.n_reads, memo_reread, &c, 0);
-	if (c.changed || c.hash != w->memo.hash) {
+	if (c.changed || mix(c.hash, c.fp_sum) != w->memo.hash) {
 		ustat(STK_USTAT_MEMO_CHANGED);
 		return false;
 	}
@@ -167,6 +210,9 @@ static __always_inline void memo_begin(struct stk_walk *w, const struct stk_unwi
 	w->memo.span = 0;
 	w->memo.n_far = 0;
 	w->memo.hash = MEMO_SEED;
+	w->memo.fp_used = 0;
+	w->memo.pad = 0;
+	w->memo_fp_sum = 0;
 }
 
 /*
@@ -181,6 +227,8 @@ __noinline int stk_unwind_memo_keep(u64 chain)
 	if (!w || !w->memo_keep || !chain || w->user.stop == STK_STOP_READ)
 		return 0;
 	w->memo.chain = chain;
+	/* the used frame pointers' part joins the hash last, as the check adds it */
+	w->memo.hash = mix(w->memo.hash, w->memo_fp_sum);
 	bpf_map_update_elem(&unwind_memo, &w->memo_key, &w->memo, BPF_ANY);
 	return 0;
 }

@@ -128,9 +128,20 @@ enum stk_walk_result {
 #define STK_WALK_MEMO_READS 128    /* words a kept walk re-reads at most (a longer walk is not kept) */
 #define STK_WALK_MEMO_WIDE 0x8000u /* a read's flag: 16 bytes (a saved frame pointer and return address) */
 #define STK_WALK_MEMO_FAR 0x4000u  /* a read's flag: its address is in far[] (the rest of the read: its index) */
-#define STK_WALK_MEMO_NEAR 0x4000u /* words above sp a read's offset reaches; farther reads go in far[] */
+/*
+ * A read's flag: its (first) word is a saved frame pointer, which code
+ * built without frame pointers uses for data that changes from one block
+ * to the next. Such a word counts only once the walk used it (a CFA from
+ * the frame pointer, a frame record): then with FP_USED, into an
+ * order-free sum, as the walk learns it only later; else not at all.
+ */
+#define STK_WALK_MEMO_FP 0x2000u
+#define STK_WALK_MEMO_FP_USED 0x1000u
+#define STK_WALK_MEMO_NEAR 0x1000u /* words above sp a read's offset reaches; farther reads go in far[] */
 #define STK_WALK_MEMO_FARS 8       /* far reads a kept walk holds (a frame-pointer guess into another stack) */
 #define STK_WALK_MEMO_WINDOW 4096  /* the check reads the stack in windows of this many bytes */
+#define STK_WALK_FP_FROM_REGS 0xffffu /* stk_walk.fp_from: the registers the walk started from */
+#define STK_WALK_FP_FROM_NONE 0xfffeu /* a value no read or register gave (nothing to note when used) */
 struct stk_walk_memo_key {
 	__u32 tid;
 	__u32 pad;
@@ -146,6 +157,8 @@ struct stk_walk_memo {
 	__u32 n_reads;
 	__u32 span;     /* bytes from sp to the end of the highest near word read */
 	__u32 n_far;
+	__u32 fp_used;  /* the walk used the frame pointer it started from (fp must then be the same) */
+	__u32 pad;
 	__u64 far[STK_WALK_MEMO_FARS]; /* addresses of reads below sp or out of a near offset's reach */
 	__u16 reads[STK_WALK_MEMO_READS]; /* each read: its offset from sp in words (or FAR and an index),
 					   * WIDE for 16 bytes */
@@ -270,6 +283,9 @@ struct stk_walk {
 	__u32 memo_want;   /* the caller's registers are the task's saved ones: a kept walk may stand in */
 	__u32 memo_keep;   /* this walk can be kept: every word it read is in memo.reads */
 	__u64 reused;      /* the chain of a kept walk whose words all held (0: walked) */
+	__u32 fp_from;     /* the read the frame pointer's value came from (STK_WALK_FP_FROM_REGS: the registers) */
+	__u32 fp_from_pad;
+	__u64 memo_fp_sum; /* the used frame pointers' part of the kept walk's hash (order-free) */
 	struct stk_walk_memo_key memo_key; /* the thread and the registers the walk starts from */
 	struct stk_walk_memo memo; /* the walk being recorded, or the kept one being checked */
 	struct stk_kmemo_key kmemo_key; /* the thread and the program's place on its kernel stack */
