@@ -263,7 +263,7 @@ ifeq ($(ARCH),arm64)
 WL_CFLAGS += -mno-omit-leaf-frame-pointer
 endif
 WORKLOADS := $(W)/burn_static $(W)/burn_nopie $(W)/burn_pie $(W)/burn_stripped $(W)/burn_cxx \
-	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_alternate $(W)/napper $(W)/offcpu_pingpong $(W)/offcpu_static \
+	     $(W)/burn_shlib $(W)/libstkburn.so $(W)/offcpu $(W)/offcpu_alternate $(W)/offcpu_jit $(W)/napper $(W)/offcpu_pingpong $(W)/offcpu_static \
 	     $(W)/readloop $(W)/readloop_static \
 	     $(W)/threads $(W)/threads_static $(W)/jit_spin \
 	     $(W)/nofp $(W)/nofp_static $(W)/nofp_cxx $(W)/nofp_noeh $(W)/deep $(W)/deep_static \
@@ -318,6 +318,10 @@ $(W)/offcpu: tests/workloads/offcpu.c
 	@gcc $(WL_CFLAGS) -pthread -o $@ $<
 # One thread blocking at one place from two callers in turn (the kernel walk's kept walks).
 $(W)/offcpu_alternate: tests/workloads/offcpu_alternate.c
+	@mkdir -p $(@D)
+	@gcc $(WL_CFLAGS) -o $@ $<
+# Blocking from code without CFI whose frame pointer is data (the kept walks' failed guesses).
+$(W)/offcpu_jit: tests/workloads/offcpu_jit.c
 	@mkdir -p $(@D)
 	@gcc $(WL_CFLAGS) -o $@ $<
 # Threads napping many times, saying how long they were off CPU (sampled off-CPU time against the truth).

@@ -172,9 +172,12 @@ static __always_inline int fp_step(struct stk_walk *w)
 {
 	u64 rec[2];
 
+	memo_guess_begin(w);
 	memo_fp_use(w);
-	if (!w->fp || w->fp_unknown || w->fp < w->sp || (w->fp & 7))
+	if (!w->fp || w->fp_unknown || w->fp < w->sp || (w->fp & 7)) {
+		memo_guess_failed(w);
 		return stop(w, STK_STOP_FP_END);
+	}
 	if (read_pair(w, rec, w->fp))
 		return stop(w, STK_STOP_READ);
 	w->via_fp = 1;
@@ -505,6 +508,7 @@ static __always_inline int native_step(struct stk_walk *w, u64 pc, u32 n)
 			 * CFI-found caller outside every mapping means the mappings changed. */
 			if (w->via_fp) {
 				w->user.n = n;
+				memo_guess_failed(w);
 				return stop(w, STK_STOP_FP_END);
 			}
 			w->result = STK_WALK_STALE;

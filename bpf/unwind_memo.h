@@ -87,6 +87,97 @@ static __always_inline void memo_fp_use(struct stk_walk *w)
 	}
 }
 
+/* A frame-pointer guess begins (fp_step): the record as it is, for memo_guess_failed to go back to. */
+static __always_inline void memo_guess_begin(struct stk_walk *w)
+{
+	u32 i = w->fp_from;
+
+	if (!w->memo_keep)
+		return;
+	w->guess.hash = w->memo.hash;
+	w->guess.fp_sum = w->memo_fp_sum;
+	w->guess.sp = w->sp;
+	w->guess.n_reads = w->memo.n_reads;
+	w->guess.span = w->memo.span;
+	w->guess.n_far = w->memo.n_far;
+	w->guess.fp_used = w->memo.fp_used;
+	w->guess.fp_from = i;
+	w->guess.fp_unknown = w->fp_unknown;
+	w->guess.fp_read = i < STK_WALK_MEMO_READS ? w->memo.reads[i & (STK_WALK_MEMO_READS - 1)] : 0;
+}
+
+/*
+ * The walk ends on that guess, which led nowhere (STK_STOP_FP_END): the
+ * record goes back to before it, and notes the guess for the check to make
+ * again (memo_tail_holds): what the guess read was data, different every
+ * time, while the chain is the same as long as the guess still fails.
+ */
+static __always_inline void memo_guess_failed(struct stk_walk *w)
+{
+	u32 i = w->guess.fp_from;
+
+	if (!w->memo_keep)
+		return;
+	w->memo.hash = w->guess.hash;
+	w->memo_fp_sum = w->guess.fp_sum;
+	w->memo.n_reads = w->guess.n_reads;
+	w->memo.span = w->guess.span;
+	w->memo.n_far = w->guess.n_far;
+	w->memo.fp_used = w->guess.fp_used;
+	if (i < STK_WALK_MEMO_READS)
+		w->memo.reads[i & (STK_WALK_MEMO_READS - 1)] = w->guess.fp_read;
+	w->memo.tail = 1;
+	w->memo.tail_fp_from = i;
+	w->memo.tail_fp_unknown = w->guess.fp_unknown;
+	w->memo.tail_sp = w->guess.sp;
+}
+
+/* The first word of kept read i, read again now (the frame pointer a failed guess started from). false: unreadable. */
+static __always_inline bool memo_read_again(struct stk_walk *w, u32 i, u64 *v)
+{
+	u16 r = w->memo.reads[i & (STK_WALK_MEMO_READS - 1)];
+	u64 addr;
+
+	if (r & STK_WALK_MEMO_FAR)
+		addr = w->memo.far[r & (STK_WALK_MEMO_FARS - 1)];
+	else
+		addr = w->memo_key.sp + 8 * (r & (STK_WALK_MEMO_NEAR - 1));
+	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr) == 0;
+}
+
+/*
+ * A kept walk that ended on a failed frame-pointer guess (memo_guess_failed)
+ * holds when the guess, made again from the frame pointer there now, fails
+ * the same way: a frame pointer that is no frame's (zero, unaligned, below
+ * the stack pointer), or a frame record whose return address lies in no
+ * mapping. Where it would lead somewhere (or stop otherwise), the thread is
+ * walked again.
+ */
+static __always_inline bool memo_tail_holds(struct stk_walk *w)
+{
+	u64 fp, sp = w->memo.tail_sp, rec[2], ra;
+	u32 i = w->memo.tail_fp_from;
+
+	if (!w->memo.tail || w->memo.tail_fp_unknown)
+		return true;
+	if (i == STK_WALK_FP_FROM_REGS)
+		fp = w->fp;
+	else if (i >= STK_WALK_MEMO_READS || !memo_read_again(w, i, &fp))
+		return false;
+	if (!fp || fp < sp || (fp & 7))
+		return true;
+	if (bpf_probe_read_user(rec, sizeof(rec), (const void *)fp))
+		return false;
+	ra = rec[1];
+#ifdef __TARGET_ARCH_arm64
+	ra &= USER_VA_MASK;
+#endif
+	if (fp + 16 <= sp || !ra)
+		return false;
+	/* the next frame's rule is found one byte back from its return address */
+	return find_mapping(w, ra - 1) != 0;
+}
+
 struct memo_check {
 	u64 hash;
 	u64 fp_sum;  /* the used frame pointers' part */
@@ -189,7 +280,7 @@ static __always_inline bool memo_reuse(struct stk_walk *w, const struct stk_unwi
 	c.changed = 0;
 	w->window_len = 0;
 	bpf_loop(w->memo.n_reads, memo_reread, &c, 0);
-	if (c.changed || mix(c.hash, c.fp_sum) != w->memo.hash) {
+	if (c.changed || mix(c.hash, c.fp_sum) != w->memo.hash || !memo_tail_holds(w)) {
 		ustat(STK_USTAT_MEMO_CHANGED);
 		return false;
 	}
@@ -211,9 +302,14 @@ static __always_inline void memo_begin(struct stk_walk *w, const struct stk_unwi
 	w->memo.n_far = 0;
 	w->memo.hash = MEMO_SEED;
 	w->memo.fp_used = 0;
-	w->memo.pad = 0;
+	w->memo.tail = 0;
+	w->memo.tail_fp_from = 0;
+	w->memo.tail_fp_unknown = 0;
+	w->memo.tail_sp = 0;
 	w->memo_fp_sum = 0;
 }
+
+
 
 /*
  * Keeps the walk just made for its thread and registers, under its chain's id, when

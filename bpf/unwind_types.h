@@ -158,7 +158,17 @@ struct stk_walk_memo {
 	__u32 span;     /* bytes from sp to the end of the highest near word read */
 	__u32 n_far;
 	__u32 fp_used;  /* the walk used the frame pointer it started from (fp must then be the same) */
-	__u32 pad;
+	/*
+	 * The walk ended on a frame-pointer guess that led nowhere (no CFI for the
+	 * last frame: JIT code, and a frame pointer that is data there): the
+	 * guess's reads are not kept, the check makes the guess again instead
+	 * from the frame pointer it had (tail_fp_from: the read it came from, or
+	 * the registers) and the sp there.
+	 */
+	__u32 tail;
+	__u32 tail_fp_from;
+	__u32 tail_fp_unknown;
+	__u64 tail_sp;
 	__u64 far[STK_WALK_MEMO_FARS]; /* addresses of reads below sp or out of a near offset's reach */
 	__u16 reads[STK_WALK_MEMO_READS]; /* each read: its offset from sp in words (or FAR and an index),
 					   * WIDE for 16 bytes */
@@ -286,6 +296,12 @@ struct stk_walk {
 	__u32 fp_from;     /* the read the frame pointer's value came from (STK_WALK_FP_FROM_REGS: the registers) */
 	__u32 fp_from_pad;
 	__u64 memo_fp_sum; /* the used frame pointers' part of the kept walk's hash (order-free) */
+	struct stk_walk_guess { /* the record as it was before the last frame-pointer guess (memo_guess_begin) */
+		__u64 hash, fp_sum, sp;
+		__u32 n_reads, span, n_far, fp_used, fp_from, fp_unknown;
+		__u16 fp_read; /* the flags of the read fp came from */
+		__u16 pad[3];
+	} guess;
 	struct stk_walk_memo_key memo_key; /* the thread and the registers the walk starts from */
 	struct stk_walk_memo memo; /* the walk being recorded, or the kept one being checked */
 	struct stk_kmemo_key kmemo_key; /* the thread and the program's place on its kernel stack */

@@ -170,6 +170,27 @@ alt_stats=$(grep 'user stacks:' "$tmp/alt.err")
 at_least memo_reused "$(sed -n 's/.* \([0-9]*\) reused a kept walk.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 at_least memo_changed_rewalked "$(sed -n 's/.*; \([0-9]*\) kept walks had changed.*/\1/p' <<<"$alt_stats")" 10 "$alt_stats"
 
+# --- A kept walk that ended on a frame-pointer guess that led nowhere (JIT code without CFI whose
+# frame pointer is data) stands in while the guess, made again, still fails. offcpu_jit naps
+# 2 ms through a stub in anonymous memory: three rounds in four its "frame record" is data that
+# changes every round (the chain ends at the stub), every fourth it leads on into guessed_caller.
+# The naps 3:1, each round under its own stack, and the failing rounds reusing a kept walk. ---
+start_workload "$W/offcpu_jit" 2000 "$tmp/jit.go"
+jit_out=$WOUT
+"$STK" offcputime -U -v -f -p "$WPID" >"$tmp/jit.folded" 2>"$tmp/jit.err" & jp=$!
+wait_line "$tmp/jit.err" 'tracing .* after start' $jp
+touch "$tmp/jit.go"
+for _ in $(seq 400); do grep -qs '^nowhere' "$jit_out" && break; sleep 0.05; done
+kill -INT $jp; wait $jp
+expect_eq jit_guess_rc "$?" 0
+jit_nowhere=$(folded_sum "$tmp/jit.folded" offcpu_jit '^offcpu_jit;\[unknown\];jit_nap;')
+jit_onward=$(folded_sum "$tmp/jit.folded" offcpu_jit ';guessed_caller;\[unknown\];jit_nap;')
+if awk -v n="$jit_nowhere" -v o="$jit_onward" 'BEGIN { exit !(n + o >= 3500000 && o > 0 && n / o >= 2.6 && n / o <= 3.4) }'
+then pass jit_guess_rounds_apart
+else fail jit_guess_rounds_apart "led nowhere ${jit_nowhere} us, led on ${jit_onward} us: want 3:1 of 4 s ($(cat "$jit_out"))"; fi
+jit_stats=$(grep 'user stacks:' "$tmp/jit.err")
+at_least jit_guess_reused "$(sed -n 's/.* \([0-9]*\) reused a kept walk.*/\1/p' <<<"$jit_stats")" 900 "$jit_stats"
+
 # --- Kept kernel chains (bpf/kernel_memo.h): a thread that blocks again through the same calls
 # reuses the chain it was kept with while every return address is in its slot. Against the fp rung
 # beside it, which takes each kernel stack anew (bpf_get_stackid): the same kernel stacks with the
