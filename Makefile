@@ -1,6 +1,7 @@
 # stk: build the static binary, its BPF object, and run the tests.
 #   make            build/stk (installs build tools with apt when root, builds deps once)
 #   make check      unit tests, ASan+UBSan unit tests, integration tests (root)
+#   make check-build  what make check runs, built without running it
 #   make clean      remove build outputs but keep the cached dependencies
 #   make distclean  remove everything under build/
 #   make ARCH=arm64 cross-builds a static aarch64 stk into build/arm64/ (the
@@ -210,7 +211,7 @@ $(BUILD)/tests/stk-hostbtf: $(STK_WITH_BTF_DEPS)
 	    cp /sys/kernel/btf/vmlinux $$d/$$(uname -r).btf && \
 	    $(call stk_with_btf,$(HOSTBTF)/tree,$(HOSTBTF),$@); \
 	else echo "  SKIP     $@: no /sys/kernel/btf/vmlinux on this host"; fi
-check: $(BUILD)/tests/stk-hostbtf
+check-build: $(BUILD)/tests/stk-hostbtf
 
 # Start-up cost of each BTF source (sysfs, --btf FILE, embedded); part of make bench.
 .PHONY: bench-btf
@@ -440,7 +441,11 @@ vm-workloads: $(VM_WORKLOADS)
 
 unit: $(BUILD)/tests/unit $(BUILD)/tests/unit-asan
 
-check: all unit $(WORKLOADS)
+# check-build: everything make check runs, built without running it (.ci/run builds it two
+# jobs at a time first); each part below adds itself as a prerequisite.
+.PHONY: check-build
+check-build: all unit $(WORKLOADS)
+check: check-build
 	@BUILD=$(abspath $(BUILD)) bash tests/run.sh
 
 # On an x86_64 host, make check also cross-builds the arm64 stk and the
@@ -450,7 +455,7 @@ ifeq ($(HOST_ARCH)$(ARCH),x86x86)
 .PHONY: cross-arm64
 cross-arm64:
 	@$(MAKE) --no-print-directory ARCH=arm64 BUILD=$(BUILD)/arm64 all vm-workloads
-check: cross-arm64
+check-build: cross-arm64
 endif
 
 # The kernel matrix alone (also part of check): Debian kernels under qemu;
@@ -563,7 +568,7 @@ $(BUILD)/bench/stk-musl-malloc: $(STK_OBJS) $(NCURSES_LIB) $(DEPS_STAMP)
 bench-allocator: all workloads $(BUILD)/bench/stk-musl-malloc
 	@BUILD=$(abspath $(BUILD)) bash bench/allocator.sh
 bench: bench-allocator
-check: $(BUILD)/tests/pq_sample
+check-build: $(BUILD)/tests/pq_sample
 # python_layout_dwarf checks core/runtime's CPython 3.11 layout against the DWARF of Debian's python3.11-dbg
 # (tests/integration/test_python.sh): the layout table and libdw, nothing else.
 $(BUILD)/tests/python_layout_dwarf: tests/integration/python_layout_dwarf.c core/runtime/python_layout.c \
@@ -571,7 +576,7 @@ $(BUILD)/tests/python_layout_dwarf: tests/integration/python_layout_dwarf.c core
 	@mkdir -p $(@D)
 	@echo "  CC       $@"
 	@$(CC_MUSL) -static $(STK_CFLAGS) -o $@ $< core/runtime/python_layout.c -L$(DEPS)/lib -ldw -lelf -lz
-check: $(BUILD)/tests/python_layout_dwarf
+check-build: $(BUILD)/tests/python_layout_dwarf
 .PHONY: bench-parquet
 bench-parquet: $(BUILD)/bench/parquet_bench
 	@BUILD=$(abspath $(BUILD)) bash bench/parquet.sh
@@ -605,7 +610,7 @@ $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ)/libstk-fu
 fuzz-build: $(FUZZ_BINS)
 fuzz: fuzz-build
 	@BUILD=$(abspath $(BUILD)) bash tests/fuzz/run.sh fuzz $(FUZZ_SECONDS)
-check: fuzz-build
+check-build: fuzz-build
 # --- fuzzing (end) ---
 
 # --- packaging (begin) ---

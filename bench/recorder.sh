@@ -11,7 +11,7 @@
 # (kernel.bpf_stats_enabled), as a share of the whole host; peak RSS;
 # throughput against no tool; bytes of Parquet an hour at that rate.
 # SETS="cpu:19,offcpu:32,state:1 ..." adds sets to the table. LONG=SECONDS then runs the default set that long under the same load with
-# 100 short processes a second beside it, and prints its RSS and open
+# 100 short processes a second and a new program (a file of its own) every 10 s beside it, and prints its RSS and open
 # descriptors after the first minute, every MARK seconds (default 600) and at the end (they must
 # stay flat).
 # Everything comes from Debian's packages, installed when missing. Needs root.
@@ -81,7 +81,20 @@ wait_attached $tp 1 || { echo "bench/recorder: the long run did not attach: $(he
 start=$(date +%s)
 end=$(( start + LONG ))
 ( while [ "$(date +%s)" -lt "$end" ]; do "${SB[@]}" --threads=4 --time=60 run >/dev/null 2>&1; done ) & load=$!
-( while [ "$(date +%s)" -lt "$end" ]; do for _ in $(seq 10); do /bin/true; done; sleep 0.1; done ) & churn=$!
+# 100 short processes a second; every 10 s one more, a program of its own (a copy of sh without a
+# build ID, at a new path, deleted after it ran), as a host that builds and runs new binaries has
+mkdir -p "$tmp/new"
+( n=0
+  while [ "$(date +%s)" -lt "$end" ]; do
+      for _ in $(seq 10); do /bin/true; done
+      sleep 0.1
+      n=$((n + 1))
+      if [ $((n % 100)) -eq 0 ]; then
+          objcopy --remove-section .note.gnu.build-id "$(readlink -f /bin/sh)" "$tmp/new/sh$n" &&
+              "$tmp/new/sh$n" -c 'i=0; while [ $i -lt 50000 ]; do i=$((i+1)); done'
+          rm -f "$tmp/new/sh$n"
+      fi
+  done ) & churn=$!
 sleep 60
 rss0=$(status_kb $tp VmRSS) fd0=$(fds $tp)
 # every MARK seconds (default 600) RSS and descriptors, so a slope shows, not only two ends
@@ -96,7 +109,7 @@ done
 wait $load $churn
 rss1=$(status_kb $tp VmRSS) fd1=$(fds $tp) hwm=$(status_kb $tp VmHWM)
 kill -TERM $tp; wait $tp 2>/dev/null
-printf '\nthe default set for %d s under load, 100 short processes a second beside it\n' "$LONG"
+printf '\nthe default set for %d s under load, 100 short processes a second and a new program every 10 s beside it\n' "$LONG"
 printf '%-28s %10s %10s\n' "" "after 60 s" "at the end"
 printf '%-28s %7s MB %7s MB\n' "RSS" "$((rss0 / 1024))" "$((rss1 / 1024))"
 printf '%-28s %10s %10s\n' "open descriptors" "$fd0" "$fd1"

@@ -155,7 +155,7 @@ static __always_inline bool memo_read_again(struct stk_walk *w, u32 i, u64 *v)
  */
 static __always_inline bool memo_tail_holds(struct stk_walk *w)
 {
-	u64 fp, sp = w->memo.tail_sp, rec[2], ra;
+	u64 fp, sp = w->memo.tail_sp, ra;
 	u32 i = w->memo.tail_fp_from;
 
 	if (!w->memo.tail || w->memo.tail_fp_unknown)
@@ -166,9 +166,9 @@ static __always_inline bool memo_tail_holds(struct stk_walk *w)
 		return false;
 	if (!fp || fp < sp || (fp & 7))
 		return true;
-	if (bpf_probe_read_user(rec, sizeof(rec), (const void *)fp))
+	if (bpf_probe_read_user(w->memo_far, sizeof(w->memo_far), (const void *)fp))
 		return false;
-	ra = rec[1];
+	ra = w->memo_far[1];
 #ifdef __TARGET_ARCH_arm64
 	ra &= USER_VA_MASK;
 #endif
@@ -177,12 +177,6 @@ static __always_inline bool memo_tail_holds(struct stk_walk *w)
 	/* the next frame's rule is found one byte back from its return address */
 	return find_mapping(w, ra - 1) != 0;
 }
-
-struct memo_check {
-	u64 hash;
-	u64 fp_sum;  /* the used frame pointers' part */
-	u32 changed; /* a word could not be read */
-};
 
 /*
  * The window holding [off, off + len) of the stack above sp: the one read
@@ -216,13 +210,14 @@ static __always_inline bool memo_window(struct stk_walk *w, u32 off, u32 len)
 /* bpf_loop callback: read i of the kept walk made again (from the window), into the hash. */
 static long memo_reread(u32 i, void *ctx)
 {
-	struct memo_check *c = ctx;
 	struct stk_walk *w = scratch();
+	struct stk_walk_memo_check *c;
 	u32 r, off, len, at;
 	u64 v0, v1;
 
 	if (!w)
 		return 1;
+	c = &w->check;
 	/* the verifier bounds the index by this mask: keep the compiler from folding it into a compare */
 	asm volatile("" : "+r"(i));
 	r = w->memo.reads[i & (STK_WALK_MEMO_READS - 1)];
@@ -260,10 +255,10 @@ static long memo_reread(u32 i, void *ctx)
  * it started from the same registers in the same tables and every word it
  * read holds the same value now: the same inputs walk to the same chain.
  */
-static __always_inline bool memo_reuse(struct stk_walk *w, const struct stk_unwind_proc *p)
+static __noinline bool memo_reuse(struct stk_walk *w, const struct stk_unwind_proc *p)
 {
 	struct stk_walk_memo *m;
-	struct memo_check c;
+	struct stk_walk_memo_check *c = &w->check;
 
 	w->memo_key.tid = w->tid;
 	w->memo_key.pad = 0;
@@ -275,12 +270,12 @@ static __always_inline bool memo_reuse(struct stk_walk *w, const struct stk_unwi
 	    m->max != w->max)
 		return false;
 	w->memo = *m;
-	c.hash = MEMO_SEED;
-	c.fp_sum = 0;
-	c.changed = 0;
+	c->hash = MEMO_SEED;
+	c->fp_sum = 0;
+	c->changed = 0;
 	w->window_len = 0;
-	bpf_loop(w->memo.n_reads, memo_reread, &c, 0);
-	if (c.changed || mix(c.hash, c.fp_sum) != w->memo.hash || !memo_tail_holds(w)) {
+	bpf_loop(w->memo.n_reads, memo_reread, NULL, 0);
+	if (c->changed || mix(c->hash, c->fp_sum) != w->memo.hash || !memo_tail_holds(w)) {
 		ustat(STK_USTAT_MEMO_CHANGED);
 		return false;
 	}

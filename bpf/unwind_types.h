@@ -308,8 +308,16 @@ struct stk_walk {
 	struct stk_kmemo kmemo;    /* a kernel chain being kept, or the kept one being checked */
 	__u32 kmemo_at, kmemo_found; /* the scan for its slots: the next frame, and frames found */
 	__u64 memo_window[STK_WALK_MEMO_WINDOW / 8]; /* the stack from sp + window_at, as the check read it */
-	__u64 memo_far[2]; /* a far read, as the check read it */
+	__u64 memo_far[2]; /* a far read, as the check read it (and the frame record memo_tail_holds reads) */
 	__u32 window_at, window_len;
+	/* the check's running sums, here rather than on the program's stack: the walk's frame
+	 * stays small (the verifier adds each frame of a call chain against its 512-byte limit) */
+	struct stk_walk_memo_check {
+		__u64 hash;
+		__u64 fp_sum;  /* the used frame pointers' part */
+		__u32 changed; /* a word could not be read */
+		__u32 pad;
+	} check;
 	__u32 rt_staged;   /* words of the current run staged */
 	__u32 rt_emitted;  /* of those, put in the chain */
 	__u32 rt_scanned;  /* frames read this walk */

@@ -7,7 +7,10 @@
 set -euo pipefail
 build=$1 pkg=$2 suite=$3
 d=$build/apt/$suite src=$build/src/$pkg
-apt_opts=(-o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists")
+# its own cache too: two builds side by side (the host's and arm64's) must not share apt's package caches
+apt_opts=(-o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$d/lists"
+          -o Dir::Cache="$d/cache")
+mkdir -p "$d/cache/archives/partial"
 if [ ! -d "$d/lists" ]; then
     mkdir -p "$d/lists/partial"
     echo "deb-src http://deb.debian.org/debian $suite main" > "$d/sources.list"

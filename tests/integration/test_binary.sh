@@ -77,3 +77,29 @@ expect_contains install_refuses_foreign_msg "$ERR" "profile exists and is not a 
 expect_eq install_foreign_untouched "$(cat "$tmp/bin/profile")" "#!/bin/sh"
 run_capture "$STK" --install
 expect_eq install_usage_rc "$RC" 2
+
+# The BPF object's stack budget: the verifier adds every frame of a call chain
+# (program, subprograms, bpf_loop callbacks) against 512 bytes, rounding each
+# frame up (to 32 bytes on older kernels). This host's kernel may give a program
+# a private stack and accept what an older one refuses, so the budget is read
+# from the code (bpf_stack_budget.py): each architecture's object, as the
+# kernel matrix boots it. A chain through the CFI walk must be found (the
+# reading is not vacuous) and none may pass 512.
+budget_check() { # NAME OBJECT
+    local out deepest
+    if [ ! -f "$2" ]; then
+        fail "bpf_stack_$1" "no BPF object $2 (make check builds it)"
+        return
+    fi
+    out=$(python3 "$(dirname "$0")/bpf_stack_budget.py" "$2" 2>&1)
+    expect_contains "bpf_stack_$1_walk_chain_read" "$out" "stk_profile_sample_cfi: stk_profile_sample_cfi("
+    expect_contains "bpf_stack_$1_walk_chain_has_walk" "$(printf '%s\n' "$out" | grep ' stk_profile_sample_cfi:')" "> stk_unwind_walk("
+    deepest=$(printf '%s\n' "$out" | awk 'NR == 1 { print $1 + 0 }')
+    if [ "${deepest:-0}" -gt 0 ] && [ "$deepest" -le 512 ]; then
+        pass "bpf_stack_$1_within_512"
+    else
+        fail "bpf_stack_$1_within_512" "deepest chain ${deepest:-?} bytes: $(printf '%s\n' "$out" | head -2 | tr '\n' ' ')"
+    fi
+}
+budget_check "$(uname -m)" "$BUILD/bpf/stk.bpf.o"
+[ "$(uname -m)" = x86_64 ] && budget_check arm64 "$BUILD/arm64/bpf/stk.bpf.o"

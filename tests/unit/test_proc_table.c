@@ -294,21 +294,47 @@ static void note_user(void *ctx, uint32_t tgid)
 		us->tgid[us->n++] = tgid;
 }
 
+/* A symbolizer keeping ELF files for the unwinders, and kernel tables over fake maps: the kernel walk's side. */
+struct tables_rig {
+	struct stk_symbolizer *s;
+	struct fake_maps *fm;
+	struct stk_unwind_tables *tables;
+};
+
+static bool rig_open(struct tables_rig *r)
+{
+	struct stk_symbolizer_opts o = { .keep_elf = true };
+	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
+	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
+
+	r->s = stk_symbolizer_new(&o);
+	r->fm = fake_new();
+	r->tables = r->fm ? stk_unwind_tables_new(&fake_ops, r->fm, &cap, &lim) : NULL;
+	return r->s && r->tables;
+}
+
+static void rig_close(struct tables_rig *r)
+{
+	if (r->s)
+		stk_symbolizer_set_file_holder(r->s, NULL, NULL);
+	stk_unwind_tables_free(r->tables);
+	stk_symbolizer_free(r->s);
+	fake_free(r->fm);
+}
+
 /* Two processes mapping the same files: one table per file in the kernel's maps, each process its own mappings. */
 static void kernel_tables_share_a_file(struct test_ctx *t)
 {
-	struct stk_symbolizer_opts o = { .keep_elf = true };
-	struct stk_symbolizer *s = stk_symbolizer_new(&o);
-	struct fake_maps *fm = fake_new();
-	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
-	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
-	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
+	struct tables_rig rig;
+	bool up = rig_open(&rig);
+	struct stk_symbolizer *s = rig.s;
+	struct stk_unwind_tables *tables = rig.tables;
 	struct stk_unwind_tables_stats one, two;
 	struct stk_process *pa, *pb;
 	struct fixture a, b;
 
 	memset(&b, 0, sizeof(b));
-	if (!s || !tables || spawn("sym_nopie", &a) || spawn("sym_nopie", &b)) {
+	if (!up || spawn("sym_nopie", &a) || spawn("sym_nopie", &b)) {
 		CHECK(t, !"cannot set up");
 		goto out;
 	}
@@ -341,9 +367,7 @@ static void kernel_tables_share_a_file(struct test_ctx *t)
 out:
 	reap(&a);
 	reap(&b);
-	stk_unwind_tables_free(tables);
-	stk_symbolizer_free(s);
-	fake_free(fm);
+	rig_close(&rig);
 }
 
 static bool let_go_table(void *ctx, struct stk_file *f)
@@ -377,12 +401,10 @@ static unsigned fds_on(const char *path)
  */
 static void unmapped_files_are_freed(struct test_ctx *t)
 {
-	struct stk_symbolizer_opts o = { .keep_elf = true };
-	struct stk_symbolizer *s = stk_symbolizer_new(&o);
-	struct fake_maps *fm = fake_new();
-	const struct stk_unwind_capacity cap = { CAP_ROWS, CAP_PAGES, CAP_MAPS, 16 };
-	const struct stk_cfi_table_limits lim = STK_CFI_TABLE_LIMITS_DEFAULT;
-	struct stk_unwind_tables *tables = fm ? stk_unwind_tables_new(&fake_ops, fm, &cap, &lim) : NULL;
+	struct tables_rig rig;
+	bool up = rig_open(&rig);
+	struct stk_symbolizer *s = rig.s;
+	struct stk_unwind_tables *tables = rig.tables;
 	char dir[PATH_MAX / 2], src[PATH_MAX], copy[PATH_MAX / 2 + 16], cmd[3 * PATH_MAX];
 	struct stk_unwind_tables_stats before, loaded, after;
 	struct stk_symbolizer_stats st;
@@ -394,7 +416,7 @@ static void unmapped_files_are_freed(struct test_ctx *t)
 
 	memset(&fx, 0, sizeof(fx));
 	memset(&again, 0, sizeof(again));
-	if (!s || !tables || fixture_path("sym_pie", src, sizeof(src)) || make_scratch_dir(dir, sizeof(dir))) {
+	if (!up || fixture_path("sym_pie", src, sizeof(src)) || make_scratch_dir(dir, sizeof(dir))) {
 		CHECK(t, !"cannot set up");
 		goto out;
 	}
@@ -446,10 +468,7 @@ out:
 	reap(&again);
 	if (scratch)
 		remove_tree(dir);
-	stk_symbolizer_set_file_holder(s, NULL, NULL);
-	stk_unwind_tables_free(tables);
-	stk_symbolizer_free(s);
-	fake_free(fm);
+	rig_close(&rig);
 }
 
 const struct test_case proc_table_tests[] = {
