@@ -5,7 +5,8 @@
 # host's is cross-built with Debian's gcc-aarch64-linux-gnu and a musl built
 # here from Debian's musl source (its musl-gcc wrapper lands in $DEPS/bin).
 # Sources come from `apt-get source` through a private apt list dir, so the
-# host's apt configuration is never touched. A stamp file makes reruns free.
+# host's apt configuration is never touched. A stamp file makes reruns free;
+# a new clone unpacks what another built from the same inputs (ci/build-cache.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +70,18 @@ for s in "${sources[@]}"; do
     set -- $s
     fetch "$1" "$2" > "$src/$1.dir"
 done
+
+# The same sources, scripts and toolchain built before (another clone): unpacked, not built.
+. "$root/ci/build-cache.sh"
+cache_key=$(build_cache_key "$want" "target $arch" $(for s in "${sources[@]}"; do
+    set -- $s
+    (cd "$(dirname "$(cat "$src/$1.dir")")" && ls ./*.dsc)
+done))
+if build_cache_restore "deps-$arch" "$cache_key" "$deps"; then
+    echo "$want" > "$stamp"
+    echo "  DEPS     from the build cache ($(build_cache_dir)): $(tr '\n' ' ' < "$deps/VERSIONS")" >&2
+    exit 0
+fi
 
 work=$build/deps-work
 rm -rf "$work" && mkdir -p "$work"
@@ -190,4 +203,5 @@ for s in "${sources[@]}"; do
 done > "$deps/VERSIONS"
 rm -rf "$work"
 echo "$want" > "$stamp"
+build_cache_store "deps-$arch" "$cache_key" "$deps"
 echo "  DEPS     built in $(( $(date +%s) - start ))s: $(tr '\n' ' ' < "$deps/VERSIONS")" >&2

@@ -47,6 +47,18 @@ work=$build/ncurses-work
 rm -rf "$work" && mkdir -p "$work"
 log=$work/build.log
 fail() { tail -30 "$log" >&2; exit 1; }
+
+# Built before from the same source, script and toolchain (another clone): unpacked, not built.
+. "$root/ci/build-cache.sh"
+cache_key=$(build_cache_key "ncurses $fallbacks" "target ${cross:-native}" "$(cd "$(dirname "$dir")" && ls ./*.dsc)")
+if build_cache_restore "ncurses-${cross:-native}" "$cache_key" "$work/cached"; then
+    rm -rf "$deps/include/ncursesw" "$out"
+    mkdir -p "$deps/include"
+    cp -a "$work/cached/ncursesw" "$deps/include/" && cp "$work/cached/libncursesw.a" "$out"
+    rm -rf "$work"
+    echo "  NCURSES  $(basename "$dir"): from the build cache" >&2
+    exit 0
+fi
 common=(--without-shared --with-normal --without-debug --without-profile --without-cxx --without-cxx-binding
         --without-ada --without-tests --without-manpages --disable-db-install --without-pkg-config
         --disable-pc-files --without-gpm --enable-widec --disable-termcap)
@@ -84,5 +96,8 @@ done
 rm -rf "$deps/include/ncursesw" "$out"
 (cd "$work/target" && make -C include install && make -C ncurses install.libs) >>"$log" 2>&1 || fail
 [ -f "$out" ] || { echo "build-ncurses: no $out after install" >&2; exit 1; }
+mkdir -p "$work/stage"
+cp -a "$deps/include/ncursesw" "$out" "$work/stage/"
+build_cache_store "ncurses-${cross:-native}" "$cache_key" "$work/stage"
 rm -rf "$work"
 echo "  NCURSES  $(basename "$dir"): $(stat -c %s "$out") bytes" >&2
