@@ -115,10 +115,10 @@ static void place_runtime(struct stk_kernel_unwind *u, struct stk_process *p)
  */
 static void load_now(struct stk_kernel_unwind *u, pid_t pid)
 {
-	struct stk_process *p = stk_symbolizer_process(u->sym, pid);
+	struct stk_process *p = stk_symbolizer_live_process(u->sym, pid);
 
 	if (!p)
-		return; /* gone already: its samples keep taking the copy path */
+		return; /* gone already: its samples keep taking the copy path, its exit freed its slots */
 	if (stk_unwind_tables_load(u->tables, p, stk_now_ns(CLOCK_MONOTONIC)) == STK_UNWIND_LATER)
 		load_later(u, pid);
 	place_runtime(u, p);
@@ -285,6 +285,12 @@ static bool let_go_file(void *ctx, struct stk_file *f)
 	return stk_unwind_tables_let_go(u->tables, f);
 }
 
+/* The process table frees an exited process whose tables are still placed (its exit message lost). */
+static void let_go_process(void *ctx, struct stk_process *p)
+{
+	forget(ctx, (uint32_t)p->pid);
+}
+
 struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk_bpf *skel,
 						  struct stk_symbolizer *sym, const uint32_t *pids, size_t n_pids,
 						  bool verbose)
@@ -307,7 +313,7 @@ struct stk_kernel_unwind *stk_kernel_unwind_start(const char *applet, struct stk
 	}
 	u->skel = skel;
 	u->sym = sym;
-	stk_symbolizer_set_file_holder(sym, let_go_file, u);
+	stk_symbolizer_set_table_holder(sym, &(struct stk_table_holder){ let_go_file, let_go_process, u });
 	u->verbose = verbose;
 	u->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	u->links[0] = bpf_program__attach_raw_tracepoint(skel->progs.stk_unwind_exec, "sched_process_exec");
@@ -470,7 +476,7 @@ void stk_kernel_unwind_free(struct stk_kernel_unwind *u)
 		bpf_link__destroy(u->links[i]);
 	perf_buffer__free(u->requests);
 	if (u->sym)
-		stk_symbolizer_set_file_holder(u->sym, NULL, NULL);
+		stk_symbolizer_set_table_holder(u->sym, NULL);
 	stk_unwind_tables_free(u->tables);
 	if (u->timer_fd >= 0)
 		close(u->timer_fd);

@@ -359,10 +359,9 @@ static void file_free(struct sym_file *f)
 	free(f);
 }
 
-void stk_symbolizer_set_file_holder(struct stk_symbolizer *s, bool (*let_go)(void *ctx, struct stk_file *f), void *ctx)
+void stk_symbolizer_set_table_holder(struct stk_symbolizer *s, const struct stk_table_holder *holder)
 {
-	s->file_let_go = let_go;
-	s->file_holder = ctx;
+	s->holder = holder ? *holder : (struct stk_table_holder){ 0 };
 }
 
 /* Marks every file a process of the table maps (gone mappings too: their stacks still name them). */
@@ -384,7 +383,7 @@ static bool let_go(struct stk_symbolizer *s, struct sym_file *f)
 {
 	if (f->mapped)
 		return false;
-	if (f->file.table && !(s->file_let_go && s->file_let_go(s->file_holder, &f->file)))
+	if (f->file.table && !(s->holder.let_go_file && s->holder.let_go_file(s->holder.ctx, &f->file)))
 		return false;
 	return !f->file.table;
 }

@@ -517,6 +517,13 @@ struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t 
 	return p && !p->err ? &p->proc : NULL;
 }
 
+struct stk_process *stk_symbolizer_live_process(struct stk_symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p = sym_get_proc(s, pid);
+
+	return p && !p->err && !p->exited ? &p->proc : NULL;
+}
+
 const struct stk_mapping *sym_find_map(const struct sym_proc *sp, uint64_t addr)
 {
 	const struct stk_process *p = &sp->proc;
@@ -634,7 +641,9 @@ unsigned stk_symbolizer_forget_exited(struct stk_symbolizer *s, int64_t before_n
 	for (size_t i = 0; i < t->n; i++) {
 		struct sym_proc *p = t->all[i];
 
-		/* the kernel's tables point at a loaded entry: it waits for their forgetting */
+		/* the kernel's tables point at a loaded entry: they go first (a lost exit left them) */
+		if (p->exited && p->exited_ns <= before_ns && p->proc.tables && s->holder.let_go_process)
+			s->holder.let_go_process(s->holder.ctx, &p->proc);
 		if (p->exited && p->exited_ns <= before_ns && !p->proc.tables) {
 			free_proc(p);
 			n++;

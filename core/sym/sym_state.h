@@ -136,9 +136,8 @@ struct stk_symbolizer {
 
 	struct sym_cached_frame *frame_cache; /* sym_frame_cache.c, made on first use */
 
-	/* who else keeps a part of the files' entries (the kernel tables): asked before a file goes */
-	bool (*file_let_go)(void *ctx, struct stk_file *f);
-	void *file_holder;
+	/* who else keeps a part of the entries (the kernel tables): asked before a file or process goes */
+	struct stk_table_holder holder;
 
 	/* Past the deadline or when asked to stop, nothing new is opened or parsed. */
 	int64_t deadline_ns; /* CLOCK_MONOTONIC; 0: none */

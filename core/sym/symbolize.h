@@ -121,6 +121,8 @@ int stk_symbolizer_kernel_status(struct stk_symbolizer *s, char *why, size_t len
 struct stk_process *stk_symbolizer_process(struct stk_symbolizer *s, pid_t pid);
 /* pid's entry when it is in the table (never learned here), else NULL. */
 struct stk_process *stk_symbolizer_find_process(struct stk_symbolizer *s, pid_t pid);
+/* pid's entry as stk_symbolizer_process, or NULL once it is known to have exited. */
+struct stk_process *stk_symbolizer_live_process(struct stk_symbolizer *s, pid_t pid);
 
 /*
  * The process table as the copy unwinder's source (core/unwind/unwind_dwarf.h):
@@ -144,7 +146,9 @@ void stk_symbolizer_process_exited(struct stk_symbolizer *s, pid_t pid);
 unsigned stk_symbolizer_sweep(struct stk_symbolizer *s);
 /*
  * Frees the entries of processes compacted at or before before_ns
- * (CLOCK_MONOTONIC) whose tables are not in the kernel's; returns how many.
+ * (CLOCK_MONOTONIC), their kernel tables given back first (the table
+ * holder below: a lost exit message or a reload after the exit left them
+ * there); returns how many.
  * Only for a caller that no longer resolves their stacks (stk record's
  * series renders each stack as its events come): a capture that resolves
  * totals at the end needs every process it saw.
@@ -152,12 +156,18 @@ unsigned stk_symbolizer_sweep(struct stk_symbolizer *s);
 unsigned stk_symbolizer_forget_exited(struct stk_symbolizer *s, int64_t before_ns);
 
 /*
- * Who else keeps a part of the file cache's entries (the kernel unwinder's
- * tables, struct stk_file's table): before a file is freed, let_go(ctx, f)
- * gives that part back, or returns false and the file stays. NULL: none.
+ * Who else keeps a part of the table's entries (the kernel unwinder's
+ * tables: struct stk_file's and struct stk_process's table): before a file
+ * is freed, let_go_file(ctx, f) gives its part back, or returns false and
+ * the file stays; before an exited process is freed, let_go_process(ctx, p)
+ * gives its part back. NULL: none.
  */
-void stk_symbolizer_set_file_holder(struct stk_symbolizer *s, bool (*let_go)(void *ctx, struct stk_file *f),
-				    void *ctx);
+struct stk_table_holder {
+	bool (*let_go_file)(void *ctx, struct stk_file *f);
+	void (*let_go_process)(void *ctx, struct stk_process *p);
+	void *ctx;
+};
+void stk_symbolizer_set_table_holder(struct stk_symbolizer *s, const struct stk_table_holder *holder);
 /*
  * Frees the files no process in the table maps any more (after
  * stk_symbolizer_forget_exited freed those that exited): their parse, their

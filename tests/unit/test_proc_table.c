@@ -316,7 +316,7 @@ static bool rig_open(struct tables_rig *r)
 static void rig_close(struct tables_rig *r)
 {
 	if (r->s)
-		stk_symbolizer_set_file_holder(r->s, NULL, NULL);
+		stk_symbolizer_set_table_holder(r->s, NULL);
 	stk_unwind_tables_free(r->tables);
 	stk_symbolizer_free(r->s);
 	fake_free(r->fm);
@@ -375,6 +375,11 @@ static bool let_go_table(void *ctx, struct stk_file *f)
 	return stk_unwind_tables_let_go(ctx, f);
 }
 
+static void let_go_proc(void *ctx, struct stk_process *p)
+{
+	stk_unwind_tables_forget(ctx, p);
+}
+
 /* Descriptors of this process open on path. */
 static unsigned fds_on(const char *path)
 {
@@ -428,7 +433,7 @@ static void unmapped_files_are_freed(struct test_ctx *t)
 		CHECK(t, !"cannot run the copy");
 		goto out;
 	}
-	stk_symbolizer_set_file_holder(s, let_go_table, tables);
+	stk_symbolizer_set_table_holder(s, &(struct stk_table_holder){ let_go_table, NULL, tables });
 	CHECK(t, stk_symbolizer_process(s, getpid()) != NULL); /* a live process: its files stay */
 	stk_unwind_tables_get_stats(tables, &before);
 	p = stk_symbolizer_process(s, fx.pid);
@@ -441,10 +446,14 @@ static void unmapped_files_are_freed(struct test_ctx *t)
 	CHECK(t, stk_symbolizer_forget_files(s) == 0);
 	reap(&fx);
 	CHECK(t, stk_symbolizer_sweep(s) == 1 && stk_symbolizer_forget_files(s) == 0);
-	/* forgotten while still loaded in the kernel's tables: the tables keep the file */
-	CHECK(t, stk_symbolizer_forget_exited(s, INT64_MAX) == 0);
-	stk_unwind_tables_forget(tables, p);
+	/* still loaded in the kernel's tables (its exit message lost): kept while no one gives them back */
+	CHECK(t, stk_symbolizer_forget_exited(s, INT64_MAX) == 0 && stk_unwind_tables_has(tables, p));
+	CHECK(t, stk_symbolizer_live_process(s, fx.pid) == NULL); /* exited: nothing loads it again */
+	/* the holder gives them back when the process goes */
+	stk_symbolizer_set_table_holder(s, &(struct stk_table_holder){ let_go_table, let_go_proc, tables });
 	CHECK(t, stk_symbolizer_forget_exited(s, INT64_MAX) == 1);
+	stk_unwind_tables_get_stats(tables, &after);
+	CHECK(t, after.mappings_used < loaded.mappings_used); /* its mappings' slots given back */
 	CHECK(t, stk_symbolizer_forget_files(s) >= 1 && stk_symbolizer_forget_files(s) == 0);
 	stk_unwind_tables_get_stats(tables, &after);
 	stk_symbolizer_get_stats(s, &st);
