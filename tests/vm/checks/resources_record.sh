@@ -9,7 +9,13 @@ recf=$(case_output "$log" record_folded)
 expect_eq "$id/record_rc" "$(case_rc "$log" record)" 0
 expect_contains "$id/record_none_lost" "$rec" "events recorded, none lost"
 res_within "$id/record_rss" "$(res_sum "$recf" rss ';touch_pages;')" $MiB8 record
-res_within "$id/record_write" "$(res_sum "$recf" write ';direct_write_chunk;')" $MiB8 record
+# A write whose stack copy found the buffer full (its reader short of CPU under TCG) is counted
+# with frame pointers, which this workload lacks: its bytes count here only when stk said so.
+rec_write=$(res_sum "$recf" write ';direct_write_chunk;')
+rec_unsent=$(printf '%s\n' "$rec" | sed -n 's/.* \([0-9]*\) could not be sent (counted by frame pointers).*/\1/p' | head -1)
+[ "${rec_unsent:-0}" -ge 1 ] &&
+    rec_write=$(( rec_write + $(res_sum "$recf" write '^write;resources_stati;\[unknown\];.*\[sys_pwrite64\] ') ))
+res_within "$id/record_write" "$rec_write" $MiB8 record
 res_within "$id/record_block_write" "$(res_sum "$recf" block ';direct_write_chunk;.*\[block write\]')" $MiB8 record
 rec_calls=$(printf '%s\n' "$recf" | grep -c '^syscall;.*;direct_write_chunk;[^ ]*\[sys_pwrite64\] ')
 rec_requests=$(printf '%s\n' "$recf" | grep -c '^iorq;.*;direct_write_chunk;.*\[block write\] ')
