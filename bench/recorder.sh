@@ -76,7 +76,8 @@ done
 [ "$LONG" -gt 0 ] || exit 0
 # --- the long run: the default set, load and process churn for LONG seconds ---
 rm -rf "$tmp/rec" && mkdir -m 0700 "$tmp/rec"
-bash -c "exec $STK record --rotate 10m --max-size 1G -o $tmp/rec/" >/dev/null 2>"$tmp/tool.err" & tp=$!
+# the service's own flags (packaging/systemd/stk-record.service): one file the whole hour
+bash -c "exec $STK record --rotate 1h --max-size 2G -o $tmp/rec/" >/dev/null 2>"$tmp/tool.err" & tp=$!
 wait_attached $tp 1 || { echo "bench/recorder: the long run did not attach: $(head -1 "$tmp/tool.err")" >&2; exit 1; }
 start=$(date +%s)
 end=$(( start + LONG ))
@@ -96,23 +97,31 @@ mkdir -p "$tmp/new"
       fi
   done ) & churn=$!
 sleep 60
-rss0=$(status_kb $tp VmRSS) fd0=$(fds $tp)
-# every MARK seconds (default 600) RSS and descriptors, so a slope shows, not only two ends
-marks=() next=$(( start + ${MARK:-600} ))
+rss0=$(status_kb $tp VmRSS) fd0=$(fds $tp) anon0=$(status_kb $tp RssAnon)
+c0=$(cpu_ns $tp); read -r b0 _ < <(bpf_ns_runs $tp .); t0=$(date +%s%N)
+# every MARK seconds (default 600) RSS, its peak since the last mark (read every 5 s: a new file's
+# forgetting makes a sawtooth, and a leak shows in its tops) and descriptors, so a slope shows
+marks=() next=$(( start + ${MARK:-600} )) top=0
 while kill -0 $load 2>/dev/null; do
     sleep 5
+    now_kb=$(status_kb $tp VmRSS)
+    [ "${now_kb:-0}" -gt "$top" ] && top=$now_kb
     if [ "$(date +%s)" -ge "$next" ] && kill -0 $load 2>/dev/null; then
-        marks+=("$(printf '%-28s %7s MB %10s' "after $((next - start)) s" "$(( $(status_kb $tp VmRSS) / 1024 ))" "$(fds $tp)")")
-        next=$(( next + ${MARK:-600} ))
+        marks+=("$(printf '%-28s %7s MB %7s MB %10s %10s' "after $((next - start)) s" "$((now_kb / 1024))" "$((top / 1024))" \
+            "$(( $(status_kb $tp RssAnon) / 1024 )) + $(( $(status_kb $tp RssFile) / 1024 ))" "$(fds $tp)")")
+        next=$(( next + ${MARK:-600} )) top=0
     fi
 done
 wait $load $churn
-rss1=$(status_kb $tp VmRSS) fd1=$(fds $tp) hwm=$(status_kb $tp VmHWM)
+rss1=$(status_kb $tp VmRSS) fd1=$(fds $tp) hwm=$(status_kb $tp VmHWM) anon1=$(status_kb $tp RssAnon)
+c1=$(cpu_ns $tp); read -r b1 _ < <(bpf_ns_runs $tp .); t1=$(date +%s%N)
 kill -TERM $tp; wait $tp 2>/dev/null
 printf '\nthe default set for %d s under load, 100 short processes a second and a new program every 10 s beside it\n' "$LONG"
 printf '%-28s %10s %10s\n' "" "after 60 s" "at the end"
 printf '%-28s %7s MB %7s MB\n' "RSS" "$((rss0 / 1024))" "$((rss1 / 1024))"
+printf '%-28s %7s MB %7s MB\n' "  of it anonymous" "$((anon0 / 1024))" "$((anon1 / 1024))"
 printf '%-28s %10s %10s\n' "open descriptors" "$fd0" "$fd1"
 printf '%-28s %10s %7s MB\n' "peak RSS" "" "$((hwm / 1024))"
-[ ${#marks[@]} -gt 0 ] && printf '%-28s %10s %10s\n' "along the way" "RSS" "descriptors" && printf '%s\n' "${marks[@]}"
+printf '%-28s %10s %8s%%\n' "host CPU (stk + BPF)" "" "$(host_share $((c1 - c0)) $((b1 - b0)) $((t1 - t0)))"
+[ ${#marks[@]} -gt 0 ] && printf '%-28s %10s %10s %10s %10s\n' "along the way" "RSS" "its peak" "anon + file" "descriptors" && printf '%s\n' "${marks[@]}"
 printf '%-28s %10s %7s MB\n' "Parquet written" "" "$(( $(dir_bytes "$tmp/rec") / 1048576 ))"

@@ -41,6 +41,7 @@ struct stk_ev_series {
 	uint64_t pending_lost, pending_lost_of[STK_EV_SERIES_KINDS]; /* not yet in a file's footer */
 	/* totals: rows of files closed or cut back (the current file's are its writer's) */
 	uint64_t rows_done, lost, lost_of[STK_EV_SERIES_KINDS], files;
+	uint64_t checkpoints; /* timed ones, quiet or not, and row groups that went out full */
 	char err[PATH_MAX + 256]; /* why the series failed for good; "" while it works */
 };
 
@@ -152,6 +153,7 @@ static void checkpoint(struct stk_ev_series *s, int64_t now)
 	int e;
 
 	s->last_flush = now;
+	s->checkpoints++; /* a quiet one too: what the rows before needed still goes */
 	describe(s, now);
 	if (stk_ev_writer_checkpoint(s->w)) {
 		write_failed(s, now, stk_ev_writer_errno(s->w), "writing a checkpoint");
@@ -293,12 +295,15 @@ int stk_ev_series_start(struct stk_ev_series *s, int64_t now, char *err, size_t 
 
 int stk_ev_series_add(struct stk_ev_series *s, uint16_t kind, const struct stk_ev_row *row)
 {
+	uint64_t before;
+
 	if (s->err[0])
 		return -1;
 	if (!s->w) {
 		lose(s, kind, 1);
 		return 0;
 	}
+	before = stk_ev_writer_checkpointed(s->w);
 	if (stk_ev_writer_add(s->w, row)) {
 		/* a row group with its checkpoint went out with the row, or failed to */
 		int e = stk_ev_writer_errno(s->w);
@@ -312,6 +317,8 @@ int stk_ev_series_add(struct stk_ev_series *s, uint16_t kind, const struct stk_e
 	if (kind < STK_EV_SERIES_KINDS)
 		s->since_ckpt_of[kind]++;
 	note_checkpoint(s);
+	if (stk_ev_writer_checkpointed(s->w) != before)
+		s->checkpoints++; /* a full row group went out with the row */
 	return 0;
 }
 
@@ -419,6 +426,11 @@ uint64_t stk_ev_series_lost_of(const struct stk_ev_series *s, uint16_t kind)
 uint64_t stk_ev_series_files(const struct stk_ev_series *s)
 {
 	return s->files;
+}
+
+uint64_t stk_ev_series_checkpoints(const struct stk_ev_series *s)
+{
+	return s->checkpoints;
 }
 
 const char *stk_ev_series_error(const struct stk_ev_series *s)

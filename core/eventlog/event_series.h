@@ -114,6 +114,8 @@ uint64_t stk_ev_series_rows(const struct stk_ev_series *s);
 uint64_t stk_ev_series_lost(const struct stk_ev_series *s);
 uint64_t stk_ev_series_lost_of(const struct stk_ev_series *s, uint16_t kind);
 uint64_t stk_ev_series_files(const struct stk_ev_series *s);
+/* Checkpoints written (a row group out, a footer after it; timed, or a full group): the rows before need nothing kept. */
+uint64_t stk_ev_series_checkpoints(const struct stk_ev_series *s);
 /* Why the series failed, or NULL. */
 const char *stk_ev_series_error(const struct stk_ev_series *s);
 

@@ -244,7 +244,7 @@ static void say_counts(const struct stk_event_outputs *eo, const char *applet, c
 
 		stk_event_sink_stacks(eo->sink, &n, &bytes, &renders, &forgotten);
 		fprintf(stderr, "%s: %zu distinct stacks in the recording (rendered %" PRIu64 " times; %" PRIu64
-			" let go by new files), %.1f MB of their text and frames kept\n", applet, n, renders, forgotten,
+			" let go at checkpoints), %.1f MB of their text and frames kept\n", applet, n, renders, forgotten,
 			(double)bytes / 1e6);
 	}
 	if (lost)

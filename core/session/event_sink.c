@@ -53,7 +53,7 @@
 /* Events waiting for their stack copy to be unwound; past this they are written without it. */
 #define PENDING_MAX 65536
 /*
- * A series' new file forgets the processes that exited this long before it
+ * A series' checkpoint forgets the processes that exited this long before it
  * (their events are written by then: the ring buffer is read every 100 ms,
  * a copy waits for its unwinding seconds at most).
  */
@@ -104,8 +104,8 @@ struct stk_event_sink {
 	struct stack_entry *entries;
 	size_t n_stacks, cap_keys, cap_entries;
 	int64_t last_id;       /* the last stack id given */
-	uint64_t files_seen;   /* the series' files closed when the entries were last forgotten */
-	uint64_t stacks_forgotten; /* entries a series' new files let go */
+	uint64_t turns_seen;   /* the series' checkpoints and files when the entries were last forgotten */
+	uint64_t stacks_forgotten; /* entries a series' checkpoints let go */
 	struct stk_key_index index;
 	struct stk_byte_arena kept; /* the text and frames of the entries that hold them */
 	size_t kept_bytes;          /* of them, against KEPT_BYTES */
@@ -258,11 +258,11 @@ static bool strings_needed(const struct stk_event_sink *k, int64_t id)
 static void retry_pending(struct stk_event_sink *k, bool final);
 
 /*
- * A series' new file: every entry goes (each stack is a new id the first
- * time it comes in the file), then the stack copies no file needed lately
- * and the processes that exited well before. A recorder left running for
- * weeks keeps what one file needs, not each stack of every process the
- * host ever ran.
+ * A series' checkpoint or new file: every entry goes (each stack is a new id
+ * the first time it comes after it), then the stack copies no rows needed
+ * since the last one and the processes that exited well before. A recorder
+ * left running for weeks keeps what one checkpoint's rows need, not each
+ * stack of every process the host ever ran.
  */
 static void forget_stacks(struct stk_event_sink *k)
 {
@@ -287,13 +287,18 @@ static void forget_stacks(struct stk_event_sink *k)
 	}
 }
 
-/* After the series rotated (on time, SIGHUP, a full disk): what the files before needed goes. */
+/*
+ * After a checkpoint (a minute's row group out, or a full one) or a new file
+ * (on time, SIGHUP, a full disk): what the rows before needed goes. So what a
+ * recorder holds follows the host's activity in one checkpoint's interval, not
+ * the length of its files (an hour's, by the service's default).
+ */
 static void series_turned(struct stk_event_sink *k)
 {
-	uint64_t files = stk_ev_series_files(k->series);
+	uint64_t turns = stk_ev_series_files(k->series) + stk_ev_series_checkpoints(k->series);
 
-	if (files != k->files_seen) {
-		k->files_seen = files;
+	if (turns != k->turns_seen) {
+		k->turns_seen = turns;
 		forget_stacks(k);
 	}
 }

@@ -539,7 +539,7 @@ static void stopped(struct stk_session *s, enum stk_run_event ev)
 		if (stk_dwarf_samples_by_hash(s->dwarf))
 			fprintf(stderr, "%s: %llu samples of new stack content sent to user space, %llu could not be "
 				"sent (counted by frame pointers), %llu re-sent (sent-hash map full); %llu copies let go "
-				"by new files\n", s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
+				"at checkpoints\n", s->applet, (unsigned long long)stat[STK_STAT_SAMPLES_SENT],
 				(unsigned long long)stat[STK_STAT_SAMPLES_LOST], (unsigned long long)stat[STK_STAT_SENT_FULL],
 				(unsigned long long)stk_dwarf_samples_forgotten(s->dwarf));
 		stk_dwarf_samples_stats(s->dwarf, &n, &ns);

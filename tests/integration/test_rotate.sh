@@ -161,7 +161,8 @@ expect_eq hup_term_closes_cleanly "$(complete "$d"):$(partial "$d")" "3:0"
 # every file reads whole (a quiet host may give one no sample: count the footers)
 expect_eq hup_files_read "$(q "select count(*) from parquet_file_metadata('$d/*.parquet')")" 3
 
-# ===== process churn: a new file forgets the stacks and processes the files before needed =====
+# ===== process churn: each checkpoint forgets the stacks and processes the rows before needed =====
+# One file (--rotate 1h) with a checkpoint a second: what a recorder holds must not wait for a new file.
 cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 if [ -z "$cg2" ]; then
     skip churn_processes_forgotten "no cgroup2 mount found"
@@ -169,7 +170,7 @@ else
     d=$tmp/churn
     cg=$cg2/stk-rotate-churn-$$
     mkdir "$cg"
-    "$STK" record -v -e cpu:999 --cgroup "$cg" -o "$d/" --rotate 1s >/dev/null 2>"$tmp/churn.err" & rp=$!
+    "$STK" record -v -e cpu:999 --cgroup "$cg" -o "$d/" --rotate 1h --flush 1s >/dev/null 2>"$tmp/churn.err" & rp=$!
     wait_line "$tmp/churn.err" 'tracing .* after start' $rp
     # 20 programs of their own, each run once and deleted, as a build host's new binaries
     # are (copies of sh without a build ID, so each is a file of its own to the file cache)
@@ -180,9 +181,9 @@ else
         rm "$tmp/bins/sh$n"
     done
     # 300 short processes, each followed by a 15 ms nap, so however fast the host they span
-    # 4.5 s or more: the --rotate 1s series gets several files with their samples
+    # 4.5 s or more: the file gets several row groups with their samples
     sh -c 'echo $$ >"$1/cgroup.procs" && exec sh -c "for n in \$(seq 300); do sh -c '\''i=0; while [ \$i -lt 4000 ]; do i=\$((i+1)); done'\''; sleep 0.015; done"' _ "$cg"
-    # files rotated more than 10 s after the last exit was seen (at once, or by the 1 s sweep)
+    # checkpoints more than 10 s after the last exit was seen (at once, or by the 1 s sweep)
     sleep 14
     # the deleted programs' files let go: no descriptor keeps their blocks allocated
     held=$(ls -l "/proc/$rp/fd" 2>/dev/null | grep -c "$tmp/bins/")
@@ -204,20 +205,23 @@ else
     files_gone=$(sed -n 's/.* files parsed, [0-9]* failed, \([0-9]*\) forgotten$/\1/p' <<<"$line")
     if [ "${parsed:-0}" -ge 10 ] && [ "${files_gone:-0}" -eq "$parsed" ]; then pass churn_files_forgotten
     else fail churn_files_forgotten "$line"; fi
-    # their stack copies too: no file needed them since, and the kernel may send them again
+    # their stack copies too: no row group needed them since, and the kernel may send them again
     line=$(grep 'samples of new stack content sent' "$tmp/churn.err")
     sent=$(sed -n 's/.*: \([0-9]*\) samples of new stack content sent.*/\1/p' <<<"$line")
-    let_go=$(sed -n 's/.*; \([0-9]*\) copies let go by new files.*/\1/p' <<<"$line")
+    let_go=$(sed -n 's/.*; \([0-9]*\) copies let go at checkpoints.*/\1/p' <<<"$line")
     if [ "${sent:-0}" -ge 270 ] && [ "${let_go:-0}" -ge $(( sent * 9 / 10 )) ]; then pass churn_copies_let_go
     else fail churn_copies_let_go "${line:-no copies line}"; fi
-    # each file numbers its stacks anew, above the ids of the file before it
-    ids="with kv as (select file_name f, decode(value)::bigint st from parquet_kv_metadata('$d/*.parquet') where decode(key) = 'stk.start_ns'),
-      ids as (select filename f, min(stack_id) lo, max(stack_id) hi from read_parquet('$d/*.parquet', filename = true) where stack_id is not null group by 1)
-      select count(*) filter (where lo <= prev) || ' of ' || count(*) from (select lo, lag(hi) over (order by st) prev from ids join kv using (f))"
+    # each checkpoint's row group numbers its stacks anew, above the ids of the group before it
+    f=$(ls "$d"/*.parquet)
+    ids="with g as (select distinct row_group_id, row_group_num_rows n from parquet_metadata('$f')),
+      b as (select row_group_id, sum(n) over (order by row_group_id) - n lo, sum(n) over (order by row_group_id) hi from g),
+      r as (select file_row_number r, stack_id from read_parquet('$f', file_row_number = true) where stack_id is not null),
+      ids as (select row_group_id, min(stack_id) lo, max(stack_id) hi from r join b on r.r >= b.lo and r.r < b.hi group by 1)
+      select count(*) filter (where lo <= prev) || ' of ' || count(*) from (select lo, lag(hi) over (order by row_group_id) prev from ids)"
     n_ids=$(q "$ids")
     case "$n_ids" in
-        "0 of "[3-9]*|"0 of "[1-9][0-9]*) pass churn_ids_per_file ;;
-        *) fail churn_ids_per_file "$n_ids files with ids at or below the file before's" ;;
+        "0 of "[3-9]*|"0 of "[1-9][0-9]*) pass churn_ids_per_checkpoint ;;
+        *) fail churn_ids_per_checkpoint "$n_ids row groups with ids at or below the group before's" ;;
     esac
     # their stacks were named as they came, from the processes' own mappings
     named=$("$STK" report -f "$d/" 2>/dev/null | grep -c '^sh;.*;__libc_start_main;')

@@ -708,6 +708,39 @@ static void salvage_older_schema(struct test_ctx *t)
 	close(fd);
 }
 
+/* Each flush interval is a checkpoint counted, a quiet one too (a sink forgets at each), a row not. */
+static void series_checkpoints_counted(struct test_ctx *t)
+{
+	const struct stk_ev_series_opts o = { .rotate_ns = 10 * SEC, .flush_ns = SEC, .applet = "test" };
+	char scratch[256], dir[300], err[512];
+	struct stk_ev_row row = row_at(T0 + 100 * MS);
+	struct stk_ev_series *s;
+	uint64_t base;
+
+	CHECK(t, make_scratch_dir(scratch, sizeof(scratch)) == 0);
+	snprintf(dir, sizeof(dir), "%s/rec/", scratch);
+	s = stk_ev_series_open(dir, &o, &hooks, err, sizeof(err));
+	CHECK(t, s != NULL);
+	if (!s)
+		return;
+	CHECK(t, stk_ev_series_start(s, T0, err, sizeof(err)) == 0);
+	stk_ev_series_tick(s, T0 + 100 * MS); /* a new file's first tick checkpoints it at once */
+	base = stk_ev_series_checkpoints(s);
+	CHECK(t, stk_ev_series_add(s, 0, &row) == 0);
+	CHECK(t, stk_ev_series_checkpoints(s) == base);
+	stk_ev_series_tick(s, T0 + 1100 * MS);
+	CHECK(t, stk_ev_series_checkpoints(s) == base + 1);
+	stk_ev_series_tick(s, T0 + 1500 * MS); /* not due yet */
+	CHECK(t, stk_ev_series_checkpoints(s) == base + 1);
+	stk_ev_series_tick(s, T0 + 2200 * MS); /* no rows since: counted all the same */
+	CHECK(t, stk_ev_series_checkpoints(s) == base + 2);
+	stk_ev_series_tick(s, T0 + 10100 * MS); /* the new file */
+	CHECK(t, stk_ev_series_files(s) == 1 && stk_ev_series_checkpoints(s) >= base + 2);
+	CHECK(t, stk_ev_series_close(s, T0 + 10200 * MS, err, sizeof(err)) == 0);
+	stk_ev_series_free(s);
+	remove_tree(scratch);
+}
+
 const struct test_case event_series_tests[] = {
 	{ "salvage_older_schema", salvage_older_schema },
 	{ "checkpoint_salvage", checkpoint_salvage },
@@ -715,6 +748,7 @@ const struct test_case event_series_tests[] = {
 	{ "salvage_refusals", salvage_refusals },
 	{ "recover_event_log", recover_event_log },
 	{ "series_rotation", series_rotation },
+	{ "series_checkpoints_counted", series_checkpoints_counted },
 	{ "series_retention", series_retention },
 	{ "series_hive_layout", series_hive_layout },
 	{ "series_refusals", series_refusals },
