@@ -10,10 +10,11 @@
 # cost = stk's own CPU + the run time of all its BPF programs
 # (kernel.bpf_stats_enabled), as a share of the whole host; peak RSS;
 # throughput against no tool; bytes of Parquet an hour at that rate.
-# SETS="cpu:19,offcpu:32,state:1 ..." adds sets to the table. LONG=SECONDS then runs the default set that long under the same load with
-# 100 short processes a second and a new program (a file of its own) every 10 s beside it, and prints its RSS and open
-# descriptors after the first minute, every MARK seconds (default 600) and at the end (they must
-# stay flat).
+# SETS="cpu:19,offcpu:32,state:1 ..." adds sets to the table. LONG=SECONDS then runs the default set that long with
+# the service's flags (one file an hour) under the same load, with 100 short processes a second and a new program
+# (a file of its own) every 10 s beside it, and prints its RSS (anonymous and file pages), its peak between marks
+# and its open descriptors after the first minute, every MARK seconds (default 600) and at the end (they must
+# stay flat), and its host CPU over the run.
 # Everything comes from Debian's packages, installed when missing. Needs root.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
